@@ -1,0 +1,43 @@
+# gw: `make run` and `make test` install what is missing first.
+SHELL := /bin/bash
+BIN := node_modules/.bin
+TSX := node --import tsx
+TEST_FILES = $(shell find test -name '*.test.ts' | sort)
+TEST_CONCURRENCY ?= 2
+
+.PHONY: install generate check typecheck lint test run build bench clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed
+
+generate: install
+	$(TSX) scripts/generate.ts
+
+typecheck: install
+	$(BIN)/tsc --noEmit -p tsconfig.json
+
+lint: install
+	$(BIN)/eslint .
+
+# Types, lint, and generated/ matching the spec (CI fails on a stale generated/).
+check: typecheck lint generate
+	@if [ -n "$$(git status --porcelain -- generated)" ]; then \
+		echo "generated/ is stale: run make generate and commit it"; git status --porcelain -- generated; exit 1; fi
+
+test: install
+	$(TSX) --test --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=300000 $(TEST_FILES)
+
+build: install
+	rm -rf dist && $(BIN)/tsc -p tsconfig.build.json
+
+run: build
+	node dist/server/main.js
+
+bench: install
+	$(TSX) scripts/bench.ts
+
+clean:
+	rm -rf dist data

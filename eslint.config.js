@@ -1,0 +1,24 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'generated/', 'data/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings in server/config.ts only.' }],
+    },
+  },
+  {
+    // Tests and scripts read their own environment (engine URLs), never gw's settings.
+    files: ['test/**', 'scripts/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['server/config.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

@@ -1,0 +1,130 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
+import { STREAMED, type Handler, type HandlerResult } from '../handlers/types.js';
+import type { Call } from './call.js';
+import { requireScope } from './call.js';
+import { ApiError, UnauthorizedError } from './errors.js';
+import { sendJson } from './respond.js';
+import type { Services } from './services.js';
+import { toValidationError } from './validation-message.js';
+
+type SecurityResult = { error?: unknown } | undefined;
+
+/** openapi-backend validates documents against OpenAPI 3.0 only; gw's spec is 3.1 and is checked before construction. */
+class OpenApi31Backend extends OpenAPIBackend {
+  override validateDefinition() {
+    return this.document;
+  }
+}
+
+/** Stops the boot when the spec is not valid OpenAPI (any version the validator knows, 3.1 here). */
+export async function assertValidSpec(definition: Document): Promise<void> {
+  const result = await new Validator().validate(structuredClone(definition) as Record<string, unknown>);
+  if (!result.valid) {
+    const errors = Array.isArray(result.errors) ? result.errors.slice(0, 5) : result.errors;
+    throw new Error(`spec is not valid OpenAPI: ${JSON.stringify(errors, null, 2)}`);
+  }
+}
+
+/**
+ * Builds the spec-driven router: openapi-backend in strict mode with validators compiled at boot,
+ * every special handler registered, and a check that operations and handlers match one to one.
+ */
+export async function createApi(definition: Document, handlers: Record<string, Handler>, services: Services): Promise<OpenAPIBackend> {
+  await assertValidSpec(definition);
+  const api = new OpenApi31Backend({
+    definition,
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12.
+    customizeAjv: (_ajv, options) => {
+      const ajv = new Ajv2020({ ...options, strict: false, discriminator: true, verbose: true, allErrors: false });
+      addFormats.default(ajv);
+      return ajv as never;
+    },
+  });
+
+  api.register({
+    notFound: async (c: Context) => {
+      throw new ApiError(404, 'route_not_found', `No route for ${c.request.method.toUpperCase()} ${c.request.path}`, 'not_found_error');
+    },
+    methodNotAllowed: async (c: Context) => {
+      throw new ApiError(405, 'method_not_allowed', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, 'invalid_request_error');
+    },
+    notImplemented: async (c: Context) => {
+      throw new ApiError(501, 'not_implemented', `${c.operation.operationId} is not implemented`, 'api_error');
+    },
+    validationFail: async (c: Context) => {
+      throw toValidationError(c.validation.errors);
+    },
+    unauthorizedHandler: async (c: Context) => {
+      // The most specific reason any scheme gave (expired beats unknown beats missing).
+      const reasons = Object.values(c.security ?? {})
+        .map((result) => (result as SecurityResult)?.error)
+        .filter((error): error is ApiError => error instanceof ApiError);
+      throw reasons.find((e) => e.code !== 'missing_api_key') ?? reasons[0] ?? new UnauthorizedError();
+    },
+    postSecurityHandler: async (c: Context, call: Call) => {
+      if (!c.security?.authorized) return;
+      for (const result of Object.values(c.security)) {
+        const principal = (result as { principal?: Call['principal'] })?.principal;
+        if (principal) call.principal = principal;
+      }
+      const scope = (c.operation as { 'x-gw-scope'?: string })['x-gw-scope'];
+      if (scope && call.principal) requireScope(call.principal, scope);
+    },
+    postResponseHandler: async (c: Context, call: Call) => {
+      const result = c.response as HandlerResult;
+      if (result === STREAMED) return;
+      const status = result.status ?? 200;
+      if (services.config.validateResponses) assertResponseMatchesSpec(api, c, status, result.body);
+      sendJson(call.res, status, result.body, result.headers);
+    },
+  });
+
+  api.registerSecurityHandler('gwApiKey', async (c: Context) => {
+    const header = c.request.headers['x-gw-api-key'];
+    return { principal: await services.authenticator.authenticate(Array.isArray(header) ? header[0] : header) };
+  });
+  api.registerSecurityHandler('bearerAuth', async (c: Context) => {
+    const header = c.request.headers.authorization;
+    const value = Array.isArray(header) ? header[0] : header;
+    const token = value?.match(/^Bearer\s+(.+)$/i)?.[1];
+    return { principal: await services.authenticator.authenticate(token) };
+  });
+
+  await api.init();
+  registerHandlers(api, handlers);
+  return api;
+}
+
+function registerHandlers(api: OpenAPIBackend, handlers: Record<string, Handler>): void {
+  const operationIds = new Set(api.getOperations().map((operation) => operation.operationId as string));
+  const missing = [...operationIds].filter((id) => !handlers[id]);
+  const unknown = Object.keys(handlers).filter((id) => !operationIds.has(id));
+  if (missing.length || unknown.length) {
+    throw new Error(
+      `spec and handlers disagree: ${missing.length ? `no handler for ${missing.join(', ')}` : ''}` +
+        `${missing.length && unknown.length ? '; ' : ''}${unknown.length ? `no operation for ${unknown.join(', ')}` : ''}`,
+    );
+  }
+  for (const id of operationIds) {
+    const scope = (api.getOperation(id) as { 'x-gw-scope'?: string } | undefined)?.['x-gw-scope'];
+    const secured = (api.getOperation(id)?.security ?? []).length > 0;
+    if (secured && !scope) throw new Error(`operation ${id} is secured but declares no x-gw-scope`);
+  }
+  api.register(handlers as never);
+}
+
+/** Tests run with this on: a response that does not match the spec fails the request loudly. */
+export function assertResponseMatchesSpec(api: OpenAPIBackend, c: Context, status: number, body: unknown): void {
+  if (!c.operation) return;
+  const result = api.validateResponse(body, c.operation, status);
+  if (result.errors?.length) {
+    const detail = result.errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    throw new ApiError(500, 'response_validation_failed', `${c.operation.operationId} answered ${status} off-spec: ${detail}`, 'api_error');
+  }
+}

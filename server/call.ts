@@ -1,0 +1,27 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ForbiddenError, UnauthorizedError } from './errors.js';
+import type { Principal } from './auth/principal.js';
+import type { Services } from './services.js';
+
+/** One request as handlers see it: the raw exchange, who is calling, and the services. */
+export interface Call {
+  readonly traceId: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly ip: string;
+  /** Epoch ms at arrival. */
+  readonly startedAt: number;
+  readonly services: Services;
+  principal: Principal | undefined;
+}
+
+export function principalOf(call: Call): Principal {
+  if (!call.principal) throw new UnauthorizedError();
+  return call.principal;
+}
+
+export function requireScope(principal: Principal, scope: string): void {
+  if (!principal.scopes.has(scope)) {
+    throw new ForbiddenError(`This key lacks the ${scope} scope`, 'missing_scope');
+  }
+}

@@ -1,0 +1,51 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { bootstrap } from './bootstrap.js';
+import { ConfigError, loadConfig } from './config.js';
+import { closeServices, createServices } from './services-factory.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`gw: configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const services = await createServices(config);
+  const { logger } = services;
+  const boot = await bootstrap(services);
+  if (boot.generatedAdminKey) {
+    // Printed once, on first start only: the secret is not stored anywhere.
+    process.stdout.write(
+      `\n  gw admin API key (shown once, store it now): ${boot.generatedAdminKey}\n` +
+        `  Set GW_ADMIN_API_KEY to choose your own on first start.\n\n`,
+    );
+  }
+  const app = await createApp(services);
+  const server = createServer({ keepAliveTimeout: 65_000 }, app.listener);
+  server.listen(config.port, config.host, () => {
+    logger.info({ port: config.port, host: config.host, store: config.databaseUrl ? 'postgres' : 'sqlite', redis: Boolean(config.redisUrl) }, 'gw listening');
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'gw shutting down');
+    server.close();
+    server.closeIdleConnections();
+    await closeServices(services);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error('gw: failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

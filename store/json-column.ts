@@ -1,0 +1,12 @@
+/**
+ * JSON columns are jsonb on Postgres and text on SQLite. Values are always written as JSON
+ * text (pg would otherwise turn a JS array into a Postgres array) and read back either way.
+ */
+export function toJson(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+export function fromJson<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined) return fallback;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}

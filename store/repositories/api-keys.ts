@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { fromJson, toJson } from '../json-column.js';
+import { paginate, type Page, type PageRequest } from '../pagination.js';
+
+export type ApiKeyType = 'organisation' | 'workspace';
+export type ApiKeySubType = 'service' | 'user';
+export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
+
+export interface ApiKeyRecord {
+  id: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  user_id: string | null;
+  type: ApiKeyType;
+  sub_type: ApiKeySubType;
+  name: string;
+  description: string | null;
+  scopes: string[];
+  key_hash: string;
+  masked_key: string;
+  previous_key_hash: string | null;
+  previous_key_expires_at: string | null;
+  status: ApiKeyStatus;
+  expires_at: string | null;
+  rotation_period: string | null;
+  rotation_period_days: number | null;
+  next_rotation_at: string | null;
+  last_rotated_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'created_at' | 'updated_at' | 'previous_key_hash' | 'previous_key_expires_at' | 'last_rotated_at' | 'status'> & {
+  status?: ApiKeyStatus;
+};
+
+type Row = Omit<ApiKeyRecord, 'scopes'> & { scopes: unknown };
+
+const toRecord = (row: Row): ApiKeyRecord => ({ ...row, scopes: fromJson(row.scopes, []) });
+
+export class ApiKeysRepository {
+  constructor(private readonly db: Knex | Knex.Transaction) {}
+
+  async create(input: NewApiKey, now: string): Promise<ApiKeyRecord> {
+    const record: ApiKeyRecord = {
+      ...input,
+      id: randomUUID(),
+      status: input.status ?? 'active',
+      previous_key_hash: null,
+      previous_key_expires_at: null,
+      last_rotated_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db('api_keys').insert({ ...record, scopes: toJson(record.scopes) });
+    return record;
+  }
+
+  async get(organisationId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db('api_keys').where({ organisation_id: organisationId, id }).first();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async getMany(organisationId: string, ids: string[]): Promise<ApiKeyRecord[]> {
+    const rows = await this.db('api_keys').where({ organisation_id: organisationId }).whereIn('id', ids).orderBy('created_at', 'desc');
+    return rows.map(toRecord);
+  }
+
+  /** The key whose current secret, or whose previous secret still in its transition period, has this hash. */
+  async findBySecretHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db('api_keys').where({ key_hash: hash }).orWhere({ previous_key_hash: hash }).first();
+    return row ? toRecord(row) : undefined;
+  }
+
+  list(organisationId: string, filter: { workspace_id?: string }, page: PageRequest): Promise<Page<ApiKeyRecord>> {
+    const query = this.db('api_keys').where({ organisation_id: organisationId });
+    if (filter.workspace_id) query.andWhere({ workspace_id: filter.workspace_id });
+    return paginate(query, page, toRecord);
+  }
+
+  async update(organisationId: string, id: string, changes: Partial<Omit<ApiKeyRecord, 'id' | 'organisation_id'>>, now: string): Promise<void> {
+    const values: Record<string, unknown> = { ...changes, updated_at: now };
+    if (changes.scopes) values.scopes = toJson(changes.scopes);
+    await this.db('api_keys').where({ organisation_id: organisationId, id }).update(values);
+  }
+}

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import supertest from 'supertest';
+import { createApp } from '../../server/app.js';
+import { bootstrap, type BootstrapResult } from '../../server/bootstrap.js';
+import { loadConfig } from '../../server/config.js';
+import { closeServices, createServices } from '../../server/services-factory.js';
+import type { Services } from '../../server/services.js';
+import type { Engine } from './engines.js';
+import { privateDb } from './test-db.js';
+
+export const ADMIN_KEY = 'gw-test-admin-key-0123456789abcdef';
+
+export interface TestApp {
+  services: Services;
+  boot: BootstrapResult;
+  url: string;
+  /** supertest bound to this app's listening address. */
+  http: ReturnType<typeof supertest>;
+  adminKey: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  engine?: Engine;
+  env?: Record<string, string>;
+  now?: () => number;
+  /** Share a database schema with another app (multi-instance tests): pass its services.db options. */
+  sharedDb?: Awaited<ReturnType<typeof privateDb>>;
+}
+
+/**
+ * One gw instance in this process, on an ephemeral loopback port: real store (SQLite or a
+ * private Postgres schema), real Redis when the engine names it, responses checked against the spec.
+ */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-test-'));
+  const config = loadConfig({
+    GW_DATA_DIR: dataDir,
+    GW_ADMIN_API_KEY: ADMIN_KEY,
+    GW_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    GW_LOG_LEVEL: 'silent',
+    GW_VALIDATE_RESPONSES: 'true',
+    GW_REDIS_URL: options.engine?.redisUrl,
+    GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:`,
+    ...options.env,
+  });
+  const db = options.sharedDb ?? (await privateDb(options.engine?.databaseUrl));
+  const services = await createServices(config, { db: db.options, now: options.now });
+  const boot = await bootstrap(services);
+  const app = await createApp(services);
+  const server: Server = createServer(app.listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    services,
+    boot,
+    url,
+    http: supertest(url),
+    adminKey: ADMIN_KEY,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServices(services);
+      if (!options.sharedDb) await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
