@@ -42,6 +42,13 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     secrets: new SecretBox(config.encryptionKey),
     authenticator: new ApiKeyAuthenticator(store, bus, now),
     logger,
+    // Placeholders until the log writer and the providers/configs store land: nothing is saved yet.
+    requestLogs: { record: () => undefined, flush: async () => undefined },
+    savedResources: {
+      provider: async () => undefined,
+      config: async () => undefined,
+      organisationSettings: async () => ({}),
+    },
     now,
   };
 }

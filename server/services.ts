@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { RequestLogSink } from '../gateway/request-log.js';
+import type { SavedResources } from '../gateway/saved-resources.js';
 import type { createClient } from 'redis';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
@@ -19,6 +21,10 @@ export interface Services {
   secrets: SecretBox;
   authenticator: ApiKeyAuthenticator;
   logger: Logger;
+  /** Where every gateway request's log entry goes (batched writer). */
+  requestLogs: RequestLogSink;
+  /** Saved providers, configs and organisation settings, as the gateway reads them. */
+  savedResources: SavedResources;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
 }

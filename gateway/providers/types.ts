@@ -1,0 +1,84 @@
+/**
+ * The provider adapter contract. Every adapter under gateway/providers/<name>/ implements it;
+ * this file imports no adapter. Adapters are pure translation: they build the upstream request,
+ * map the upstream answer (JSON or stream) to OpenAI shapes and map errors. They never do I/O
+ * themselves (the transport in gateway/ does), so golden-fixture tests can drive them directly.
+ */
+import type { components } from '../../generated/types.js';
+
+export type ChatRequest = components['schemas']['ChatCompletionRequest'];
+export type ChatCompletion = components['schemas']['ChatCompletion'];
+export type ChatCompletionChunk = components['schemas']['ChatCompletionChunk'];
+export type Usage = components['schemas']['Usage'];
+export type ModelList = components['schemas']['ModelList'];
+export type FinishReason = components['schemas']['FinishReason'];
+
+/** Where and as whom to call the upstream: resolved from headers, a saved provider or a config target. */
+export interface ProviderTarget {
+  /** Adapter name: openai, azure-openai, anthropic, vertex-ai, google, bedrock, groq, ... */
+  provider: string;
+  /** The provider credential (from `Authorization: Bearer`, a saved provider, or a config target). */
+  apiKey?: string;
+  /** Base URL replacing the provider's default (custom host or self-hosted endpoint); already checked against private addresses. */
+  customHost?: string;
+  /** cloud1: Azure OpenAI. */
+  azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
+  /** cloud2: Google Vertex AI. */
+  vertex?: { projectId?: string; region?: string; requestType?: string };
+  /** cloud3: AWS Bedrock. */
+  bedrock?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string };
+  /** Headers sent upstream as they are (x-gw-forward-headers, integration custom headers). */
+  forwardHeaders?: Record<string, string>;
+  /** When false, adapters may add non-OpenAI fields (thinking content) to answers. Default true. */
+  strictOpenAiCompliance?: boolean;
+}
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** What an adapter knows while translating one call. */
+export interface ChatContext {
+  target: ProviderTarget;
+  /** The OpenAI-shaped request after override_params; adapters read, never mutate it. */
+  request: ChatRequest;
+  stream: boolean;
+  /** Unix seconds, for `created`; injected so fixtures are stable. */
+  created: number;
+  /** Completion id to use when the provider gives none. */
+  id: string;
+}
+
+/** Incremental decoder of an upstream stream: bytes in, OpenAI chunks out. */
+export interface StreamTranslator {
+  /** Feeds raw bytes as they arrive; returns the chunks they complete (possibly none). */
+  push(bytes: Uint8Array): ChatCompletionChunk[];
+  /** Called at the upstream's end; returns any last chunks. Throws UpstreamError if the stream ended in an error or cut short. */
+  end(): ChatCompletionChunk[];
+  /** Usage seen so far (complete after end()). */
+  usage(): Usage | undefined;
+}
+
+export interface ProviderError {
+  message: string;
+  code?: string;
+}
+
+export interface ProviderAdapter {
+  /** Name as used in `x-gw-provider` and config `provider`. */
+  readonly name: string;
+  /** Builds the upstream call. Async because some providers sign requests (SigV4). Throws ValidationError for a parameter the provider cannot take. */
+  buildChatRequest(context: ChatContext): Promise<UpstreamRequest> | UpstreamRequest;
+  /** Maps a 2xx JSON answer to an OpenAI chat completion (usage always present). */
+  parseChatResponse(body: unknown, context: ChatContext): ChatCompletion;
+  /** A fresh decoder for one streamed answer. */
+  createStreamTranslator(context: ChatContext): StreamTranslator;
+  /** Extracts the message of a non-2xx answer; the upstream status is kept by the caller. */
+  parseError(status: number, body: unknown): ProviderError;
+  /** The provider's own models list, when it has one. */
+  buildModelsRequest?(target: ProviderTarget): Promise<UpstreamRequest> | UpstreamRequest;
+  parseModelsResponse?(body: unknown): ModelList;
+}

@@ -1,0 +1,51 @@
+/**
+ * One gateway request as it is logged. The gateway fills an entry for every request
+ * (success, error, cache hit, guardrail denial, stream) and hands it to the RequestLogSink,
+ * which writes in batches off the hot path.
+ */
+export interface RequestLogEntry {
+  id: string;
+  trace_id: string;
+  span_id: string | null;
+  parent_span_id: string | null;
+  span_name: string | null;
+  /** Epoch ms when the request arrived. */
+  created_at: number;
+  organisation_id: string;
+  workspace_id: string;
+  api_key_id: string;
+  /** Saved config id, when a saved config routed the request. */
+  config_id: string | null;
+  /** The provider and model that served (or last failed). */
+  provider: string | null;
+  model: string | null;
+  /** HTTP status answered to the client. */
+  status: number;
+  latency_ms: number;
+  /** Time to first byte of the answer, for streams. */
+  first_byte_ms: number | null;
+  stream: boolean;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Cost in USD. */
+  cost: number;
+  cache_status: 'HIT' | 'SEMANTIC HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
+  retry_count: number;
+  /** The config targets tried, in order (`targets[0]`, `targets[1].targets[0]`, ...), with their outcome. */
+  route: Array<{ path: string; provider: string; status: number | null; error?: string }>;
+  metadata: Record<string, string>;
+  /** Request headers worth keeping; sensitive ones hashed. */
+  request_headers: Record<string, string>;
+  request_body: unknown;
+  response_body: unknown;
+  error: { code: string; message: string } | null;
+  guardrail_results: unknown[] | null;
+}
+
+export interface RequestLogSink {
+  /** Queues the entry; never blocks the request and never throws. */
+  record(entry: RequestLogEntry): void;
+  /** Writes everything queued (shutdown, tests). */
+  flush(): Promise<void>;
+}

@@ -1,0 +1,41 @@
+/**
+ * How the gateway reads what the Admin API saved: providers (`@slug`, legacy virtual keys),
+ * configs (id or slug) and organisation settings. Implementations serve these from memory and
+ * drop entries on invalidation, so the hot path makes no database round trip per request.
+ */
+import type { ProviderTarget } from './providers/types.js';
+
+export interface SavedProvider {
+  id: string;
+  slug: string;
+  organisation_id: string;
+  workspace_id: string;
+  integration_id: string | null;
+  /** Decrypted credentials and cloud fields, ready for an adapter. */
+  target: ProviderTarget;
+  /** Integration pricing multiplier (1 when none). */
+  pricing_multiplier: number;
+  /** Per-model settings from the integration: custom headers and custom host. */
+  models: Record<string, { custom_headers?: Record<string, string>; custom_host?: string }>;
+}
+
+export interface SavedConfig {
+  id: string;
+  slug: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  version: number;
+  /** The config document, already validated against the spec's config schema at save time. */
+  config: Record<string, unknown>;
+}
+
+export interface OrganisationSettings {
+  block_inline_config?: boolean;
+  [key: string]: unknown;
+}
+
+export interface SavedResources {
+  provider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined>;
+  config(organisationId: string, workspaceId: string, idOrSlug: string): Promise<SavedConfig | undefined>;
+  organisationSettings(organisationId: string): Promise<OrganisationSettings>;
+}
