@@ -382,23 +382,19 @@ export interface components {
             content: components["schemas"]["TokenLogprob"][] | null;
             refusal?: components["schemas"]["TokenLogprob"][] | null;
         } | null;
-        CreateOrganisationServiceKey: components["schemas"]["RotationPolicy"] & {
-            description?: string;
-            /** Format: date-time */
-            expires_at?: string;
-            name: string;
-            scopes: components["schemas"]["Scope"][];
-        };
-        CreateWorkspaceServiceKey: components["schemas"]["CreateOrganisationServiceKey"] & {
+        CreateOrganisationServiceKey: components["schemas"]["NewKeyFields"];
+        CreateWorkspaceServiceKey: components["schemas"]["NewKeyFields"] & {
             /** @description Workspace id or slug. */
             workspace_id: string;
         };
-        CreateWorkspaceUserKey: components["schemas"]["CreateWorkspaceServiceKey"] & {
+        CreateWorkspaceUserKey: components["schemas"]["NewKeyFields"] & {
             /**
              * Format: uuid
              * @description The user the key acts for; defaults to the caller's user.
              */
             user_id?: string;
+            /** @description Workspace id or slug. */
+            workspace_id: string;
         };
         DeletedObject: {
             /** @enum {boolean} */
@@ -497,6 +493,14 @@ export interface components {
             data: components["schemas"]["Model"][];
             /** @enum {string} */
             object: "list";
+        };
+        /** @description Fields every key creation takes. */
+        NewKeyFields: components["schemas"]["RotationPolicy"] & {
+            description?: string;
+            /** Format: date-time */
+            expires_at?: string;
+            name: string;
+            scopes: components["schemas"]["Scope"][];
         };
         Readiness: {
             /** @description One entry per dependency, true when it answered. */

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../server/config.js';
+
+function withDataDir<T>(run: (dir: string) => T): T {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-config-'));
+  try {
+    return run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('configuration from the environment', () => {
+  test('defaults: port 8787, SQLite in the data dir, pool 12, in-memory counters', () => {
+    withDataDir((dir) => {
+      const config = loadConfig({ GW_DATA_DIR: dir });
+      assert.equal(config.port, 8787);
+      assert.equal(config.databaseUrl, undefined);
+      assert.equal(config.redisUrl, undefined);
+      assert.equal(config.dbPoolSize, 12);
+      assert.equal(config.requestTimeoutMs, 300_000);
+      assert.equal(config.blockInlineConfig, false);
+      assert.ok(Object.isFrozen(config));
+    });
+  });
+
+  test('lists are parsed, trimmed and lower-cased', () => {
+    withDataDir((dir) => {
+      const config = loadConfig({ GW_DATA_DIR: dir, TRUSTED_CUSTOM_HOSTS: ' Llm.Internal , 10.0.0.5', ORGANISATION_HEADERS_TO_MASK: 'X-Secret' });
+      assert.deepEqual(config.trustedCustomHosts, ['llm.internal', '10.0.0.5']);
+      assert.deepEqual(config.headersToMask, ['x-secret']);
+    });
+  });
+
+  test('the encryption key is generated once into the data dir and reused', () => {
+    withDataDir((dir) => {
+      const first = loadConfig({ GW_DATA_DIR: dir });
+      assert.ok(existsSync(path.join(dir, 'encryption.key')));
+      const second = loadConfig({ GW_DATA_DIR: dir });
+      assert.deepEqual(second.encryptionKey, first.encryptionKey);
+      assert.equal(readFileSync(path.join(dir, 'encryption.key'), 'utf8').trim(), first.encryptionKey.toString('hex'));
+    });
+  });
+
+  test('bad values stop the start with a message naming the variable', () => {
+    withDataDir((dir) => {
+      const cases: Array<[Record<string, string>, RegExp]> = [
+        [{ GW_PORT: 'eighty' }, /GW_PORT/],
+        [{ DB_POOL_SIZE: '0' }, /DB_POOL_SIZE/],
+        [{ REQUEST_TIMEOUT: '-5' }, /REQUEST_TIMEOUT/],
+        [{ GW_DATABASE_URL: 'mysql://x' }, /GW_DATABASE_URL/],
+        [{ GW_REDIS_URL: 'not a url' }, /GW_REDIS_URL/],
+        [{ BLOCK_INLINE_CONFIG: 'maybe' }, /BLOCK_INLINE_CONFIG/],
+        [{ GW_ENCRYPTION_KEY: 'abcd' }, /GW_ENCRYPTION_KEY/],
+        [{ GW_ADMIN_API_KEY: 'short' }, /GW_ADMIN_API_KEY/],
+      ];
+      for (const [env, message] of cases) {
+        assert.throws(() => loadConfig({ GW_DATA_DIR: dir, ...env }), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+      }
+    });
+  });
+});

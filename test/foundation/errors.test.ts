@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { fullEngines } from '../helpers/engines.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+function assertErrorBody(body: unknown, code: string, type: string): void {
+  const error = (body as { error: Record<string, unknown> }).error;
+  assert.equal(error.code, code);
+  assert.equal(error.type, type);
+  assert.equal(typeof error.message, 'string');
+  assert.ok('param' in error);
+}
+
+for (const engine of fullEngines()) {
+  describe(`error paths (${engine.name})`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp({ engine });
+    });
+    after(() => app.close());
+
+    test('an unknown route answers 404 in the error body', async () => {
+      const res = await app.http.get('/v1/no-such-thing').set('x-gw-api-key', app.adminKey);
+      assert.equal(res.status, 404);
+      assertErrorBody(res.body, 'route_not_found', 'not_found_error');
+    });
+
+    test('a wrong method answers 405 in the error body', async () => {
+      const res = await app.http.delete('/health');
+      assert.equal(res.status, 405);
+      assertErrorBody(res.body, 'method_not_allowed', 'invalid_request_error');
+    });
+
+    test('an invalid body answers 400 naming the failing field', async () => {
+      const res = await app.http
+        .post('/v1/api-keys/organisation/service')
+        .set('x-gw-api-key', app.adminKey)
+        .send({ name: 'k', scopes: [] });
+      assert.equal(res.status, 400);
+      assertErrorBody(res.body, 'invalid_request', 'invalid_request_error');
+      assert.equal(res.body.error.param, 'scopes');
+    });
+
+    test('a missing required field is named in param', async () => {
+      const res = await app.http.post('/v1/api-keys/organisation/service').set('x-gw-api-key', app.adminKey).send({ scopes: ['logs.view'] });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.param, 'name');
+      assert.match(res.body.error.message, /name is required/);
+    });
+
+    test('an unknown field on an admin body is refused', async () => {
+      const res = await app.http
+        .post('/v1/api-keys/organisation/service')
+        .set('x-gw-api-key', app.adminKey)
+        .send({ name: 'k', scopes: ['logs.view'], scopez: ['x'] });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.param, 'scopez');
+    });
+
+    test('malformed JSON answers 400 invalid_json', async () => {
+      const res = await app.http
+        .post('/v1/api-keys/organisation/service')
+        .set('x-gw-api-key', app.adminKey)
+        .set('content-type', 'application/json')
+        .send('{"name":');
+      assert.equal(res.status, 400);
+      assertErrorBody(res.body, 'invalid_json', 'invalid_request_error');
+    });
+
+    test('a body that is not JSON answers 415', async () => {
+      const res = await app.http
+        .post('/v1/api-keys/organisation/service')
+        .set('x-gw-api-key', app.adminKey)
+        .set('content-type', 'text/plain')
+        .send('name=k');
+      assert.equal(res.status, 415);
+      assertErrorBody(res.body, 'unsupported_media_type', 'invalid_request_error');
+    });
+
+    test('a missing key answers 401 missing_api_key', async () => {
+      const res = await app.http.get('/v1/api-keys');
+      assert.equal(res.status, 401);
+      assertErrorBody(res.body, 'missing_api_key', 'authentication_error');
+    });
+
+    test('an unknown key answers 401 invalid_api_key', async () => {
+      const res = await app.http.get('/v1/api-keys').set('x-gw-api-key', 'gw-not-a-real-key-000000000000');
+      assert.equal(res.status, 401);
+      assertErrorBody(res.body, 'invalid_api_key', 'authentication_error');
+    });
+
+    test('a key is also accepted as a bearer token on control-plane calls', async () => {
+      const res = await app.http.get('/v1/api-keys').set('authorization', `Bearer ${app.adminKey}`);
+      assert.equal(res.status, 200);
+    });
+
+    test('a key without the operation scope answers 403 missing_scope', async () => {
+      const created = await app.http
+        .post('/v1/api-keys/organisation/service')
+        .set('x-gw-api-key', app.adminKey)
+        .send({ name: 'reader', scopes: ['logs.view'] });
+      assert.equal(created.status, 201);
+      const res = await app.http.get('/v1/api-keys').set('x-gw-api-key', created.body.key);
+      assert.equal(res.status, 403);
+      assertErrorBody(res.body, 'missing_scope', 'permission_error');
+      assert.match(res.body.error.message, /api_keys\.list/);
+    });
+
+    test('x-gw-trace-id is generated when absent and echoed when given, on success and on error', async () => {
+      const generated = await app.http.get('/health');
+      assert.match(String(generated.headers['x-gw-trace-id']), /^[0-9a-f-]{36}$/);
+      const echoed = await app.http.get('/health').set('x-gw-trace-id', 'trace-abc');
+      assert.equal(echoed.headers['x-gw-trace-id'], 'trace-abc');
+      const failed = await app.http.get('/v1/nothing').set('x-gw-trace-id', 'trace-err');
+      assert.equal(failed.status, 404);
+      assert.equal(failed.headers['x-gw-trace-id'], 'trace-err');
+    });
+
+    test('/health and /ready answer without a key; /ready checks the store', async () => {
+      const health = await app.http.get('/health');
+      assert.equal(health.status, 200);
+      assert.equal(health.body.status, 'ok');
+      const ready = await app.http.get('/ready');
+      assert.equal(ready.status, 200);
+      assert.equal(ready.body.checks.store, true);
+      if (engine.redisUrl) assert.equal(ready.body.checks.redis, true);
+    });
+  });
+}
+
+describe('readiness when the store is down', () => {
+  test('/ready answers 503 not_ready', async () => {
+    const app = await startTestApp();
+    try {
+      const original = app.services.store.ping.bind(app.services.store);
+      app.services.store.ping = async () => {
+        throw new Error('store unreachable');
+      };
+      const res = await app.http.get('/ready');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.status, 'not_ready');
+      assert.equal(res.body.checks.store, false);
+      app.services.store.ping = original;
+    } finally {
+      await app.close();
+    }
+  });
+});
