@@ -29,6 +29,9 @@ export interface SavedConfig {
   config: Record<string, unknown>;
 }
 
+/** Published on the invalidation bus (id: organisation id) whenever an organisation's settings change. */
+export const ORGANISATION_SETTINGS_TOPIC = 'organisation_settings';
+
 export interface OrganisationSettings {
   block_inline_config?: boolean;
   [key: string]: unknown;

@@ -34,6 +34,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/organisation/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation settings in effect. */
+        get: operations["getOrganisationSettings"];
+        /** Change organisation settings; the gateway applies them on the next request. */
+        put: operations["updateOrganisationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the active users of the organisation. */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get a user with their workspace roles. */
+        get: operations["getUser"];
+        /** Update a user's name or organisation role. */
+        put: operations["updateUser"];
+        post?: never;
+        /** Remove a user: memberships end and their keys are revoked. */
+        delete: operations["removeUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List invitations, newest first. */
+        get: operations["listInvites"];
+        put?: never;
+        /** Invite someone by email; the token is in this answer only. */
+        post: operations["createInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/invites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get an invitation. */
+        get: operations["getInvite"];
+        put?: never;
+        post?: never;
+        /** Cancel an invitation; its token stops working. */
+        delete: operations["deleteInvite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/invites/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a new token and expiry for a pending or expired invitation. */
+        post: operations["resendInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/invites/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation with its token: creates the user and their workspace memberships. */
+        post: operations["acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/groups/{group_by}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Totals grouped by a dimension, largest request count first (at most 100 groups). */
+        get: operations["getAnalyticsGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Totals over a time range (default the last 7 days). */
+        get: operations["getAnalyticsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/time-series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Totals per time bucket (minute, hour or day; chosen from the range when not given). */
+        get: operations["getAnalyticsTimeSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -140,6 +321,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Administrative writes, newest first, filtered. */
+        get: operations["listAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -154,6 +352,315 @@ export interface paths {
          * @description The provider is selected by exactly one of four modes: a saved provider (`x-gw-provider: @slug` or legacy `x-gw-virtual-key`, or a model `@slug/model`), a provider name plus `Authorization`, a config (`x-gw-config`), or a custom host (`x-gw-custom-host` + `x-gw-provider` + `Authorization`).
          */
         post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List configs, newest first. */
+        get: operations["listConfigs"];
+        put?: never;
+        /** Save a config (version 1). Guardrails it names must exist. */
+        post: operations["createConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/configs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A config by id or slug, at its latest version. */
+        get: operations["getConfig"];
+        /** Update a config; every update adds a version. */
+        put: operations["updateConfig"];
+        post?: never;
+        /** Delete a config; refused while it is a workspace's user_api_key_config default. */
+        delete: operations["deleteConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/configs/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The versions of a config, newest first. */
+        get: operations["listConfigVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give feedback on a trace (workspace keys only; the feedback lands in the key's workspace). */
+        post: operations["createFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a feedback's value, weight or metadata (workspace keys only). */
+        put: operations["updateFeedback"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List integrations (a workspace key sees those its workspace may use). */
+        get: operations["listIntegrations"];
+        put?: never;
+        /** Save provider credentials for the organisation (admin key). */
+        post: operations["createIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getIntegration"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateIntegration"];
+        post?: never;
+        /** Delete; refused while providers use it. */
+        delete: operations["deleteIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}/integration-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Per-model settings of the integration. */
+        get: operations["listIntegrationModels"];
+        /** Replace per-model settings (custom_headers, configurations.custom_host). */
+        put: operations["putIntegrationModels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Which workspaces may use the integration. */
+        get: operations["getIntegrationWorkspaces"];
+        /** Set which workspaces may use the integration. */
+        put: operations["updateIntegrationWorkspaces"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List and search request logs, newest first. Workspace keys see their workspace only. */
+        get: operations["listLogs"];
+        put?: never;
+        /** Insert custom logs (requests made outside gw), written at once. */
+        post: operations["insertLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One log with its headers and bodies. */
+        get: operations["getLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List log exports (deleted ones are hidden), newest first. */
+        get: operations["listLogExports"];
+        put?: never;
+        /** Create a log export (draft) with filters and the fields to export; denied fields are refused. */
+        post: operations["createLogExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One log export. */
+        get: operations["getLogExport"];
+        put?: never;
+        post?: never;
+        /** Delete (archive) an export; one in progress must be cancelled first (409). */
+        delete: operations["deleteLogExport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/exports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an export in progress (it becomes stopped). */
+        post: operations["cancelLogExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a finished export as JSON lines, one log per line with the requested fields. */
+        get: operations["downloadLogExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/exports/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a draft export; it runs in the background. */
+        post: operations["startLogExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/exports/field-restrictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The fields exports may not include for a workspace (organisation and workspace deniedFields). */
+        get: operations["getLogExportFieldRestrictions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -177,6 +684,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List saved providers, newest first. */
+        get: operations["listProviders"];
+        put?: never;
+        /** Save a provider reference in a workspace. */
+        post: operations["createProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A provider by id or slug. include_configurations=true needs system authentication. */
+        get: operations["getProvider"];
+        /** Update; a key left out keeps its value. */
+        put: operations["updateProvider"];
+        post?: never;
+        delete: operations["deleteProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/virtual-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List saved providers, newest first. Legacy: same data as /v1/providers. */
+        get: operations["listVirtualKeys"];
+        put?: never;
+        /** Save a provider reference in a workspace. Legacy: same data as /v1/providers. */
+        post: operations["createVirtualKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/virtual-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A provider by id or slug. include_configurations=true needs system authentication. Legacy: same data as /v1/providers. */
+        get: operations["getVirtualKey"];
+        /** Update; a key left out keeps its value. Legacy: same data as /v1/providers. */
+        put: operations["updateVirtualKey"];
+        post?: never;
+        delete: operations["deleteVirtualKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List workspaces, newest first; a workspace key sees its own only. */
+        get: operations["listWorkspaces"];
+        put?: never;
+        /** Create a workspace (admin keys only). */
+        post: operations["createWorkspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get a workspace by id or slug. */
+        get: operations["getWorkspace"];
+        /** Update a workspace (admin keys only). */
+        put: operations["updateWorkspace"];
+        post?: never;
+        /** Delete a workspace; refused for the default workspace and while it has shared prompts or partials. */
+        delete: operations["deleteWorkspace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** List the members of a workspace. */
+        get: operations["listWorkspaceMembers"];
+        put?: never;
+        /** Add a user to a workspace with a role. */
+        post: operations["addWorkspaceMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+                userId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a member's workspace role. */
+        put: operations["updateWorkspaceMember"];
+        post?: never;
+        /** Remove a user from a workspace; their user keys of it are revoked. */
+        delete: operations["removeWorkspaceMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/api-keys": {
         parameters: {
             query?: never;
@@ -194,10 +857,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List configs, newest first. */
+        get: operations["listConfigsV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get a workspace; `name_format=plain` strips a leading emoji icon. */
+        get: operations["getWorkspaceV2"];
+        /** Update a workspace (admin keys only). */
+        put: operations["updateWorkspaceV2"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptInvite: {
+            first_name?: string;
+            last_name?: string;
+            token: string;
+        };
+        AddWorkspaceMember: {
+            role: components["schemas"]["WorkspaceRole"];
+            user_id: components["schemas"]["Uuid"];
+        };
+        AnalyticsGroups: {
+            data: ({
+                /** @description The group value (model name, status code, API key id, ...); null when unset. */
+                key: string | null;
+            } & components["schemas"]["AnalyticsTotals"])[];
+            end_time: components["schemas"]["Timestamp"];
+            group_by: string;
+            /** @enum {string} */
+            object: "analytics_groups";
+            start_time: components["schemas"]["Timestamp"];
+        };
+        AnalyticsSummary: components["schemas"]["AnalyticsTotals"] & {
+            end_time: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            object: "analytics_summary";
+            start_time: components["schemas"]["Timestamp"];
+        };
+        AnalyticsTimeSeries: {
+            /** @enum {string} */
+            bucket: "minute" | "hour" | "day";
+            /** @description One point per bucket that has requests or feedback, oldest first. */
+            data: ({
+                timestamp: components["schemas"]["Timestamp"];
+            } & components["schemas"]["AnalyticsTotals"])[];
+            end_time: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            object: "analytics_time_series";
+            start_time: components["schemas"]["Timestamp"];
+        };
+        AnalyticsTotals: {
+            cache_hit_rate: number;
+            cache_hits: number;
+            /** @description What the cache hits would have cost upstream, USD. */
+            cache_savings: number;
+            completion_tokens: number;
+            /** @description Spend in USD; cache hits are not spend. */
+            cost: number;
+            /** @description errors / requests (0 when there are no requests). */
+            error_rate: number;
+            /** @description Requests answered with status 400 or above. */
+            errors: number;
+            /** @description Weighted mean of feedback values (sum of value x weight / sum of weight). */
+            feedback_avg?: number | null;
+            feedback_count?: number;
+            latency_avg_ms: number | null;
+            latency_p50_ms: number | null;
+            latency_p90_ms: number | null;
+            latency_p99_ms: number | null;
+            prompt_tokens: number;
+            requests: number;
+            /** @description Successful requests that needed a retry or a fallback to get there. */
+            rescued_requests: number;
+            total_tokens: number;
+        };
         ApiKey: {
             created_at: components["schemas"]["Timestamp"];
             created_by?: string | null;
@@ -231,6 +994,10 @@ export interface components {
         ApiKeyList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["ApiKey"][];
         };
+        ApiKeysSecurity: {
+            max_ttl_days?: number;
+            require_expiry?: boolean;
+        } | null;
         /** @enum {string} */
         ApiKeySubType: "service" | "user";
         /** @enum {string} */
@@ -266,6 +1033,53 @@ export interface components {
              * @enum {string}
              */
             type: "AudioPart";
+        };
+        AuditLogEntry: {
+            /** @description The operationId of the call, such as createWorkspace. */
+            action: string;
+            actor: {
+                api_key_id: string | null;
+                user_id: string | null;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            id: components["schemas"]["Uuid"];
+            ip_address: string | null;
+            method: string;
+            /** @enum {string} */
+            object: "audit_log";
+            organisation_id: components["schemas"]["Uuid"];
+            path: string;
+            /** @description The request body with every secret-looking field redacted. */
+            request: unknown;
+            resource_id: string | null;
+            /** @description The scope's resource, such as workspaces or api_keys. */
+            resource_type: string;
+            /** @description The HTTP status the call answered. */
+            status: number;
+            trace_id: string | null;
+            workspace_id: string | null;
+        };
+        AuditLogList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["AuditLogEntry"][];
+        };
+        /**
+         * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint`; `workload` uses Azure workload identity; `wif` and `entraFederated` use the host's federated identity.
+         * @enum {string}
+         */
+        AuthType: "apiKey" | "oauthClientCredentials" | "wif" | "entraFederated" | "workload";
+        Cache: {
+            embedding?: {
+                api_key?: string;
+                custom_host?: components["schemas"]["OutboundUrl"];
+                model: string;
+                provider?: string;
+                virtual_key?: string;
+            };
+            /** @description Seconds an entry lives. */
+            max_age?: number;
+            /** @enum {string} */
+            mode: "simple" | "semantic";
+            similarity_threshold?: number;
         };
         /** @description Prompt-caching hint for providers that take one (Anthropic); dropped for the others. */
         CacheControl: {
@@ -382,7 +1196,139 @@ export interface components {
             content: components["schemas"]["TokenLogprob"][] | null;
             refusal?: components["schemas"]["TokenLogprob"][] | null;
         } | null;
+        /** @description Settings some providers need besides a key: cloud1 (Azure OpenAI) resource, deployment and API version; cloud2 (Vertex AI) project and region; cloud3 (Bedrock) AWS credentials and region; a custom host for self-hosted or proxied upstreams. */
+        CloudFields: {
+            api_version?: string;
+            aws_access_key_id?: string;
+            aws_region?: string;
+            /** @description Secret; encrypted at rest and masked in responses. */
+            aws_secret_access_key?: string;
+            /** @description Secret; encrypted at rest and masked in responses. */
+            aws_session_token?: string;
+            custom_host?: components["schemas"]["OutboundUrl"];
+            deployment_id?: string;
+            resource_name?: string;
+            vertex_project_id?: string;
+            vertex_region?: string;
+        };
+        Config: components["schemas"]["ConfigTarget"];
+        ConfigList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["ConfigRecord"][];
+        };
+        ConfigRecord: {
+            /** @description The latest config document, secrets masked. */
+            config: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            created_by?: string | null;
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @enum {string} */
+            object: "config";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The latest version; every update adds one. */
+            version: number;
+            /** Format: uuid */
+            workspace_id: string | null;
+        };
+        ConfigTarget: {
+            /** @description Provider credential; encrypted at rest and masked in responses. */
+            api_key?: string;
+            cache?: components["schemas"]["Cache"];
+            /** @description Names of client request headers sent on to the provider. */
+            forward_headers?: string[];
+            input_guardrails?: components["schemas"]["GuardrailRefs"];
+            /** @description Names a target for `strategy.conditions[].then` and `strategy.default`. */
+            name?: string;
+            output_guardrails?: components["schemas"]["GuardrailRefs"];
+            /** @description Request fields replaced before the call (model, temperature, ...). */
+            override_params?: {
+                [key: string]: unknown;
+            };
+            /** @description A provider name, or a saved provider as `@slug`. */
+            provider?: string;
+            /** @description Milliseconds before an upstream attempt is abandoned. */
+            request_timeout?: number;
+            retry?: components["schemas"]["Retry"];
+            strategy?: components["schemas"]["Strategy"];
+            strict_openai_compliance?: boolean;
+            targets?: components["schemas"]["ConfigTarget"][];
+            /** @description Legacy name of a saved provider slug. */
+            virtual_key?: string;
+            /** @description Share of traffic under `loadbalance` (relative to the siblings' weights). */
+            weight?: number;
+        } & components["schemas"]["CloudFields"];
+        ConfigVersion: {
+            /** @description The config document of this version, secrets masked. */
+            config: {
+                [key: string]: unknown;
+            };
+            config_id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            created_by?: string | null;
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            object: "config_version";
+            version: number;
+        };
+        ConfigVersionList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["ConfigVersion"][];
+        };
+        CreateConfig: {
+            config: components["schemas"]["ConfigTarget"];
+            name: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
+            workspace_id?: string;
+        };
+        CreateCustomLogs: {
+            logs: components["schemas"]["CustomLog"][];
+        };
+        CreatedLogs: {
+            data: {
+                id: string;
+                trace_id: string;
+            }[];
+            /** @enum {string} */
+            object: "list";
+        };
+        CreateFeedback: {
+            metadata?: components["schemas"]["Metadata"];
+            trace_id: string;
+            value: number;
+            /** @default 1 */
+            weight: number;
+        };
+        CreateIntegration: WithRequired<components["schemas"]["IntegrationFields"], "name" | "ai_provider_id">;
+        CreateInvite: {
+            /** Format: email */
+            email: string;
+            /** @default 7 */
+            expires_in_days: number;
+            /** @enum {string} */
+            role: "admin" | "member";
+            workspaces?: components["schemas"]["UserWorkspace"][];
+        };
+        CreateLogExport: {
+            description?: string;
+            filters?: components["schemas"]["LogExportFilters"];
+            requested_fields: components["schemas"]["LogField"][];
+            /** @description Workspace id or slug; admin keys may omit it to export the whole organisation. */
+            workspace_id?: string;
+        };
         CreateOrganisationServiceKey: components["schemas"]["NewKeyFields"];
+        CreateProvider: (WithRequired<components["schemas"]["ProviderFields"], "name"> & {
+            /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
+            workspace_id?: string;
+        }) | unknown | unknown;
+        CreateWorkspace: components["schemas"]["WorkspaceFields"] & {
+            slug?: components["schemas"]["Slug"];
+        };
         CreateWorkspaceServiceKey: components["schemas"]["NewKeyFields"] & {
             /** @description Workspace id or slug. */
             workspace_id: string;
@@ -395,6 +1341,43 @@ export interface components {
             user_id?: string;
             /** @description Workspace id or slug. */
             workspace_id: string;
+        };
+        /** @description Cloud fields plus the fields of the non-key auth types. */
+        CredentialConfigurations: components["schemas"]["CloudFields"] & {
+            azure_workload_client_id?: string;
+            azure_workload_tenant_id?: string;
+            oauth_client_id?: string;
+            /** @description Secret; encrypted at rest and masked in responses. */
+            oauth_client_secret?: string;
+            oauth_scope?: string;
+            oauth_token_endpoint?: components["schemas"]["OutboundUrl"];
+        };
+        /** @description A log recorded by the caller (a request gw did not serve); it lands in the caller's workspace. */
+        CustomLog: {
+            /** @default 0 */
+            completion_tokens: number;
+            /** @default 0 */
+            cost: number;
+            created_at?: components["schemas"]["Timestamp"];
+            /** @default 0 */
+            latency_ms: number;
+            metadata?: components["schemas"]["Metadata"];
+            model?: string;
+            parent_span_id?: string;
+            /** @default 0 */
+            prompt_tokens: number;
+            provider?: string;
+            /** @description The request body as the caller sent it. */
+            request: unknown;
+            /** @description The response body the caller got. */
+            response: unknown;
+            span_id?: string;
+            span_name?: string;
+            /** @default 200 */
+            status: number;
+            trace_id?: string;
+            /** @description Workspace id or slug (admin keys; defaults to the default workspace). */
+            workspace_id?: string;
         };
         DeletedObject: {
             /** @enum {boolean} */
@@ -411,6 +1394,11 @@ export interface components {
              */
             role: "DeveloperMessage";
         };
+        EmailDomain: {
+            /** @default false */
+            allow_subdomains: boolean;
+            domain: string;
+        };
         /** @description The one error body gw answers with, on every route. */
         Error: {
             error: {
@@ -422,6 +1410,25 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "timeout_error" | "upstream_error" | "guardrail_error" | "api_error";
             };
+        };
+        Feedback: {
+            created_at: components["schemas"]["Timestamp"];
+            id: string;
+            metadata: components["schemas"]["Metadata"];
+            /** @enum {string} */
+            object: "feedback";
+            trace_id: string;
+            updated_at: components["schemas"]["Timestamp"];
+            value: number;
+            weight: number;
+            workspace_id: string;
+        };
+        FieldRestrictions: {
+            /** @description Union of the organisation's and the workspace's `export_settings.deniedFields`. */
+            denied_fields: string[];
+            /** @enum {string} */
+            object: "field_restrictions";
+            workspace_id: string;
         };
         FilePart: {
             file: {
@@ -453,6 +1460,9 @@ export interface components {
              */
             role: "FunctionMessage";
         };
+        GuardrailRefs: (string | {
+            [key: string]: unknown;
+        })[];
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -472,6 +1482,88 @@ export interface components {
              */
             type: "ImagePart";
         };
+        Integration: {
+            ai_provider_id: string;
+            auth_type: components["schemas"]["AuthType"];
+            /** @description Cloud and auth fields; secret fields masked. */
+            configurations: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            description?: string | null;
+            id: components["schemas"]["Uuid"];
+            masked_key: string | null;
+            name: string;
+            /** @enum {string} */
+            object: "integration";
+            organisation_id: components["schemas"]["Uuid"];
+            pricing_adjustments: {
+                multiplier?: number;
+            };
+            secret_mappings: {
+                [key: string]: unknown;
+            }[];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            updated_at: components["schemas"]["Timestamp"];
+            workspace_access: components["schemas"]["WorkspaceAccess"];
+        };
+        IntegrationFields: {
+            ai_provider_id?: components["schemas"]["ProviderName"];
+            auth_type?: components["schemas"]["AuthType"];
+            configurations?: components["schemas"]["CredentialConfigurations"];
+            description?: string | null;
+            key?: components["schemas"]["ProviderKey"];
+            name?: string;
+            pricing_adjustments?: components["schemas"]["PricingAdjustments"];
+            secret_mappings?: components["schemas"]["SecretMapping"][];
+            slug?: components["schemas"]["Slug"];
+            /** @description Which workspaces may build providers on the integration; none until set. */
+            workspace_access?: components["schemas"]["WorkspaceAccess"];
+        };
+        IntegrationList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Integration"][];
+        };
+        IntegrationModel: {
+            configurations?: {
+                custom_host?: components["schemas"]["OutboundUrl"];
+            };
+            /** @description Headers added to every upstream call for this model. */
+            custom_headers?: {
+                [key: string]: string;
+            };
+            /** @default true */
+            enabled: boolean;
+            /** @description The model identifier. */
+            slug: string;
+        };
+        IntegrationModelList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["IntegrationModel"][];
+        };
+        Invite: {
+            /** Format: date-time */
+            accepted_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            created_by: string | null;
+            email: string;
+            expires_at: components["schemas"]["Timestamp"];
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            object: "invite";
+            role: components["schemas"]["OrganisationRole"];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "expired" | "cancelled";
+            updated_at: components["schemas"]["Timestamp"];
+            workspaces: components["schemas"]["UserWorkspace"][];
+        };
+        InviteList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Invite"][];
+        };
+        /** @description Answer of create and resend; the only time the invitation token is shown. */
+        InviteWithToken: components["schemas"]["Invite"] & {
+            token: string;
+        };
         /** @description Every list answers with this envelope. Lists are ordered newest first and paginated with an opaque cursor: pass `next_cursor` back as `cursor` to get the next page. */
         ListEnvelope: {
             data: unknown[];
@@ -479,6 +1571,116 @@ export interface components {
             next_cursor: string | null;
             /** @enum {string} */
             object: "list";
+        };
+        Log: components["schemas"]["LogSummary"] & {
+            guardrail_results: unknown[] | null;
+            /** @description The request body; over GW_LOG_BODY_MAX_BYTES it is `{gw_truncated, bytes, preview}`. */
+            request_body: unknown;
+            /** @description Headers kept with the request; sensitive and organisation-masked ones are `sha256:` hashes. */
+            request_headers: {
+                [key: string]: string;
+            };
+            /** @description The response body (capped like the request body). */
+            response_body: unknown;
+        };
+        LogError: {
+            code: string;
+            message: string;
+        } | null;
+        LogExport: {
+            created_at: components["schemas"]["Timestamp"];
+            created_by?: string | null;
+            description: string | null;
+            error: components["schemas"]["LogError"];
+            filters: components["schemas"]["LogExportFilters"];
+            /** Format: date-time */
+            finished_at: string | null;
+            id: string;
+            /** @enum {string} */
+            object: "log_export";
+            organisation_id: string;
+            processed_rows: number;
+            requested_fields: components["schemas"]["LogField"][];
+            /** Format: date-time */
+            started_at: string | null;
+            /**
+             * @description draft -> in_progress (start) -> success | failed | stopped (cancel).
+             * @enum {string}
+             */
+            status: "draft" | "in_progress" | "success" | "failed" | "stopped";
+            total_rows: number | null;
+            updated_at: components["schemas"]["Timestamp"];
+            workspace_id: string | null;
+        };
+        LogExportFilters: {
+            api_key_id?: string;
+            end_time?: components["schemas"]["Timestamp"];
+            metadata?: components["schemas"]["Metadata"];
+            model?: string;
+            provider?: string;
+            start_time?: components["schemas"]["Timestamp"];
+            /** @description Comma-separated codes (`429`) or classes (`4xx`). */
+            status?: string;
+            trace_id?: string;
+        };
+        LogExportList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["LogExport"][];
+        };
+        /** @enum {string} */
+        LogField: "id" | "object" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
+        LoggingSecurity: {
+            store_request_bodies?: boolean;
+        } | null;
+        LogList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["LogSummary"][];
+        };
+        LogRouteStep: {
+            error?: string;
+            /** @description The config target tried, such as `targets[1].targets[0]`. */
+            path: string;
+            provider: string;
+            status: number | null;
+        };
+        /** @description One logged request, without headers and bodies (get the log for those). */
+        LogSummary: {
+            api_key_id: string | null;
+            /** @enum {string} */
+            cache_status: "HIT" | "SEMANTIC HIT" | "MISS" | "REFRESH" | "DISABLED";
+            completion_tokens: number;
+            config_id?: string | null;
+            /** @description USD. On a cache hit, what the answer would have cost upstream (counted as savings, not spend). */
+            cost: number;
+            created_at: components["schemas"]["Timestamp"];
+            error: components["schemas"]["LogError"];
+            first_byte_ms?: number | null;
+            id: string;
+            latency_ms: number;
+            metadata: components["schemas"]["Metadata"];
+            model: string | null;
+            /** @enum {string} */
+            object: "log";
+            organisation_id: string;
+            parent_span_id?: string | null;
+            prompt_tokens: number;
+            provider: string | null;
+            retry_count: number;
+            route: components["schemas"]["LogRouteStep"][];
+            /**
+             * @description `gateway` for requests gw served, `custom` for logs inserted through POST /v1/logs.
+             * @enum {string}
+             */
+            source: "gateway" | "custom";
+            span_id?: string | null;
+            span_name?: string | null;
+            status: number;
+            stream?: boolean;
+            total_tokens: number;
+            trace_id: string;
+            workspace_id: string;
+        };
+        /** @description Free-form string map. */
+        Metadata: {
+            [key: string]: string;
         };
         Model: {
             created: number;
@@ -494,6 +1696,9 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        NetworkSecurity: {
+            allowed_ip_ranges?: string[];
+        } | null;
         /** @description Fields every key creation takes. */
         NewKeyFields: components["schemas"]["RotationPolicy"] & {
             description?: string;
@@ -501,6 +1706,105 @@ export interface components {
             expires_at?: string;
             name: string;
             scopes: components["schemas"]["Scope"][];
+        };
+        /** @enum {string} */
+        OrganisationRole: "owner" | "admin" | "member";
+        OrganisationSecuritySettings: {
+            api_keys?: components["schemas"]["ApiKeysSecurity"];
+            logging?: components["schemas"]["LoggingSecurity"];
+            network?: components["schemas"]["NetworkSecurity"];
+            /** @description Sections a workspace may override in its own `security_settings`. */
+            overridable_sections?: ("api_keys" | "logging" | "network")[];
+        };
+        OrganisationSettings: {
+            /** @description The effective value (true whenever BLOCK_INLINE_CONFIG forces it). */
+            block_inline_config: boolean;
+            /** @description True when the deployment forces block_inline_config on (BLOCK_INLINE_CONFIG=true). */
+            block_inline_config_forced: boolean;
+            default_workspace_user_api_key_auto_create: boolean;
+            disable_auto_provision_user: boolean;
+            email_domains: {
+                allow_subdomains: boolean;
+                domain: string;
+            }[];
+            export_settings: {
+                deniedFields: string[];
+            };
+            /** @enum {string} */
+            object: "organisation_settings";
+            organisation_id: components["schemas"]["Uuid"];
+            security_settings: components["schemas"]["OrganisationSecuritySettings"];
+            user_api_key_auto_create: boolean;
+            user_api_key_auto_create_scopes: components["schemas"]["Scope"][];
+            /** @description Days, with weekly/monthly normalised to 7/30. */
+            user_api_key_rotation_period: number | null;
+        };
+        OrganisationSettingsFields: {
+            /** @description Only saved providers and configs are accepted by the gateway. Defaults to true for organisations created on or after 2026-06-19; BLOCK_INLINE_CONFIG=true forces it on. */
+            block_inline_config?: boolean;
+            default_workspace_user_api_key_auto_create?: boolean;
+            disable_auto_provision_user?: boolean;
+            email_domains?: components["schemas"]["EmailDomain"][];
+            export_settings?: {
+                deniedFields?: string[];
+            };
+            user_api_key_auto_create?: boolean;
+            user_api_key_auto_create_scopes?: components["schemas"]["Scope"][];
+            user_api_key_rotation_period?: components["schemas"]["RotationPeriodSetting"];
+        };
+        /**
+         * Format: uri
+         * @description An http(s) URL gw calls. Checked for form when saved; private and reserved addresses are refused when the gateway uses it.
+         */
+        OutboundUrl: string;
+        PricingAdjustments: {
+            /** @description Factor applied to the catalogue price of every call through this integration. */
+            multiplier?: number;
+        };
+        Provider: {
+            ai_provider_id: string;
+            auth_type: components["schemas"]["AuthType"];
+            /** @description Only with `include_configurations=true` (system authentication); the effective fields, secrets masked. */
+            configurations?: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            id: components["schemas"]["Uuid"];
+            /** Format: uuid */
+            integration_id: string | null;
+            masked_key: string | null;
+            name: string;
+            note?: string | null;
+            /** @enum {string} */
+            object: "provider";
+            organisation_id: components["schemas"]["Uuid"];
+            /** @description Used as `@slug` in gateway calls (`x-gw-provider`, `x-gw-virtual-key`, config targets). */
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            updated_at: components["schemas"]["Timestamp"];
+            workspace_id: components["schemas"]["Uuid"];
+        };
+        ProviderFields: {
+            ai_provider_id?: components["schemas"]["ProviderName"];
+            auth_type?: components["schemas"]["AuthType"];
+            configurations?: components["schemas"]["CredentialConfigurations"];
+            /** @description Integration id or slug whose credentials this provider uses; its workspace must have access. */
+            integration_id?: string;
+            key?: components["schemas"]["ProviderKey"];
+            name?: string;
+            note?: string | null;
+            slug?: components["schemas"]["Slug"];
+        };
+        /** @description The provider credential. Write-only: encrypted at rest, shown only as `masked_key`. */
+        ProviderKey: string;
+        ProviderList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Provider"][];
+        };
+        /** @description An adapter name (openai, anthropic, azure-openai, vertex-ai, google, bedrock, ...). */
+        ProviderName: string;
+        PutIntegrationModels: {
+            models: components["schemas"]["IntegrationModel"][];
         };
         Readiness: {
             /** @description One entry per dependency, true when it answered. */
@@ -514,6 +1818,10 @@ export interface components {
             refusal: string;
             /** @enum {string} */
             type: "refusal";
+        };
+        ResendInvite: {
+            /** @default 7 */
+            expires_in_days: number;
         };
         ResponseFormat: {
             /** @enum {string} */
@@ -544,10 +1852,19 @@ export interface components {
             role: "assistant";
             tool_calls?: components["schemas"]["ToolCall"][];
         };
+        Retry: {
+            attempts?: number;
+            max_retry_wait_ms?: number;
+            /** @description Defaults to 429, 500, 502, 503, 504. */
+            on_status_codes?: number[];
+            use_retry_after_header?: boolean;
+        };
         RotateApiKey: {
             /** @description How long the old secret keeps working; default 0 (it stops at once). */
             key_transition_period_ms?: number;
         };
+        /** @description Days between rotations (1 to 365), or weekly/monthly (answered as 7/30); null for no enforced cadence. */
+        RotationPeriodSetting: number | ("weekly" | "monthly") | null;
         /** @description How often the key is rotated: `rotation_period` or `rotation_period_days`, never both. */
         RotationPolicy: {
             /** @description After a rotation, how long the previous secret keeps working. */
@@ -560,7 +1877,40 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "agents.invoke" | "mcp.invoke";
+        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "agents.invoke" | "mcp.invoke";
+        SecretMapping: {
+            secret_reference_id: string;
+            /** @description The credential field the secret fills (`key`, or a configurations field such as `oauth_client_secret`). */
+            target_field: string;
+            /**
+             * @description `json` parses the secret value as JSON before use.
+             * @default string
+             * @enum {string}
+             */
+            value_format: "string" | "json";
+        };
+        /** @description Security settings by section. At organisation level they are the defaults; a workspace may change a section only when the organisation lists it in `overridable_sections` (null clears a workspace's override). */
+        SecuritySections: {
+            api_keys?: components["schemas"]["ApiKeysSecurity"];
+            logging?: components["schemas"]["LoggingSecurity"];
+            network?: components["schemas"]["NetworkSecurity"];
+        };
+        Slug: string;
+        Strategy: {
+            conditions?: {
+                /** @description Operators $eq $ne $gt $gte $lt $lte $in $nin $regex $and $or over metadata.* and params.*. */
+                query: {
+                    [key: string]: unknown;
+                };
+                then: string;
+            }[];
+            /** @description Target name used when no condition matches. */
+            default?: string;
+            /** @enum {string} */
+            mode: "single" | "fallback" | "loadbalance" | "conditional";
+            /** @description Under `fallback`, the upstream statuses that move on to the next target. */
+            on_status_codes?: number[];
+        };
         SystemMessage: {
             content: components["schemas"]["TextContent"];
             name?: string;
@@ -634,6 +1984,29 @@ export interface components {
             name?: string;
             scopes?: components["schemas"]["Scope"][];
         };
+        UpdateConfig: {
+            config?: components["schemas"]["ConfigTarget"];
+            name?: string;
+        };
+        UpdateFeedback: {
+            metadata?: components["schemas"]["Metadata"];
+            value?: number;
+            weight?: number;
+        };
+        UpdateIntegration: components["schemas"]["IntegrationFields"];
+        UpdateOrganisationSettings: components["schemas"]["OrganisationSettingsFields"] & {
+            security_settings?: components["schemas"]["OrganisationSecuritySettings"];
+        };
+        UpdateProvider: components["schemas"]["ProviderFields"];
+        UpdateUser: {
+            first_name?: string | null;
+            last_name?: string | null;
+            role?: components["schemas"]["OrganisationRole"];
+        };
+        UpdateWorkspace: components["schemas"]["WorkspaceFields"];
+        UpdateWorkspaceMember: {
+            role: components["schemas"]["WorkspaceRole"];
+        };
         Usage: {
             completion_tokens: number;
             completion_tokens_details?: {
@@ -651,7 +2024,26 @@ export interface components {
             };
             total_tokens: number;
         };
+        User: {
+            created_at: components["schemas"]["Timestamp"];
+            email: string;
+            first_name: string | null;
+            id: components["schemas"]["Uuid"];
+            last_name: string | null;
+            /** @enum {string} */
+            object: "user";
+            role: components["schemas"]["OrganisationRole"];
+            /** @enum {string} */
+            status: "active" | "removed";
+            updated_at: components["schemas"]["Timestamp"];
+            workspaces: components["schemas"]["UserWorkspace"][];
+        };
+        /** @description Seconds an auto-created user key lives; null for no expiry. */
+        UserApiKeyTtl: number | null;
         UserContentPart: components["schemas"]["TextPart"] | components["schemas"]["ImagePart"] | components["schemas"]["AudioPart"] | components["schemas"]["FilePart"];
+        UserList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["User"][];
+        };
         UserMessage: {
             content: string | components["schemas"]["UserContentPart"][];
             name?: string;
@@ -661,12 +2053,81 @@ export interface components {
              */
             role: "UserMessage";
         };
+        UserWorkspace: {
+            role: components["schemas"]["WorkspaceRole"];
+            /** @description Workspace id (or slug, when sent). */
+            workspace_id: string;
+        };
         /** Format: uuid */
         Uuid: string;
+        Workspace: {
+            created_at: components["schemas"]["Timestamp"];
+            defaults: {
+                user_api_key_config: string | null;
+            };
+            description: string | null;
+            id: components["schemas"]["Uuid"];
+            is_default: boolean;
+            name: string;
+            /** @enum {string} */
+            object: "workspace";
+            security_settings: components["schemas"]["SecuritySections"];
+            slug: string;
+            updated_at: components["schemas"]["Timestamp"];
+            user_api_key_auto_create: boolean;
+            user_api_key_ttl: components["schemas"]["UserApiKeyTtl"];
+        };
+        WorkspaceAccess: {
+            /** @description When true every workspace of the organisation may use the integration. */
+            all_workspaces: boolean;
+            /** @description Workspaces (ids or slugs on input, ids on output) allowed when `all_workspaces` is false. */
+            workspace_ids: string[];
+        };
+        WorkspaceDefaults: {
+            /** @description Config (id or slug) attached to auto-created user keys; answered as the config's slug. */
+            user_api_key_config?: string | null;
+        };
+        WorkspaceFields: {
+            defaults?: components["schemas"]["WorkspaceDefaults"];
+            description?: string | null;
+            name?: string;
+            security_settings?: components["schemas"]["SecuritySections"];
+            user_api_key_auto_create?: boolean;
+            user_api_key_ttl?: components["schemas"]["UserApiKeyTtl"];
+        };
+        WorkspaceList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Workspace"][];
+        };
+        WorkspaceMember: {
+            created_at: components["schemas"]["Timestamp"];
+            email: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @enum {string} */
+            object: "workspace_member";
+            role: components["schemas"]["WorkspaceRole"];
+            updated_at: components["schemas"]["Timestamp"];
+            user_id: components["schemas"]["Uuid"];
+            workspace_id: components["schemas"]["Uuid"];
+        };
+        WorkspaceMemberList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["WorkspaceMember"][];
+        };
+        /** @enum {string} */
+        WorkspaceRole: "admin" | "manager" | "member";
     };
     responses: {
         /** @description The request is invalid; `param` names the failing field. */
         BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The change conflicts with the current state. */
+        Conflict: {
             headers: {
                 [name: string]: unknown;
             };
@@ -724,6 +2185,7 @@ export interface components {
         };
     };
     parameters: {
+        ApiKeyId: string;
         CacheForceRefresh: "true" | "false";
         CacheNamespace: string;
         /** @description A saved config id or slug, or a config as inline JSON. */
@@ -732,19 +2194,32 @@ export interface components {
         Cursor: string;
         /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
         CustomHost: string;
+        /** @description Exclusive upper bound, ISO 8601. */
+        EndTime: string;
         /** @description Comma-separated names of headers sent upstream unprocessed. */
         ForwardHeaders: string;
         IdPath: string;
+        /** @description Adds the effective `configurations` (secrets masked). System authentication only: an organisation (admin) key holding the `provider_configurations.read` scope; anyone else gets 403. */
+        IncludeConfigurations: boolean;
         /** @description Page size. */
         Limit: number;
+        /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
+        "log-parameters_Metadata": string;
+        "log-parameters_Provider": string;
+        "log-parameters_TraceId": string;
         /** @description A JSON object of string values; `_user`, `_prompt`, `_organisation`, `_environment` are special. */
         Metadata: string;
+        Model: string;
         /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
         Provider: string;
         /** @description Milliseconds; covers the wait for upstream headers and the body. */
         RequestTimeout: string;
         /** @description Comma-separated names of headers whose values are hashed in logs. */
         SensitiveHeaders: string;
+        /** @description Inclusive lower bound, ISO 8601. */
+        StartTime: string;
+        /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
+        Status: string;
         /** @description Generated when absent and returned on every response. */
         TraceId: string;
         /**
@@ -808,6 +2283,465 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+        };
+    };
+    getOrganisationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganisationSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateOrganisationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrganisationSettings"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganisationSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUser"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    removeUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listInvites: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvite"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteWithToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invite"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    resendInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResendInvite"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteWithToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    acceptInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvite"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAnalyticsGroups: {
+        parameters: {
+            query?: {
+                api_key_id?: components["parameters"]["ApiKeyId"];
+                /** @description Exclusive upper bound, ISO 8601. */
+                end_time?: components["parameters"]["EndTime"];
+                /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
+                metadata?: components["parameters"]["log-parameters_Metadata"];
+                /** @description The metadata key to group by (group_by=metadata). */
+                metadata_key?: string;
+                model?: components["parameters"]["Model"];
+                provider?: components["parameters"]["log-parameters_Provider"];
+                /** @description Inclusive lower bound, ISO 8601. */
+                start_time?: components["parameters"]["StartTime"];
+                /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
+                status?: components["parameters"]["Status"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path: {
+                group_by: "model" | "provider" | "user" | "metadata" | "api_key" | "workspace" | "status";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsGroups"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAnalyticsSummary: {
+        parameters: {
+            query?: {
+                api_key_id?: components["parameters"]["ApiKeyId"];
+                /** @description Exclusive upper bound, ISO 8601. */
+                end_time?: components["parameters"]["EndTime"];
+                /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
+                metadata?: components["parameters"]["log-parameters_Metadata"];
+                model?: components["parameters"]["Model"];
+                provider?: components["parameters"]["log-parameters_Provider"];
+                /** @description Inclusive lower bound, ISO 8601. */
+                start_time?: components["parameters"]["StartTime"];
+                /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
+                status?: components["parameters"]["Status"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAnalyticsTimeSeries: {
+        parameters: {
+            query?: {
+                api_key_id?: components["parameters"]["ApiKeyId"];
+                bucket?: "minute" | "hour" | "day";
+                /** @description Exclusive upper bound, ISO 8601. */
+                end_time?: components["parameters"]["EndTime"];
+                /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
+                metadata?: components["parameters"]["log-parameters_Metadata"];
+                model?: components["parameters"]["Model"];
+                provider?: components["parameters"]["log-parameters_Provider"];
+                /** @description Inclusive lower bound, ISO 8601. */
+                start_time?: components["parameters"]["StartTime"];
+                /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
+                status?: components["parameters"]["Status"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsTimeSeries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
         };
     };
     listApiKeys: {
@@ -1041,6 +2975,49 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listAuditLogs: {
+        parameters: {
+            query?: {
+                /** @description An operationId, such as deleteApiKey. */
+                action?: string;
+                /** @description A user id or an API key id. */
+                actor_id?: string;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Entries before this time. */
+                end_time?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The id of the resource written. */
+                resource_id?: string;
+                /** @description Such as workspaces or api_keys. */
+                resource_type?: string;
+                /** @description Entries at or after this time. */
+                start_time?: string;
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
     createChatCompletion: {
         parameters: {
             query?: never;
@@ -1081,8 +3058,14 @@ export interface operations {
             /** @description The completion; with `stream: true`, a `text/event-stream` of `data: <ChatCompletionChunk>` events ending with `data: [DONE]`. */
             200: {
                 headers: {
+                    /** @description HIT, SEMANTIC HIT, MISS, REFRESH (x-gw-cache-force-refresh) or DISABLED (no cache in the config). */
+                    "x-gw-cache-status"?: "HIT" | "SEMANTIC HIT" | "MISS" | "REFRESH" | "DISABLED";
+                    /** @description With a config, the path of the target that served in the config tree: indices of `targets` from the root, joined by dots ("1", "0.2"). */
+                    "x-gw-last-used-option-index"?: string;
                     /** @description The provider that served the request. */
                     "x-gw-provider"?: string;
+                    /** @description Retries made at the target that served (0 when the first attempt did). */
+                    "x-gw-retry-attempt-count"?: string;
                     "x-gw-trace-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1096,6 +3079,835 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             408: components["responses"]["Error"];
             429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listConfigs: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConfig"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateConfig"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listConfigVersions: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFeedback"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateFeedback"];
+            };
+        };
+        responses: {
+            /** @description The updated feedback. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listIntegrationModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrationModelList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    putIntegrationModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutIntegrationModels"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrationModelList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getIntegrationWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateIntegrationWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceAccess"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listLogs: {
+        parameters: {
+            query?: {
+                api_key_id?: components["parameters"]["ApiKeyId"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Exclusive upper bound, ISO 8601. */
+                end_time?: components["parameters"]["EndTime"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
+                metadata?: components["parameters"]["log-parameters_Metadata"];
+                model?: components["parameters"]["Model"];
+                provider?: components["parameters"]["log-parameters_Provider"];
+                /** @description Inclusive lower bound, ISO 8601. */
+                start_time?: components["parameters"]["StartTime"];
+                /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
+                status?: components["parameters"]["Status"];
+                trace_id?: components["parameters"]["log-parameters_TraceId"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of logs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    insertLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCustomLogs"];
+            };
+        };
+        responses: {
+            /** @description Inserted. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedLogs"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Log"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listLogExports: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExportList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLogExport"];
+            };
+        };
+        responses: {
+            /** @description Created as draft. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    cancelLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    downloadLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    startLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getLogExportFieldRestrictions: {
+        parameters: {
+            query: {
+                /** @description Workspace id or slug. */
+                workspace_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldRestrictions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };
@@ -1135,6 +3947,575 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listProviders: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProvider"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Provider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getProvider: {
+        parameters: {
+            query?: {
+                /** @description Adds the effective `configurations` (secrets masked). System authentication only: an organisation (admin) key holding the `provider_configurations.read` scope; anyone else gets 403. */
+                include_configurations?: components["parameters"]["IncludeConfigurations"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Provider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProvider"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Provider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listVirtualKeys: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createVirtualKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProvider"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Provider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getVirtualKey: {
+        parameters: {
+            query?: {
+                /** @description Adds the effective `configurations` (secrets masked). System authentication only: an organisation (admin) key holding the `provider_configurations.read` scope; anyone else gets 403. */
+                include_configurations?: components["parameters"]["IncludeConfigurations"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Provider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateVirtualKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProvider"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Provider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteVirtualKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWorkspaces: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkspace"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspace"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWorkspaceMembers: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceMemberList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    addWorkspaceMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddWorkspaceMember"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWorkspaceMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspaceMember"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    removeWorkspaceMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
     batchGetApiKeys: {
         parameters: {
             query: {
@@ -1162,4 +4543,101 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listConfigsV2: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getWorkspaceV2: {
+        parameters: {
+            query?: {
+                /** @description `plain` strips a leading emoji icon from the name. */
+                name_format?: "plain" | "raw";
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWorkspaceV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspace"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -1,11 +1,10 @@
-import { ApiError } from '../server/errors.js';
-import type { Handler } from './types.js';
+import { listModels as listGatewayModels } from '../gateway/catalog/models-list.js';
+import { runChat } from '../gateway/chat/run-chat.js';
+import { STREAMED, body, type Handler } from './types.js';
 
-// Filled in by the gateway work (issue 3); until then the routes answer 501 in the error body.
-export const createChatCompletion: Handler = async () => {
-  throw new ApiError(501, 'not_implemented', 'Chat completions are not available yet', 'api_error');
+export const createChatCompletion: Handler = async (c, call) => {
+  const result = await runChat(call, body<'createChatCompletion'>(c));
+  return result.completion ? { status: 200, body: result.completion, headers: result.headers } : STREAMED;
 };
 
-export const listModels: Handler = async () => {
-  throw new ApiError(501, 'not_implemented', 'The models list is not available yet', 'api_error');
-};
+export const listModels: Handler = async (_c, call) => ({ body: await listGatewayModels(call) });

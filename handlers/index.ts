@@ -1,6 +1,17 @@
 import * as apiKeys from './api-keys/index.js';
+import * as analytics from './analytics/index.js';
+import * as feedback from './feedback/index.js';
+import * as logExports from './logs/exports.js';
+import * as logs from './logs/index.js';
+import * as auditLogs from './audit-logs.js';
+import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
+import * as integrations from './integrations/index.js';
+import * as organisationSettings from './organisation-settings.js';
+import * as providers from './providers/index.js';
 import * as system from './system.js';
+import * as users from './users/index.js';
+import * as workspaces from './workspaces/index.js';
 import type { Handler } from './types.js';
 
 /** operationId -> handler, for every operation in the spec (checked at boot). */
@@ -8,4 +19,15 @@ export const handlers: Record<string, Handler> = {
   ...system,
   ...gateway,
   ...apiKeys,
+  ...logs,
+  ...logExports,
+  ...analytics,
+  ...feedback,
+  ...workspaces,
+  ...users,
+  ...organisationSettings,
+  ...auditLogs,
+  ...integrations,
+  ...providers,
+  ...configs,
 };

@@ -4,8 +4,10 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import { STREAMED, type Handler, type HandlerResult } from '../handlers/types.js';
 import type { Call } from './call.js';
-import { requireScope } from './call.js';
+import { requireKeyKind, requireScope } from './call.js';
+import { isAudited, recordAudit } from './audit.js';
 import { ApiError, UnauthorizedError } from './errors.js';
+import { speedUpRouter } from './router-speedups.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
@@ -73,8 +75,16 @@ export async function createApi(definition: Document, handlers: Record<string, H
         const principal = (result as { principal?: Call['principal'] })?.principal;
         if (principal) call.principal = principal;
       }
-      const scope = (c.operation as { 'x-gw-scope'?: string })['x-gw-scope'];
-      if (scope && call.principal) requireScope(call.principal, scope);
+      const operation = c.operation as { 'x-gw-scope'?: string; 'x-gw-key-kinds'?: string[] };
+      if (!call.principal) return;
+      try {
+        if (operation['x-gw-key-kinds']) requireKeyKind(call.principal, operation['x-gw-key-kinds']);
+        if (operation['x-gw-scope']) requireScope(call.principal, operation['x-gw-scope']);
+      } catch (denied) {
+        // A refused administrative write is itself worth auditing.
+        if (denied instanceof ApiError) await recordAudit(c, call, denied.status);
+        throw denied;
+      }
     },
     postResponseHandler: async (c: Context, call: Call) => {
       const result = c.response as HandlerResult;
@@ -97,6 +107,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
   });
 
   await api.init();
+  speedUpRouter(api);
   registerHandlers(api, handlers);
   return api;
 }
@@ -116,7 +127,27 @@ function registerHandlers(api: OpenAPIBackend, handlers: Record<string, Handler>
     const secured = (api.getOperation(id)?.security ?? []).length > 0;
     if (secured && !scope) throw new Error(`operation ${id} is secured but declares no x-gw-scope`);
   }
-  api.register(handlers as never);
+  api.register(Object.fromEntries(Object.entries(handlers).map(([id, handler]) => [id, withAudit(api, id, handler)])) as never);
+}
+
+/** Administrative writes (server/audit.ts decides which) leave an audit entry whatever their outcome. */
+function withAudit(api: OpenAPIBackend, operationId: string, handler: Handler): Handler {
+  const operation = api.getOperation(operationId);
+  for (const kind of ((operation as { 'x-gw-key-kinds'?: unknown[] } | undefined)?.['x-gw-key-kinds'] ?? [])) {
+    if (kind !== 'organisation' && kind !== 'workspace') throw new Error(`operation ${operationId} names unknown key kind ${String(kind)}`);
+  }
+  if (!isAudited(operation as never)) return handler;
+  return async (c, call) => {
+    let result: HandlerResult;
+    try {
+      result = await handler(c, call);
+    } catch (error) {
+      await recordAudit(c, call, error instanceof ApiError ? error.status : 500);
+      throw error;
+    }
+    if (result !== STREAMED) await recordAudit(c, call, result.status ?? 200, result);
+    return result;
+  };
 }
 
 /** Tests run with this on: a response that does not match the spec fails the request loudly. */

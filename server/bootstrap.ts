@@ -28,7 +28,12 @@ export async function bootstrap(services: Services): Promise<BootstrapResult> {
   const secret = config.adminApiKey ?? generateApiKeySecret();
   try {
     const result = await store.transaction(async (tx) => {
-      const organisation = await tx.organisations.create({ name: 'Default organisation', slug: 'default' }, now);
+      // Self-hosted first start: inline providers stay allowed so `make run` plus one curl with a provider
+      // name and Authorization works (block_inline_config would default to on for a new organisation).
+      const organisation = await tx.organisations.create(
+        { name: 'Default organisation', slug: 'default', settings: { block_inline_config: false } },
+        now,
+      );
       const workspace = await tx.workspaces.create(
         { organisation_id: organisation.id, name: 'Default workspace', slug: 'default', is_default: true },
         now,

@@ -25,3 +25,11 @@ export function requireScope(principal: Principal, scope: string): void {
     throw new ForbiddenError(`This key lacks the ${scope} scope`, 'missing_scope');
   }
 }
+
+/** `x-gw-key-kinds`: which kinds of key (organisation admin keys, workspace keys) may call an operation at all. */
+export function requireKeyKind(principal: Principal, kinds: readonly string[]): void {
+  if (!kinds.includes(principal.keyType)) {
+    const allowed = kinds.includes('organisation') ? 'an organisation (admin) key' : 'a workspace key';
+    throw new ForbiddenError(`This operation needs ${allowed}`, 'key_kind_not_allowed');
+  }
+}

@@ -27,6 +27,15 @@ export interface Config {
   /** When Redis is unreachable, counters let requests through (true) or refuse them (false). */
   limitsFailOpen: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Bytes the in-memory response cache may hold (used when Redis is not configured). */
+  cacheMemoryMaxBytes: number;
+  /** Request log writer: entries per multi-row insert, longest wait before a write, queue cap, body cap. */
+  logBatchSize: number;
+  logFlushIntervalMs: number;
+  logQueueMax: number;
+  logBodyMaxBytes: number;
+  /** Days request logs and feedback are kept; 0 keeps them forever. */
+  logRetentionDays: number;
   /** Tests only: validate every response against the spec and fail loudly. */
   validateResponses: boolean;
 }
@@ -117,6 +126,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),
     logLevel,
+    cacheMemoryMaxBytes: integer(env, 'GW_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
+    logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 500, 1, 10_000),
+    logFlushIntervalMs: integer(env, 'GW_LOG_FLUSH_INTERVAL_MS', 1000, 10, 60_000),
+    logQueueMax: integer(env, 'GW_LOG_QUEUE_MAX', 50_000, 1, 10_000_000),
+    logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),
   });
 }

@@ -1,7 +1,17 @@
+import path from 'node:path';
 import { createClient } from 'redis';
+import { MemoryCacheBackend } from '../gateway/cache/memory-cache-backend.js';
+import { RedisCacheBackend } from '../gateway/cache/redis-cache-backend.js';
+import { ResponseCache } from '../gateway/cache/response-cache.js';
+import { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
+import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
+import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
+import { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import { createDb, type DbOptions } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
+import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { SecretBox } from '../store/secret-box.js';
+import { UpstreamClient } from '../gateway/transport/upstream-client.js';
 import { Store } from '../store/store.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import type { Config } from './config.js';
@@ -14,6 +24,8 @@ export interface ServiceOptions {
   db?: DbOptions;
   now?: () => number;
   logger?: Logger;
+  /** Tests only: provider name -> origin of a fake upstream, for providers with a fixed host. */
+  upstreamOriginOverrides?: Readonly<Record<string, string>>;
 }
 
 async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
@@ -32,29 +44,53 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   const bus: InvalidationBus = redis ? await RedisInvalidationBus.connect(redis, config.redisPrefix, logger) : new LocalInvalidationBus();
   const store = new Store(db);
+  const secrets = new SecretBox(config.encryptionKey);
   const now = options.now ?? Date.now;
+  const semanticCache = new SemanticStore(store, bus, now, logger);
+  const requestLogs = new BatchingLogSink(
+    store.requestLogs,
+    {
+      batchSize: config.logBatchSize,
+      flushIntervalMs: config.logFlushIntervalMs,
+      maxQueue: config.logQueueMax,
+      headersToMask: config.headersToMask,
+      maxBodyBytes: config.logBodyMaxBytes,
+    },
+    logger,
+  );
+  const logExports = new LogExportRunner(store, { dir: path.join(config.dataDir, 'exports') }, now, logger);
+  await logExports.resumeInterrupted();
+  const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays }, now, logger);
+  logRetention.start();
+  const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   return {
     config,
     db,
     store,
     redis,
     bus,
-    secrets: new SecretBox(config.encryptionKey),
+    secrets,
     authenticator: new ApiKeyAuthenticator(store, bus, now),
     logger,
-    // Placeholders until the log writer and the providers/configs store land: nothing is saved yet.
-    requestLogs: { record: () => undefined, flush: async () => undefined },
-    savedResources: {
-      provider: async () => undefined,
-      config: async () => undefined,
-      organisationSettings: async () => ({}),
-    },
+    requestLogs,
+    logExports,
+    logRetention,
+    savedResources: new StoreSavedResources(store, secrets, bus),
+    responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
+    semanticCache,
+    upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),
     now,
   };
 }
 
-/** Closes in dependency order: bus, Redis, then the database. */
+/** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */
 export async function closeServices(services: Services): Promise<void> {
+  // Logs first, while the database is still open: shutdown drains the queue.
+  await services.requestLogs.flush();
+  await services.logExports.close();
+  await services.logRetention.stop();
+  await services.semanticCache.idle();
+  await services.upstreams.close();
   await services.bus.close();
   if (services.redis?.isOpen) await services.redis.quit();
   await services.db.destroy();

@@ -1,6 +1,11 @@
 import type { Knex } from 'knex';
+import type { ResponseCache } from '../gateway/cache/response-cache.js';
+import type { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
 import type { RequestLogSink } from '../gateway/request-log.js';
+import type { LogExportRunner } from '../gateway/logs/log-export-runner.js';
+import type { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import type { SavedResources } from '../gateway/saved-resources.js';
+import type { UpstreamClient } from '../gateway/transport/upstream-client.js';
 import type { createClient } from 'redis';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
@@ -23,8 +28,18 @@ export interface Services {
   logger: Logger;
   /** Where every gateway request's log entry goes (batched writer). */
   requestLogs: RequestLogSink;
+  /** Background log exports (resumed on start). */
+  logExports: LogExportRunner;
+  /** Deletes logs past GW_LOG_RETENTION_DAYS, in small batches. */
+  logRetention: LogRetentionJob;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
+  /** The response cache (simple and semantic) that routing consults per target. */
+  responseCache: ResponseCache;
+  /** Semantic-cache vectors: persisted in the store, searched in memory, synced over the bus. */
+  semanticCache: SemanticStore;
+  /** Pooled keep-alive connections to providers and custom hosts. */
+  upstreams: UpstreamClient;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
 }

@@ -7,6 +7,8 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../server/err
 import type { ApiKeyRecord, ApiKeySubType, ApiKeyType } from '../../store/repositories/api-keys.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { presentApiKey } from './present.js';
+import { assertCreatorMayGrant, assertUserKeyWithinRole } from './role-ceiling.js';
+import { enforcedUserKeyRotation } from './rotation-policy.js';
 import { nextRotationAt, rotationDays, type RotationInput } from './rotation.js';
 
 interface NewKeyInput extends RotationInput {
@@ -44,7 +46,7 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
   const { store, now } = call.services;
   assertGrantable(principal, input.scopes);
   assertFuture(input.expires_at, now());
-  const days = rotationDays(input);
+  let days = rotationDays(input);
   let workspaceId: string | null = null;
   let userId: string | null = null;
   if (type === 'organisation') {
@@ -52,10 +54,13 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
   } else {
     workspaceId = (await resolveWorkspace(call, principal, input.workspace_id!)).id;
   }
+  await assertCreatorMayGrant(store, principal, type, workspaceId, input.scopes);
   if (subType === 'user') {
     userId = input.user_id ?? principal.userId;
     if (!userId) throw new ValidationError('user_id is required: this key acts for no user', 'user_id');
     if (!(await store.users.get(principal.organisationId, userId))) throw new NotFoundError('User', userId);
+    await assertUserKeyWithinRole(store, principal.organisationId, userId, workspaceId!, input.scopes);
+    days = await enforcedUserKeyRotation(store, principal.organisationId, days);
   }
   const secret = generateApiKeySecret();
   const record = await store.apiKeys.create(
@@ -71,6 +76,7 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
       key_hash: hashApiKeySecret(secret),
       masked_key: maskApiKeySecret(secret),
       expires_at: input.expires_at ?? null,
+      // An enforced cadence is stored in days even when the request named it weekly/monthly.
       rotation_period: input.rotation_period ?? null,
       rotation_period_days: input.rotation_period ? null : days,
       next_rotation_at: nextRotationAt(days, now()),
@@ -127,7 +133,11 @@ export const updateApiKey: Handler = async (c, call) => {
   const record = await visibleKey(call, pathId(c));
   const input = body<'updateApiKey'>(c) as Partial<NewKeyInput> & { description?: string | null; expires_at?: string | null };
   const { store, bus, now } = call.services;
-  if (input.scopes) assertGrantable(principal, input.scopes);
+  if (input.scopes) {
+    assertGrantable(principal, input.scopes);
+    await assertCreatorMayGrant(store, principal, record.type, record.workspace_id, input.scopes);
+    if (record.user_id && record.workspace_id) await assertUserKeyWithinRole(store, principal.organisationId, record.user_id, record.workspace_id, input.scopes);
+  }
   assertFuture(input.expires_at, now());
   const changes: Partial<ApiKeyRecord> = {};
   if (input.name !== undefined) changes.name = input.name;
@@ -135,7 +145,8 @@ export const updateApiKey: Handler = async (c, call) => {
   if (input.scopes !== undefined) changes.scopes = input.scopes;
   if (input.expires_at !== undefined) changes.expires_at = input.expires_at;
   if (input.rotation_period !== undefined || input.rotation_period_days !== undefined) {
-    const days = rotationDays(input);
+    let days = rotationDays(input);
+    if (record.sub_type === 'user') days = await enforcedUserKeyRotation(store, principal.organisationId, days);
     changes.rotation_period = input.rotation_period ?? null;
     changes.rotation_period_days = input.rotation_period ? null : days;
     changes.next_rotation_at = nextRotationAt(days, now());

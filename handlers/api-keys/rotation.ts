@@ -19,3 +19,9 @@ export function rotationDays(input: RotationInput): number | null {
 export function nextRotationAt(days: number | null, from: number): string | null {
   return days === null ? null : new Date(from + days * 86_400_000).toISOString();
 }
+
+/** The organisation's user_api_key_rotation_period: weekly/monthly are kept as 7/30 days, the one form keys are compared against. */
+export function normaliseRotationPeriod(value: number | string | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'number' ? value : PERIOD_DAYS[value as keyof typeof PERIOD_DAYS];
+}

@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
 import * as foundation from './001_foundation.js';
+import * as peopleAndAudit from './002_people_and_audit.js';
+import * as providersConfigs from './003_providers_configs.js';
+import * as requestLogs from './004_request_logs.js';
+import * as semanticCache from './005_semantic_cache.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -7,4 +11,8 @@ import * as foundation from './001_foundation.js';
  */
 export const migrations: Record<string, Knex.Migration> = {
   '001_foundation': foundation,
+  '002_people_and_audit': peopleAndAudit,
+  '003_providers_configs': providersConfigs,
+  '004_request_logs': requestLogs,
+  '005_semantic_cache': semanticCache,
 };

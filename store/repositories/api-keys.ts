@@ -85,4 +85,19 @@ export class ApiKeysRepository {
     if (changes.scopes) values.scopes = toJson(changes.scopes);
     await this.db('api_keys').where({ organisation_id: organisationId, id }).update(values);
   }
+
+  /** Revokes the active keys matching the filter (a removed user, a left workspace) and returns their ids. */
+  async revokeWhere(organisationId: string, filter: { user_id?: string; workspace_id?: string }, now: string): Promise<string[]> {
+    const ids = (await this.db('api_keys').where({ organisation_id: organisationId, status: 'active', ...filter }).select('id')).map(
+      (row: { id: string }) => row.id,
+    );
+    if (ids.length) {
+      await this.db('api_keys').whereIn('id', ids).update({ status: 'revoked', previous_key_hash: null, updated_at: now });
+    }
+    return ids;
+  }
+
+  async idsInWorkspace(workspaceId: string): Promise<string[]> {
+    return (await this.db('api_keys').where({ workspace_id: workspaceId }).select('id')).map((row: { id: string }) => row.id);
+  }
 }

@@ -13,6 +13,30 @@ export interface Organisation {
 
 type Row = Omit<Organisation, 'settings'> & { settings: unknown };
 
+/** Organisations created from this day on block inline provider/config selection unless they opt out. */
+export const BLOCK_INLINE_CONFIG_DEFAULT_FROM = '2026-06-19T00:00:00.000Z';
+
+/**
+ * The settings as the gateway and the Admin API see them: stored values over defaults, and
+ * block_inline_config forced on when the deployment says so (BLOCK_INLINE_CONFIG=true).
+ */
+export function effectiveSettings(organisation: Organisation, forceBlockInlineConfig: boolean): Record<string, unknown> {
+  const stored = organisation.settings;
+  const blockByDefault = organisation.created_at >= BLOCK_INLINE_CONFIG_DEFAULT_FROM;
+  return {
+    user_api_key_auto_create: false,
+    default_workspace_user_api_key_auto_create: false,
+    user_api_key_auto_create_scopes: [],
+    disable_auto_provision_user: false,
+    export_settings: { deniedFields: [] },
+    email_domains: [],
+    user_api_key_rotation_period: null,
+    security_settings: {},
+    ...stored,
+    block_inline_config: forceBlockInlineConfig || (typeof stored.block_inline_config === 'boolean' ? stored.block_inline_config : blockByDefault),
+  };
+}
+
 const toOrganisation = (row: Row): Organisation => ({ ...row, settings: fromJson(row.settings, {}) });
 
 export class OrganisationsRepository {
@@ -32,6 +56,12 @@ export class OrganisationsRepository {
   async first(): Promise<Organisation | undefined> {
     const row = await this.db('organisations').orderBy('created_at').first();
     return row ? toOrganisation(row) : undefined;
+  }
+
+  /** effectiveSettings of one organisation; what SavedResources.organisationSettings serves (and caches). */
+  async settingsOf(id: string, forceBlockInlineConfig: boolean): Promise<Record<string, unknown> | undefined> {
+    const organisation = await this.get(id);
+    return organisation ? effectiveSettings(organisation, forceBlockInlineConfig) : undefined;
   }
 
   async updateSettings(id: string, settings: Record<string, unknown>, now: string): Promise<void> {

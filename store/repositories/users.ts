@@ -47,7 +47,21 @@ export class UsersRepository {
     return this.db('users').where({ organisation_id: organisationId, id }).first();
   }
 
+  async findByEmail(organisationId: string, email: string): Promise<User | undefined> {
+    return this.db('users').where({ organisation_id: organisationId, email: email.toLowerCase() }).first();
+  }
+
+  /** Active users only; removed users stay as rows so audit entries and keys keep their author. */
   list(organisationId: string, page: PageRequest): Promise<Page<User>> {
-    return paginate(this.db('users').where({ organisation_id: organisationId }), page, (row: User) => row);
+    return paginate(this.db('users').where({ organisation_id: organisationId, status: 'active' }), page, (row: User) => row);
+  }
+
+  async update(organisationId: string, id: string, changes: Partial<Pick<User, 'first_name' | 'last_name' | 'role' | 'status'>>, now: string): Promise<void> {
+    await this.db('users').where({ organisation_id: organisationId, id }).update({ ...changes, updated_at: now });
+  }
+
+  async countOwners(organisationId: string): Promise<number> {
+    const row = await this.db('users').where({ organisation_id: organisationId, role: 'owner', status: 'active' }).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
   }
 }

@@ -74,7 +74,31 @@ export class WorkspacesRepository {
     return row ? toWorkspace(row) : undefined;
   }
 
-  list(organisationId: string, page: PageRequest): Promise<Page<Workspace>> {
-    return paginate(this.db('workspaces').where({ organisation_id: organisationId }), page, toWorkspace);
+  list(organisationId: string, page: PageRequest, onlyId?: string): Promise<Page<Workspace>> {
+    const query = this.db('workspaces').where({ organisation_id: organisationId });
+    if (onlyId) query.andWhere({ id: onlyId });
+    return paginate(query, page, toWorkspace);
+  }
+
+  async update(
+    organisationId: string,
+    id: string,
+    changes: Partial<Pick<Workspace, 'name' | 'slug' | 'description' | 'defaults' | 'settings'>>,
+    now: string,
+  ): Promise<void> {
+    const row: Record<string, unknown> = { ...changes, updated_at: now };
+    if (changes.defaults) row.defaults = toJson(changes.defaults);
+    if (changes.settings) row.settings = toJson(changes.settings);
+    await this.db('workspaces').where({ organisation_id: organisationId, id }).update(row);
+  }
+
+  /** Workspaces whose defaults.user_api_key_config is this config id (a config delete is refused while any is). */
+  async defaultingToConfig(organisationId: string, configId: string): Promise<Workspace[]> {
+    const rows = await this.db('workspaces').where({ organisation_id: organisationId }).whereNotNull('defaults');
+    return rows.map(toWorkspace).filter((workspace) => workspace.defaults.user_api_key_config === configId);
+  }
+
+  async delete(organisationId: string, id: string): Promise<void> {
+    await this.db('workspaces').where({ organisation_id: organisationId, id }).delete();
   }
 }

@@ -31,6 +31,8 @@ export interface TestAppOptions {
   now?: () => number;
   /** Share a database schema with another app (multi-instance tests): pass its services.db options. */
   sharedDb?: Awaited<ReturnType<typeof privateDb>>;
+  /** Provider name -> origin of a fake upstream, for fixed-host providers (openai, azure-openai, ...). */
+  upstreamOriginOverrides?: Record<string, string>;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const db = options.sharedDb ?? (await privateDb(options.engine?.databaseUrl));
-  const services = await createServices(config, { db: db.options, now: options.now });
+  const services = await createServices(config, { db: db.options, now: options.now, upstreamOriginOverrides: options.upstreamOriginOverrides });
   const boot = await bootstrap(services);
   const app = await createApp(services);
   const server: Server = createServer(app.listener);

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import knexFactory from 'knex';
 import type { DbOptions } from '../../store/db.js';
 
@@ -20,4 +23,14 @@ export async function privateDb(databaseUrl?: string): Promise<{ options: DbOpti
       await cleanup.destroy();
     },
   };
+}
+
+/**
+ * A database several test apps can share (multi-instance tests): a temporary SQLite file (an
+ * in-memory one cannot be shared across connections), or a fresh Postgres schema.
+ */
+export async function sharedDb(databaseUrl?: string): Promise<{ options: DbOptions; drop: () => Promise<void> }> {
+  if (databaseUrl) return privateDb(databaseUrl);
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-shared-db-'));
+  return { options: { sqliteFile: path.join(dir, 'gw.sqlite') }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }

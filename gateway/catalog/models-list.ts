@@ -1,0 +1,89 @@
+/**
+ * GET /v1/models: the bundled catalog when the caller names no provider (or asks for it with
+ * x-gw-fetch-integrated-models: true); otherwise the selected provider's own list, proxied.
+ */
+import type { Call } from '../../server/call.js';
+import { principalOf } from '../../server/call.js';
+import { UpstreamError } from '../../server/errors.js';
+import type { ModelList } from '../providers/types.js';
+import { resolveLeafTarget } from '../resolve/leaf-target.js';
+import { resolveProviderPlan } from '../resolve/provider-plan.js';
+import type { ConfigNode } from '../routing/config-node.js';
+import { inherit, rootSettings } from '../routing/inheritance.js';
+import { UpstreamAttempt } from '../transport/upstream-attempt.js';
+import { KNOWN_MODELS } from './known-models.js';
+
+const PROVIDER_SIGNALS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
+/** Catalog entries carry no real creation date. */
+const CATALOG_CREATED = 0;
+
+export function catalog(provider?: string): ModelList {
+  const data: ModelList['data'] = [];
+  for (const [name, ids] of Object.entries(KNOWN_MODELS)) {
+    if (provider !== undefined && name !== provider) continue;
+    for (const id of ids) data.push({ id, object: 'model', created: CATALOG_CREATED, owned_by: name, provider: name });
+  }
+  return { object: 'list', data };
+}
+
+/** The leaf a models list asks: the config's first target at every level. */
+function firstLeaf(config: ConfigNode): ConfigNode {
+  let node = config;
+  let settings = rootSettings(config);
+  while (node.targets?.length) {
+    node = node.targets[0]!;
+    settings = inherit(settings, node);
+  }
+  return settings;
+}
+
+export async function listModels(call: Call): Promise<ModelList> {
+  const headers = call.req.headers;
+  const wantsCatalog = headers['x-gw-fetch-integrated-models'] === 'true' || !PROVIDER_SIGNALS.some((name) => headers[name] !== undefined);
+  if (wantsCatalog) return catalog();
+
+  const principal = principalOf(call);
+  const { services } = call;
+  const plan = await resolveProviderPlan({
+    headers,
+    model: '',
+    organisationId: principal.organisationId,
+    workspaceId: principal.gatewayWorkspaceId,
+    savedResources: services.savedResources,
+    blockInlineConfig: services.config.blockInlineConfig,
+  });
+  const { adapter, target, guarded } = await resolveLeafTarget({
+    settings: firstLeaf(plan.config),
+    model: '',
+    headers,
+    forwardHeaderNames: [],
+    organisationId: principal.organisationId,
+    workspaceId: principal.gatewayWorkspaceId,
+    savedResources: services.savedResources,
+    trustedHosts: services.config.trustedCustomHosts,
+  });
+  if (!adapter.buildModelsRequest || !adapter.parseModelsResponse) return catalog(adapter.name);
+
+  const upstream = await adapter.buildModelsRequest(target);
+  const clientGone = new AbortController();
+  const attempt = new UpstreamAttempt(services.config.requestTimeoutMs, clientGone.signal);
+  try {
+    const response = await services.upstreams.send(upstream, { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt.signal });
+    const text = await response.body.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Kept as text for the error message.
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const parsed = adapter.parseError(response.statusCode, body);
+      throw new UpstreamError(response.statusCode, parsed.message, parsed.code ?? 'upstream_error');
+    }
+    return adapter.parseModelsResponse(body);
+  } catch (error) {
+    throw attempt.failure(error);
+  } finally {
+    attempt.dispose();
+  }
+}

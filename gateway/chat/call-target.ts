@@ -1,0 +1,87 @@
+/**
+ * One attempt at one routing leaf: resolve the leaf's provider, let the adapter build the
+ * upstream request, send it with the attempt's timeout, and map the answer. Every failure becomes
+ * a routing Outcome (failureFromError) so retries and fallbacks can act on it.
+ */
+import type { Dispatcher } from 'undici';
+import { UpstreamError } from '../../server/errors.js';
+import type { ChatContext, ChatRequest } from '../providers/types.js';
+import { resolveLeafTarget } from '../resolve/leaf-target.js';
+import { failureFromError, type Outcome } from '../routing/outcome.js';
+import type { Leaf } from '../routing/strategy-tree.js';
+import { UpstreamAttempt } from '../transport/upstream-attempt.js';
+import type { ChatState } from './chat-state.js';
+import type { UpstreamAnswer } from './upstream-answer.js';
+
+async function readJson(body: Dispatcher.ResponseData['body']): Promise<unknown> {
+  const text = await body.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function lowerCaseHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/** `thinking` reaches an adapter only when strict OpenAI compliance is off. */
+function forTarget(request: Record<string, unknown>, strict: boolean): ChatRequest {
+  if (!strict || request.thinking === undefined) return request as ChatRequest;
+  const { thinking: _dropped, ...rest } = request;
+  return rest as ChatRequest;
+}
+
+export async function callTarget(state: ChatState, leaf: Leaf, request: Record<string, unknown>, timeoutMs: number): Promise<Outcome<UpstreamAnswer>> {
+  const { services } = state.call;
+  let attempt: UpstreamAttempt | undefined;
+  let upstreamHeaders: Record<string, string> | undefined;
+  try {
+    const { adapter, target, guarded } = await resolveLeafTarget({
+      settings: leaf.settings,
+      model: request.model as string,
+      headers: state.call.req.headers,
+      forwardHeaderNames: state.headers!.forwardHeaderNames,
+      organisationId: state.principal.organisationId,
+      workspaceId: state.principal.gatewayWorkspaceId,
+      savedResources: services.savedResources,
+      trustedHosts: services.config.trustedCustomHosts,
+    });
+    state.provider = target.provider;
+    state.model = request.model as string;
+    const context: ChatContext = {
+      target,
+      request: forTarget(request, target.strictOpenAiCompliance !== false),
+      stream: state.stream,
+      created: Math.floor(state.call.startedAt / 1000),
+      id: `chatcmpl-${state.id}`,
+    };
+    const upstream = await adapter.buildChatRequest(context);
+    attempt = new UpstreamAttempt(timeoutMs, state.clientGone.signal);
+    const response = await services.upstreams.send(upstream, {
+      provider: target.provider,
+      customHost: target.customHost !== undefined,
+      guarded,
+      signal: attempt.signal,
+    });
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      upstreamHeaders = lowerCaseHeaders(response.headers);
+      const parsed = adapter.parseError(response.statusCode, await readJson(response.body));
+      const retryAfter = upstreamHeaders['retry-after'];
+      throw new UpstreamError(response.statusCode, parsed.message, parsed.code ?? 'upstream_error', retryAfter ? { headers: { 'retry-after': retryAfter } } : {});
+    }
+    if (state.stream) {
+      return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: adapter.createStreamTranslator(context), attempt } };
+    }
+    const completion = adapter.parseChatResponse(await response.body.json(), context);
+    attempt.dispose();
+    return { ok: true, status: response.statusCode, value: { kind: 'json', completion } };
+  } catch (error) {
+    attempt?.abort();
+    return failureFromError(attempt ? attempt.failure(error) : error, upstreamHeaders);
+  }
+}

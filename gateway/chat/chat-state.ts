@@ -1,0 +1,43 @@
+/** What the chat pipeline knows about one request as its stages run. */
+import type { Call } from '../../server/call.js';
+import type { ApiError } from '../../server/errors.js';
+import type { Principal } from '../../server/auth/principal.js';
+import type { CacheStatus } from '../cache/response-cache.js';
+import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
+import type { ProviderPlan } from '../resolve/provider-plan.js';
+import type { RouteReport, Served } from '../routing/route-request.js';
+import type { GatewayHeaders } from './gateway-headers.js';
+import type { UpstreamAnswer } from './upstream-answer.js';
+
+export interface ChatState {
+  readonly call: Call;
+  readonly principal: Principal;
+  /** The body as validated by the spec; stages may replace it (the `@slug/` model prefix removed). */
+  request: ChatRequest;
+  readonly stream: boolean;
+  /** The client asked for the final usage chunk. */
+  readonly includeUsage: boolean;
+  /** Log entry id; also the completion id when a provider gives none. */
+  readonly id: string;
+  /** Fires when the client goes away before the answer is complete. */
+  readonly clientGone: AbortController;
+  headers?: GatewayHeaders;
+  plan?: ProviderPlan;
+  served?: Served<UpstreamAnswer>;
+  route?: RouteReport;
+  // What the log and the response headers report.
+  provider: string | null;
+  model: string | null;
+  status: number;
+  cacheStatus: CacheStatus;
+  usage?: Usage;
+  completion?: ChatCompletion;
+  error?: ApiError;
+  firstByteMs: number | null;
+}
+
+/** A step of the pipeline. Returning `'done'` ends it early (the answer is ready or written). */
+export interface ChatStage {
+  readonly name: string;
+  run(state: ChatState): Promise<void | 'done'> | void | 'done';
+}

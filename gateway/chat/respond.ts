@@ -1,0 +1,87 @@
+/**
+ * The respond stage: a JSON completion (returned to the handler, which the post-response step
+ * serialises), or a stream written here as it arrives. A stream that fails after it started ends
+ * with one `data: {"error": ...}` event and no `[DONE]`, and the failure is what gets logged.
+ */
+import { ApiError, errorBody } from '../../server/errors.js';
+import { completionToChunks } from '../cache/completion-replay.js';
+import { StreamAssembler } from '../cache/stream-assembler.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../providers/types.js';
+import type { UpstreamAttempt } from '../transport/upstream-attempt.js';
+import type { ChatState } from './chat-state.js';
+import { SseWriter } from './sse-writer.js';
+import type { UpstreamAnswer } from './upstream-answer.js';
+
+/** Response headers that say who served: x-gw-provider, and with a config the route taken. */
+export function servedHeaders(state: ChatState): Record<string, string> {
+  const headers: Record<string, string> = { 'x-gw-cache-status': state.cacheStatus };
+  if (state.provider) headers['x-gw-provider'] = state.provider;
+  if (state.route) {
+    headers['x-gw-retry-attempt-count'] = String(state.route.retries);
+    if (state.plan?.mode === 'config') headers['x-gw-last-used-option-index'] = state.route.path;
+  }
+  return headers;
+}
+
+function isUsageOnly(chunk: ChatCompletionChunk): boolean {
+  return chunk.choices.length === 0 && chunk.usage != null;
+}
+
+export async function streamCompletion(state: ChatState, completion: ChatCompletion): Promise<void> {
+  const writer = new SseWriter(state.call.res);
+  writer.start(servedHeaders(state));
+  state.firstByteMs = state.call.services.now() - state.call.startedAt;
+  for (const chunk of completionToChunks(completion, state.includeUsage)) await writer.data(chunk);
+  await writer.data('[DONE]');
+  writer.end();
+}
+
+export async function streamUpstream(state: ChatState, answer: Extract<UpstreamAnswer, { kind: 'stream' }>, store: ((completion: ChatCompletion) => Promise<void>) | undefined): Promise<void> {
+  const { call } = state;
+  const writer = new SseWriter(call.res);
+  writer.start(servedHeaders(state));
+  const assembler = store ? new StreamAssembler() : undefined;
+  let usageSent = false;
+  const emit = async (chunks: ChatCompletionChunk[]) => {
+    for (const chunk of chunks) {
+      state.firstByteMs ??= call.services.now() - call.startedAt;
+      assembler?.push(chunk);
+      if (isUsageOnly(chunk)) {
+        if (!state.includeUsage) continue;
+        usageSent = true;
+      }
+      await writer.data(chunk);
+    }
+  };
+  const { translator, attempt } = answer;
+  try {
+    for await (const bytes of answer.body) await emit(translator.push(bytes));
+    await emit(translator.end());
+  } catch (error) {
+    state.usage = translator.usage();
+    finishWithError(state, writer, attempt, error);
+    return;
+  }
+  attempt.dispose();
+  state.usage = translator.usage();
+  if (state.includeUsage && !usageSent) {
+    const usage = state.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    await writer.data({ id: `chatcmpl-${state.id}`, object: 'chat.completion.chunk', created: Math.floor(call.startedAt / 1000), model: state.model ?? '', choices: [], usage });
+  }
+  await writer.data('[DONE]');
+  writer.end();
+  const completion = assembler?.completion();
+  if (completion && store) void store(completion);
+}
+
+function finishWithError(state: ChatState, writer: SseWriter, attempt: UpstreamAttempt, error: unknown): void {
+  attempt.abort();
+  const failure: ApiError = attempt.failure(error);
+  state.error = failure;
+  state.status = failure.status;
+  if (writer.open) {
+    // Written directly: the client may be gone, and nothing more follows.
+    state.call.res.write(`data: ${JSON.stringify(errorBody(failure))}\n\n`);
+  }
+  writer.end();
+}

@@ -1,0 +1,55 @@
+/**
+ * Runs the chat stages for one request and logs it whatever happens. Returns the completion for
+ * the handler to answer with, or undefined when the answer was streamed.
+ */
+import { randomUUID } from 'node:crypto';
+import { ApiError, InternalError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../server/call.js';
+import type { ChatCompletion, ChatRequest } from '../providers/types.js';
+import type { ChatState } from './chat-state.js';
+import { chatLogEntry } from './log-entry.js';
+import { servedHeaders } from './respond.js';
+import { chatStages } from './stages.js';
+
+export interface ChatResult {
+  completion?: ChatCompletion;
+  headers: Record<string, string>;
+}
+
+export async function runChat(call: Call, request: ChatRequest): Promise<ChatResult> {
+  const clientGone = new AbortController();
+  const state: ChatState = {
+    call,
+    principal: principalOf(call),
+    request,
+    stream: request.stream === true,
+    includeUsage: request.stream === true && request.stream_options?.include_usage === true,
+    id: randomUUID(),
+    clientGone,
+    provider: null,
+    model: null,
+    status: 200,
+    cacheStatus: 'DISABLED',
+    firstByteMs: null,
+  };
+  const onClose = () => {
+    if (!call.res.writableFinished) clientGone.abort();
+  };
+  call.res.once('close', onClose);
+  try {
+    for (const stage of chatStages) {
+      if ((await stage.run(state)) === 'done') break;
+    }
+    return { completion: state.stream ? undefined : state.completion, headers: servedHeaders(state) };
+  } catch (error) {
+    const failure = error instanceof ApiError ? error : new InternalError(call.traceId);
+    if (!(error instanceof ApiError)) call.services.logger.error({ err: error, traceId: call.traceId }, 'chat pipeline failed');
+    state.error = failure;
+    state.status = failure.status;
+    if (!call.res.headersSent) for (const [name, value] of Object.entries(servedHeaders(state))) call.res.setHeader(name, value);
+    throw failure;
+  } finally {
+    call.res.off('close', onClose);
+    call.services.requestLogs.record(chatLogEntry(state));
+  }
+}

@@ -1,0 +1,113 @@
+import type { Logger } from '../../server/logger.js';
+import type { RequestLogEntry, RequestLogSink } from '../request-log.js';
+import { prepareEntry } from './prepare-entry.js';
+
+export interface LogWriter {
+  insertMany(entries: RequestLogEntry[]): Promise<void>;
+}
+
+export interface BatchingLogSinkOptions {
+  /** Entries per write; a full batch is written at once instead of waiting for the timer. */
+  batchSize: number;
+  /** Longest an entry waits in memory before it is written (the most a hard crash can lose). */
+  flushIntervalMs: number;
+  /** Queue cap: past it the oldest entries are dropped, counted and warned about. */
+  maxQueue: number;
+  /** Lower-cased header names whose values are hashed (ORGANISATION_HEADERS_TO_MASK). */
+  headersToMask: readonly string[];
+  maxBodyBytes: number;
+}
+
+/**
+ * The request log writer. `record` only pushes onto an in-memory queue (no I/O on the request
+ * path); a timer and full batches trigger multi-row inserts, one write at a time. A failed
+ * write puts its batch back at the front and is retried on the next tick, within the cap.
+ */
+export class BatchingLogSink implements RequestLogSink {
+  private queue: RequestLogEntry[] = [];
+  private writing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly masked: ReadonlySet<string>;
+  /** Entries dropped because the queue was full (the database was slower than the traffic). */
+  dropped = 0;
+  private lastDropWarning = 0;
+
+  constructor(
+    private readonly writer: LogWriter,
+    private readonly options: BatchingLogSinkOptions,
+    private readonly logger: Logger,
+  ) {
+    this.masked = new Set(options.headersToMask.map((name) => name.toLowerCase()));
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  record(entry: RequestLogEntry): void {
+    try {
+      this.queue.push(prepareEntry(entry, this.masked, this.options.maxBodyBytes));
+      this.enforceCap();
+      if (this.queue.length >= this.options.batchSize) this.kick();
+      else this.timer ??= setTimeout(() => this.kick(), this.options.flushIntervalMs).unref();
+    } catch (error) {
+      this.logger.error({ err: error instanceof Error ? error.message : error }, 'request log entry could not be queued');
+    }
+  }
+
+  async flush(): Promise<void> {
+    this.clearTimer();
+    while (this.writing || this.queue.length) {
+      if (this.writing) await this.writing;
+      else if (!(await this.writeBatch())) break;
+    }
+  }
+
+  private kick(): void {
+    this.clearTimer();
+    if (this.writing) return;
+    this.writing = this.drain().finally(() => {
+      this.writing = undefined;
+      if (this.queue.length) this.timer ??= setTimeout(() => this.kick(), this.options.flushIntervalMs).unref();
+    });
+  }
+
+  /** Writes full batches back to back, then leaves a partial one to the timer. */
+  private async drain(): Promise<void> {
+    do {
+      if (!(await this.writeBatch())) return;
+    } while (this.queue.length >= this.options.batchSize);
+  }
+
+  /** Writes one batch; false when it failed (the batch is back in the queue). */
+  private async writeBatch(): Promise<boolean> {
+    const batch = this.queue.splice(0, this.options.batchSize);
+    if (!batch.length) return true;
+    try {
+      await this.writer.insertMany(batch);
+      return true;
+    } catch (error) {
+      this.queue.unshift(...batch);
+      this.enforceCap();
+      this.logger.error({ err: error instanceof Error ? error.message : error, entries: batch.length }, 'request log batch write failed; will retry');
+      return false;
+    }
+  }
+
+  private enforceCap(): void {
+    const over = this.queue.length - this.options.maxQueue;
+    if (over <= 0) return;
+    this.queue.splice(0, over);
+    this.dropped += over;
+    const now = Date.now();
+    if (now - this.lastDropWarning > 10_000) {
+      this.lastDropWarning = now;
+      this.logger.warn({ dropped_total: this.dropped, max_queue: this.options.maxQueue }, 'request log queue full: dropped the oldest entries');
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

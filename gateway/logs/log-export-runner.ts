@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, rm, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../../server/logger.js';
+import type { LogExportRecord } from '../../store/repositories/log-exports.js';
+import type { Store } from '../../store/store.js';
+import { toLogFilter } from './log-filter-input.js';
+import { pickFields, presentLog } from './present-log.js';
+
+export interface LogExportRunnerOptions {
+  /** Where export files live (config.dataDir/exports). */
+  dir: string;
+  /** Rows read and written per step; progress is checkpointed after each. */
+  pageSize?: number;
+}
+
+/**
+ * Runs log exports in the background of this process: pages through the matching logs oldest
+ * first, appends JSON lines to `<dir>/<id>.jsonl` and checkpoints (keyset cursor, bytes written,
+ * rows) in log_exports after every page. A cancel is seen at the next page. On start, exports
+ * left in_progress by a stop or crash are resumed: the file is cut back to the last checkpoint
+ * and writing goes on from its cursor, so no row is lost or written twice.
+ */
+export class LogExportRunner {
+  private readonly active = new Map<string, Promise<void>>();
+  private closing = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: LogExportRunnerOptions,
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  filePath(id: string): string {
+    return path.join(this.options.dir, `${id}.jsonl`);
+  }
+
+  /** Starts processing an in_progress export unless it already runs here. */
+  run(id: string): void {
+    if (this.closing || this.active.has(id)) return;
+    const job = this.process(id)
+      .catch((error: unknown) => this.fail(id, error))
+      .finally(() => this.active.delete(id));
+    this.active.set(id, job);
+  }
+
+  async resumeInterrupted(): Promise<void> {
+    for (const id of await this.store.logExports.idsInStatus('in_progress')) this.run(id);
+  }
+
+  /** Resolves when no export is being processed (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.active.size) await Promise.all(this.active.values());
+  }
+
+  /** Stops after the current page; unfinished exports stay in_progress and resume on the next start. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.idle();
+  }
+
+  async removeFile(id: string): Promise<void> {
+    await rm(this.filePath(id), { force: true });
+  }
+
+  private iso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  private async process(id: string): Promise<void> {
+    const found = await this.store.logExports.getById(id);
+    if (!found || found.status !== 'in_progress') return;
+    let record = found;
+    const filter = toLogFilter(record.organisation_id, record.workspace_id ?? undefined, record.filters);
+    const file = this.filePath(id);
+    await mkdir(this.options.dir, { recursive: true });
+    // Lines past the last checkpoint were written but not recorded: drop them before going on.
+    if (existsSync(file)) await truncate(file, record.bytes_written);
+    else await writeFile(file, '');
+    const pageSize = this.options.pageSize ?? 1000;
+    while (!this.closing) {
+      const rows = await this.store.requestLogs.pageAscending(filter, record.resume_cursor, pageSize);
+      if (!rows.length) {
+        await this.store.logExports.transition(id, ['in_progress'], 'success', { finished_at: this.iso() }, this.iso());
+        return;
+      }
+      const text = rows.map((row) => JSON.stringify(pickFields(presentLog(row), record.requested_fields)) + '\n').join('');
+      // Re-read before writing: a cancel (or delete) since the last page stops the export here.
+      const current = await this.store.logExports.getById(id);
+      if (!current || current.status !== 'in_progress' || current.archived_at) return;
+      await appendFile(file, text);
+      const last = rows[rows.length - 1]!;
+      const progress: Pick<LogExportRecord, 'resume_cursor' | 'bytes_written' | 'processed_rows'> = {
+        resume_cursor: [last.created_at, last.id],
+        bytes_written: record.bytes_written + Buffer.byteLength(text),
+        processed_rows: record.processed_rows + rows.length,
+      };
+      await this.store.logExports.update(id, progress, this.iso());
+      record = { ...record, ...progress };
+    }
+  }
+
+  private async fail(id: string, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    this.logger.error({ export_id: id, err: message }, 'log export failed');
+    await this.store.logExports
+      .transition(id, ['in_progress'], 'failed', { error: { code: 'export_failed', message }, finished_at: this.iso() }, this.iso())
+      .catch(() => undefined);
+  }
+}

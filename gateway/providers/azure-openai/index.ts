@@ -1,0 +1,38 @@
+/**
+ * Azure OpenAI (cloud1): the OpenAI wire format at
+ * https://{resource}.openai.azure.com/openai/deployments/{deployment}/chat/completions?api-version=...,
+ * keyed by an `api-key` header. The deployment decides the model; the body's `model` is kept for
+ * the answer. A custom host replaces the resource's origin.
+ */
+import { ValidationError } from '../../../server/errors.js';
+import { createOpenAiCompatibleAdapter } from '../openai-compatible/adapter.js';
+import { assertTokenLimitField } from '../openai/model-family.js';
+import type { ProviderTarget } from '../types.js';
+
+function required(value: string | undefined, header: string): string {
+  if (!value) throw new ValidationError(`azure-openai needs ${header}`, header, 'provider_field_missing');
+  return value;
+}
+
+function resourceOrigin(target: ProviderTarget): string {
+  return target.customHost?.replace(/\/+$/, '') ?? `https://${encodeURIComponent(required(target.azure?.resourceName, 'x-gw-cloud1-resource-name'))}.openai.azure.com`;
+}
+
+function apiVersion(target: ProviderTarget): string {
+  return encodeURIComponent(required(target.azure?.apiVersion, 'x-gw-cloud1-api-version'));
+}
+
+function deploymentUrl(target: ProviderTarget): string {
+  const deployment = encodeURIComponent(required(target.azure?.deploymentId, 'x-gw-cloud1-deployment-id'));
+  return `${resourceOrigin(target)}/openai/deployments/${deployment}/chat/completions?api-version=${apiVersion(target)}`;
+}
+
+export const azureOpenAi = createOpenAiCompatibleAdapter({
+  name: 'azure-openai',
+  // Only a placeholder for the base check: the URL comes from the cloud1 fields.
+  baseUrl: 'https://openai.azure.com',
+  auth: (apiKey) => ({ 'api-key': apiKey }),
+  checkRequest: assertTokenLimitField,
+  chatUrl: deploymentUrl,
+  modelsUrl: (target) => `${resourceOrigin(target)}/openai/models?api-version=${apiVersion(target)}`,
+});

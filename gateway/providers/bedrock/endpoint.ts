@@ -1,0 +1,20 @@
+/**
+ * Bedrock URLs. Runtime calls go to bedrock-runtime.{region}.amazonaws.com, the models list to the
+ * bedrock control plane; a custom host replaces either base. The model id is one path segment, so
+ * it is percent-encoded whole: `anthropic.claude-3-5-sonnet-20240620-v1:0`, inference profile ids
+ * and full ARNs (which contain `/`) all land in `/model/{modelId}/...`.
+ */
+import type { ProviderTarget } from '../types.js';
+
+function base(target: ProviderTarget, defaultBase: string): string {
+  return (target.customHost ?? defaultBase).replace(/\/+$/, '');
+}
+
+export function converseUrl(target: ProviderTarget, region: string, modelId: string, stream: boolean): string {
+  const operation = stream ? 'converse-stream' : 'converse';
+  return `${base(target, `https://bedrock-runtime.${region}.amazonaws.com`)}/model/${encodeURIComponent(modelId)}/${operation}`;
+}
+
+export function foundationModelsUrl(target: ProviderTarget, region: string): string {
+  return `${base(target, `https://bedrock.${region}.amazonaws.com`)}/foundation-models`;
+}

@@ -1,0 +1,57 @@
+/**
+ * The `bedrock` adapter (cloud3): AWS Bedrock through the Converse and ConverseStream APIs,
+ * every call signed with SigV4. Translation rules live in request-body.ts and messages.ts.
+ */
+import type { ChatContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import { awsCredentials } from './credentials.js';
+import { converseUrl, foundationModelsUrl } from './endpoint.js';
+import { parseBedrockError } from './errors.js';
+import { toModelList } from './models.js';
+import { toConverseBody } from './request-body.js';
+import { toChatCompletion } from './response.js';
+import { signRequest } from './signing.js';
+import { ConverseStreamTranslator } from './stream.js';
+
+// Headers the signature owns: a forwarded header of the same name would break or spoof it.
+const SIGNATURE_HEADERS = /^(host|authorization|x-amz-.*)$/i;
+
+function withForwardedHeaders(request: UpstreamRequest, target: ProviderTarget): UpstreamRequest {
+  const built = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
+  const forwarded = Object.entries(target.forwardHeaders ?? {}).filter(([name]) => !SIGNATURE_HEADERS.test(name) && !built.has(name.toLowerCase()));
+  if (forwarded.length === 0) return request;
+  // Added after signing: forwarded headers go upstream as they are, outside the signature.
+  return { ...request, headers: { ...Object.fromEntries(forwarded), ...request.headers } };
+}
+
+export const bedrock: ProviderAdapter = {
+  name: 'bedrock',
+
+  async buildChatRequest(context: ChatContext): Promise<UpstreamRequest> {
+    const credentials = awsCredentials(context.target);
+    const body = JSON.stringify(toConverseBody(context.request, context.target));
+    const unsigned: UpstreamRequest = {
+      method: 'POST',
+      url: converseUrl(context.target, credentials.region, context.request.model, context.stream),
+      headers: {
+        'content-type': 'application/json',
+        accept: context.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+      },
+      body,
+    };
+    return withForwardedHeaders(await signRequest(unsigned, credentials), context.target);
+  },
+
+  parseChatResponse: toChatCompletion,
+
+  createStreamTranslator: (context) => new ConverseStreamTranslator(context),
+
+  parseError: parseBedrockError,
+
+  async buildModelsRequest(target: ProviderTarget): Promise<UpstreamRequest> {
+    const credentials = awsCredentials(target);
+    const unsigned: UpstreamRequest = { method: 'GET', url: foundationModelsUrl(target, credentials.region), headers: { accept: 'application/json' } };
+    return withForwardedHeaders(await signRequest(unsigned, credentials), target);
+  },
+
+  parseModelsResponse: toModelList,
+};

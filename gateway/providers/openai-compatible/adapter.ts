@@ -1,0 +1,145 @@
+/**
+ * The one base every OpenAI-wire provider composes from: OpenAI itself, Azure OpenAI (own URL and
+ * header) and the compatible hosts in hosts.ts, each a few lines of options.
+ */
+import { ValidationError } from '../../../server/errors.js';
+import type {
+  ChatCompletion,
+  ChatContext,
+  ChatRequest,
+  ModelList,
+  ProviderAdapter,
+  ProviderError,
+  ProviderTarget,
+  StreamTranslator,
+  UpstreamRequest,
+} from '../types.js';
+import { normalizeCompletion } from './normalize.js';
+import { openAiCompatibleBody, type BodyRules } from './request-body.js';
+import { OpenAiStreamTranslator } from './stream.js';
+
+export interface OpenAiCompatibleOptions {
+  name: string;
+  /** Base URL including the version prefix (`https://api.groq.com/openai/v1`). Absent: a custom host is required (vllm). */
+  baseUrl?: string;
+  /** A self-hosted default (ollama on localhost), used as if the caller had sent it as the custom host, so the address guard applies. */
+  defaultCustomHost?: string;
+  /** How the key travels: `Authorization: Bearer` by default; `none` for keyless local servers. */
+  auth?: 'bearer' | 'none' | ((apiKey: string) => Record<string, string>);
+  /** The host takes `max_tokens` only. */
+  maxTokensOnly?: boolean;
+  /** Request fields the host rejects; dropped. */
+  dropFields?: readonly string[];
+  /** Request fields the host names differently. */
+  renameFields?: Readonly<Record<string, string>>;
+  /** The host takes `stream_options` (default true); otherwise it reports usage unasked. */
+  streamOptions?: boolean;
+  /** Model-family rules checked before any upstream call; throws ValidationError. */
+  checkRequest?: (request: ChatRequest) => void;
+  /** Full chat URL for a target (Azure's deployment URL); default `<base>/chat/completions`. */
+  chatUrl?: (target: ProviderTarget, base: string) => string;
+  /** Full models-list URL; default `<base>/models`. */
+  modelsUrl?: (target: ProviderTarget, base: string) => string;
+}
+
+export interface OpenAiCompatibleAdapter extends ProviderAdapter {
+  readonly defaultCustomHost?: string;
+}
+
+type Json = Record<string, unknown>;
+
+export function parseOpenAiError(status: number, body: unknown): ProviderError {
+  if (typeof body === 'string' && body.trim() !== '') return { message: body.slice(0, 1000) };
+  const json = (body ?? {}) as Json;
+  const error = json.error;
+  if (error && typeof error === 'object') {
+    const { message, code, type } = error as Json;
+    return {
+      message: typeof message === 'string' ? message : `Upstream error ${status}`,
+      code: typeof code === 'string' ? code : typeof type === 'string' ? type : undefined,
+    };
+  }
+  if (typeof error === 'string') return { message: error };
+  if (typeof json.message === 'string') return { message: json.message };
+  if (typeof json.detail === 'string') return { message: json.detail };
+  return { message: `Upstream error ${status}` };
+}
+
+export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions): OpenAiCompatibleAdapter {
+  const rules: BodyRules = {
+    maxTokensOnly: options.maxTokensOnly ?? false,
+    dropFields: options.dropFields ?? [],
+    renameFields: options.renameFields ?? {},
+    streamOptions: options.streamOptions ?? true,
+  };
+
+  const baseFor = (target: ProviderTarget): string => {
+    const base = target.customHost ?? options.baseUrl;
+    if (!base) throw new ValidationError(`${options.name} is self-hosted: send its base URL in x-gw-custom-host`, 'x-gw-custom-host', 'custom_host_required');
+    return base.endsWith('/') ? base.slice(0, -1) : base;
+  };
+
+  const authHeaders = (target: ProviderTarget): Record<string, string> => {
+    if (options.auth === 'none') return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
+    if (!target.apiKey) {
+      throw new ValidationError(`${options.name} needs a provider key: send Authorization: Bearer <key> or use a saved provider`, 'authorization', 'provider_key_missing');
+    }
+    return typeof options.auth === 'function' ? options.auth(target.apiKey) : { authorization: `Bearer ${target.apiKey}` };
+  };
+
+  return {
+    name: options.name,
+    defaultCustomHost: options.defaultCustomHost,
+
+    buildChatRequest(context: ChatContext): UpstreamRequest {
+      options.checkRequest?.(context.request);
+      const target = context.target;
+      const base = baseFor(target);
+      return {
+        method: 'POST',
+        url: options.chatUrl ? options.chatUrl(target, base) : `${base}/chat/completions`,
+        headers: {
+          ...target.forwardHeaders,
+          'content-type': 'application/json',
+          accept: context.stream ? 'text/event-stream' : 'application/json',
+          ...authHeaders(target),
+        },
+        body: JSON.stringify(openAiCompatibleBody(context.request, context.stream, rules)),
+      };
+    },
+
+    parseChatResponse(body: unknown, context: ChatContext): ChatCompletion {
+      const fallback = { id: context.id, created: context.created, model: context.request.model };
+      return normalizeCompletion((body ?? {}) as Json, fallback, context.target.strictOpenAiCompliance !== false);
+    },
+
+    createStreamTranslator(context: ChatContext): StreamTranslator {
+      return new OpenAiStreamTranslator(context);
+    },
+
+    parseError: parseOpenAiError,
+
+    buildModelsRequest(target: ProviderTarget): UpstreamRequest {
+      return {
+        method: 'GET',
+        url: options.modelsUrl ? options.modelsUrl(target, baseFor(target)) : `${baseFor(target)}/models`,
+        headers: { ...target.forwardHeaders, accept: 'application/json', ...authHeaders(target) } };
+    },
+
+    parseModelsResponse(body: unknown): ModelList {
+      const data = Array.isArray((body as Json | undefined)?.data) ? ((body as Json).data as Json[]) : [];
+      return {
+        object: 'list',
+        data: data
+          .filter((model) => typeof model.id === 'string')
+          .map((model) => ({
+            id: model.id as string,
+            object: 'model',
+            created: Number.isInteger(model.created) ? (model.created as number) : 0,
+            owned_by: typeof model.owned_by === 'string' ? model.owned_by : options.name,
+            provider: options.name,
+          })),
+      };
+    },
+  };
+}

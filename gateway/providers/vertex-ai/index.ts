@@ -1,0 +1,60 @@
+/**
+ * The `vertex-ai` adapter (cloud2): Google Vertex AI. Gemini models through generateContent and
+ * streamGenerateContent (translation shared with `google` in ../gemini); Claude models through
+ * Anthropic's rawPredict and streamRawPredict, whose body is the Anthropic Messages body without
+ * `model` and with `anthropic_version` (translation shared with `anthropic`). The gateway
+ * credential is a Google access token, sent as `Authorization: Bearer`. The cloud2 request type
+ * (X-Cloud2-LLM-Request-Type, dedicated or shared provisioned throughput) goes upstream under the
+ * name Vertex AI reads, X-Vertex-AI-LLM-Request-Type.
+ */
+import { toAnthropicBody } from '../anthropic/request-body.js';
+import { toChatCompletion as toChatCompletionFromAnthropic } from '../anthropic/response.js';
+import { parseAnthropicError } from '../anthropic/errors.js';
+import { AnthropicStreamTranslator } from '../anthropic/stream.js';
+import { parseGeminiError } from '../gemini/errors.js';
+import { toGeminiBody } from '../gemini/request-body.js';
+import { toChatCompletion as toChatCompletionFromGemini } from '../gemini/response.js';
+import { GeminiStreamTranslator } from '../gemini/stream.js';
+import type { ChatContext, ProviderAdapter, UpstreamRequest } from '../types.js';
+import { vertexModelOf, vertexUrl } from './endpoint.js';
+
+/** The Messages API version Vertex AI's rawPredict takes in the body. */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+function bodyFor(context: ChatContext, publisher: 'google' | 'anthropic'): unknown {
+  if (publisher === 'google') return toGeminiBody(context.request, context.target);
+  const { model: _model, ...body } = toAnthropicBody(context.request, context.target, context.stream);
+  return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body };
+}
+
+function isAnthropicContext(context: ChatContext): boolean {
+  return vertexModelOf(context.request.model).publisher === 'anthropic';
+}
+
+export const vertexAi: ProviderAdapter = {
+  name: 'vertex-ai',
+
+  buildChatRequest(context: ChatContext): UpstreamRequest {
+    const model = vertexModelOf(context.request.model);
+    const { target } = context;
+    return {
+      method: 'POST',
+      url: vertexUrl(target, model, context.stream),
+      headers: {
+        ...target.forwardHeaders,
+        ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
+        ...(target.vertex?.requestType ? { 'x-vertex-ai-llm-request-type': target.vertex.requestType } : {}),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(bodyFor(context, model.publisher)),
+    };
+  },
+
+  parseChatResponse: (body, context) => (isAnthropicContext(context) ? toChatCompletionFromAnthropic(body, context) : toChatCompletionFromGemini(body, context)),
+
+  createStreamTranslator: (context) => (isAnthropicContext(context) ? new AnthropicStreamTranslator(context) : new GeminiStreamTranslator(context)),
+
+  // Errors come in Anthropic's shape from rawPredict once the call reached the model, in Google's otherwise.
+  parseError: (status, body) =>
+    (body as { type?: unknown } | null)?.type === 'error' ? parseAnthropicError(status, body) : parseGeminiError(status, body, 'vertex-ai'),
+};

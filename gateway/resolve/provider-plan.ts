@@ -1,0 +1,122 @@
+/**
+ * Provider selection: turns the request's headers (and a `@slug/model` model) into the config
+ * tree the route stage runs. Exactly four modes, checked in this order:
+ *
+ * 1. config: `x-gw-config` holds a saved config's id or slug, or the config as inline JSON;
+ * 2. saved provider: `x-gw-provider: @slug`, legacy `x-gw-virtual-key: slug`, or model `@slug/model`;
+ * 3. custom host: `x-gw-custom-host` + `x-gw-provider` (+ `Authorization`);
+ * 4. provider name: `x-gw-provider` (+ `Authorization`, or the provider's cloud headers).
+ *
+ * Modes 2-4 become a one-leaf config, so routing, retries and caching see one shape. Inline
+ * modes (3, 4 and an inline config) are refused while `block_inline_config` is on.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { ForbiddenError, ValidationError } from '../../server/errors.js';
+import { assertValidConfig } from '../config-schema.js';
+import { adapterFor } from '../providers/index.js';
+import type { ConfigNode } from '../routing/config-node.js';
+import type { SavedResources } from '../saved-resources.js';
+import { cloudFieldsFromHeaders } from './cloud-headers.js';
+
+export type ProviderMode = 'config' | 'saved-provider' | 'custom-host' | 'provider-key';
+
+export interface ProviderPlan {
+  mode: ProviderMode;
+  /** What routing runs. */
+  config: ConfigNode;
+  /** The saved config's id, for the log. */
+  configId: string | null;
+  /** The model without its `@slug/` prefix, when the model named the saved provider. */
+  model: string | undefined;
+}
+
+export interface PlanInput {
+  headers: IncomingHttpHeaders;
+  model: string;
+  organisationId: string;
+  workspaceId: string;
+  savedResources: SavedResources;
+  /** BLOCK_INLINE_CONFIG: forces block_inline_config on for every organisation. */
+  blockInlineConfig: boolean;
+}
+
+const NO_MODE =
+  'Select a provider: x-gw-provider with Authorization, x-gw-provider: @provider-slug (or x-gw-virtual-key), ' +
+  'x-gw-config, or x-gw-custom-host with x-gw-provider and Authorization';
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text;
+}
+
+function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  return header(headers, 'authorization')?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+}
+
+function assertKnownProvider(name: string): void {
+  if (!adapterFor(name)) throw new ValidationError(`Unknown provider ${name}`, 'x-gw-provider', 'unknown_provider');
+}
+
+async function assertInlineAllowed(input: PlanInput, what: string): Promise<void> {
+  const blocked = input.blockInlineConfig || (await input.savedResources.organisationSettings(input.organisationId)).block_inline_config === true;
+  if (blocked) {
+    throw new ForbiddenError(`block_inline_config is on: ${what} is refused; use a saved provider or a saved config`, 'inline_config_blocked');
+  }
+}
+
+async function configPlan(input: PlanInput, raw: string): Promise<ProviderPlan> {
+  if (raw.trimStart().startsWith('{')) {
+    await assertInlineAllowed(input, 'an inline x-gw-config');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new ValidationError('x-gw-config is neither a config id or slug nor valid JSON', 'x-gw-config', 'invalid_config');
+    }
+    return { mode: 'config', config: assertValidConfig(parsed), configId: null, model: undefined };
+  }
+  const saved = await input.savedResources.config(input.organisationId, input.workspaceId, raw);
+  if (!saved) throw new ValidationError(`No config ${raw} in this workspace`, 'x-gw-config', 'config_not_found');
+  return { mode: 'config', config: saved.config as ConfigNode, configId: saved.id, model: undefined };
+}
+
+export async function resolveProviderPlan(input: PlanInput): Promise<ProviderPlan> {
+  const { headers } = input;
+  const configHeader = header(headers, 'x-gw-config');
+  if (configHeader !== undefined) return configPlan(input, configHeader);
+
+  const providerHeader = header(headers, 'x-gw-provider');
+  const modelSlug = input.model.startsWith('@') ? input.model.slice(1).split('/', 1)[0] : undefined;
+  const slug = providerHeader?.startsWith('@') ? providerHeader.slice(1) : (header(headers, 'x-gw-virtual-key') ?? modelSlug);
+  if (slug !== undefined) {
+    const model = modelSlug !== undefined ? input.model.slice(modelSlug.length + 2) || undefined : undefined;
+    if (modelSlug !== undefined && !model) throw new ValidationError('model must be @provider-slug/model', 'model', 'invalid_model');
+    return { mode: 'saved-provider', config: { virtual_key: slug }, configId: null, model };
+  }
+
+  const customHost = header(headers, 'x-gw-custom-host');
+  if (customHost !== undefined) {
+    if (!providerHeader) throw new ValidationError('x-gw-custom-host needs x-gw-provider (use openai if unsure)', 'x-gw-provider', 'provider_missing');
+    assertKnownProvider(providerHeader);
+    await assertInlineAllowed(input, 'a custom host');
+    return {
+      mode: 'custom-host',
+      config: { ...cloudFieldsFromHeaders(headers), provider: providerHeader, api_key: bearerToken(headers), custom_host: customHost },
+      configId: null,
+      model: undefined,
+    };
+  }
+
+  if (providerHeader !== undefined) {
+    assertKnownProvider(providerHeader);
+    await assertInlineAllowed(input, 'an inline provider');
+    return {
+      mode: 'provider-key',
+      config: { ...cloudFieldsFromHeaders(headers), provider: providerHeader, api_key: bearerToken(headers) },
+      configId: null,
+      model: undefined,
+    };
+  }
+  throw new ValidationError(NO_MODE, 'x-gw-provider', 'provider_missing');
+}

@@ -1,0 +1,67 @@
+/**
+ * Outbound HTTP for provider calls: undici Agents keep one keep-alive pool per origin. Custom
+ * hosts an operator did not trust go through a second agent whose DNS lookup refuses non-public
+ * answers at connect time (gateway/outbound/pinned-lookup.ts), so a name cannot be rebound to a
+ * private address after it was checked. Timeouts are the caller's (UpstreamAttempt): undici's own
+ * are off so they never cut a call the caller allowed longer.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { createGuardedLookup } from '../outbound/pinned-lookup.js';
+import type { ResolveHost } from '../outbound/url-guard.js';
+import type { UpstreamRequest } from '../providers/types.js';
+
+export interface UpstreamClientOptions {
+  /**
+   * Tests only: provider name -> origin (`http://127.0.0.1:5555`) that replaces the origin of
+   * that provider's fixed-host URLs, so fixed-host adapters can be driven against a fake upstream.
+   * Never applied to custom hosts.
+   */
+  originOverrides?: Readonly<Record<string, string>>;
+  /** DNS for the guarded agent; injectable so tests never query real DNS. */
+  resolve?: ResolveHost;
+}
+
+export interface SendOptions {
+  provider: string;
+  /** The URL's origin came from a custom host (no origin override applies). */
+  customHost: boolean;
+  /** Connect through the DNS-guarded agent (an untrusted custom host). */
+  guarded: boolean;
+  signal: AbortSignal;
+}
+
+const POOL = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, headersTimeout: 0, bodyTimeout: 0, pipelining: 1 } as const;
+
+export class UpstreamClient {
+  private readonly direct: Agent;
+  private readonly guarded: Agent;
+  private readonly overrides: ReadonlyMap<string, string>;
+
+  constructor(options: UpstreamClientOptions = {}) {
+    this.direct = new Agent(POOL);
+    this.guarded = new Agent({ ...POOL, connect: { lookup: createGuardedLookup(options.resolve) } });
+    this.overrides = new Map(Object.entries(options.originOverrides ?? {}));
+  }
+
+  send(upstream: UpstreamRequest, options: SendOptions): Promise<Dispatcher.ResponseData> {
+    return request(this.urlFor(upstream.url, options), {
+      method: upstream.method,
+      headers: upstream.headers,
+      body: upstream.body,
+      signal: options.signal,
+      dispatcher: options.guarded ? this.guarded : this.direct,
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.direct.close(), this.guarded.close()]);
+  }
+
+  private urlFor(url: string, options: SendOptions): string {
+    if (options.customHost || this.overrides.size === 0) return url;
+    const origin = this.overrides.get(options.provider);
+    if (!origin) return url;
+    const parsed = new URL(url);
+    return origin.replace(/\/+$/, '') + parsed.pathname + parsed.search;
+  }
+}

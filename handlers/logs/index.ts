@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { toLogFilter } from '../../gateway/logs/log-filter-input.js';
+import { prepareEntry } from '../../gateway/logs/prepare-entry.js';
+import { presentLog, presentLogSummary } from '../../gateway/logs/present-log.js';
+import type { RequestLogEntry } from '../../gateway/request-log.js';
+import { principalOf } from '../../server/call.js';
+import { NotFoundError } from '../../server/errors.js';
+import { body, pathId, query, type Handler } from '../types.js';
+import { listWorkspaceFilter, targetWorkspaceId } from '../workspace-target.js';
+
+
+export const listLogs: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const q = query<'listLogs'>(c);
+  const workspaceId = await listWorkspaceFilter(call, principal, q.workspace_id);
+  const filter = toLogFilter(principal.organisationId, workspaceId, q);
+  const page = await call.services.store.requestLogs.list(filter, { limit: q.limit, cursor: q.cursor });
+  return { body: { ...page, data: page.data.map(presentLogSummary) } };
+};
+
+export const getLog: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const record = await call.services.store.requestLogs.get(
+    { organisation_id: principal.organisationId, workspace_id: principal.workspaceId ?? undefined },
+    pathId(c),
+  );
+  if (!record) throw new NotFoundError('Log', pathId(c));
+  return { body: presentLog(record) };
+};
+
+interface CustomLogInput {
+  trace_id?: string;
+  span_id?: string;
+  parent_span_id?: string;
+  span_name?: string;
+  created_at?: string;
+  provider?: string;
+  model?: string;
+  status?: number;
+  latency_ms?: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  cost?: number;
+  metadata?: Record<string, string>;
+  request: unknown;
+  response: unknown;
+  workspace_id?: string;
+}
+
+function toEntry(input: CustomLogInput, context: { organisationId: string; workspaceId: string; apiKeyId: string; now: number }): RequestLogEntry {
+  const prompt = input.prompt_tokens ?? 0;
+  const completion = input.completion_tokens ?? 0;
+  return {
+    id: randomUUID(),
+    trace_id: input.trace_id ?? randomUUID(),
+    span_id: input.span_id ?? null,
+    parent_span_id: input.parent_span_id ?? null,
+    span_name: input.span_name ?? null,
+    created_at: input.created_at ? Date.parse(input.created_at) : context.now,
+    organisation_id: context.organisationId,
+    workspace_id: context.workspaceId,
+    api_key_id: context.apiKeyId,
+    config_id: null,
+    provider: input.provider ?? null,
+    model: input.model ?? null,
+    status: input.status ?? 200,
+    latency_ms: input.latency_ms ?? 0,
+    first_byte_ms: null,
+    stream: false,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    cost: input.cost ?? 0,
+    cache_status: 'DISABLED',
+    retry_count: 0,
+    route: [],
+    metadata: input.metadata ?? {},
+    request_headers: {},
+    request_body: input.request ?? null,
+    response_body: input.response ?? null,
+    error: null,
+    guardrail_results: null,
+  };
+}
+
+/** Custom logs are written at once (not queued) so the caller can read them back immediately. */
+export const insertLogs: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const { logs } = body<'insertLogs'>(c) as { logs: CustomLogInput[] };
+  const { config, now: clock } = call.services;
+  const now = clock();
+  const masked = new Set(config.headersToMask);
+  const entries: RequestLogEntry[] = [];
+  for (const log of logs) {
+    const workspaceId = await targetWorkspaceId(call, principal, log.workspace_id);
+    const entry = toEntry(log, { organisationId: principal.organisationId, workspaceId, apiKeyId: principal.keyId, now });
+    entries.push(prepareEntry(entry, masked, config.logBodyMaxBytes));
+  }
+  await call.services.store.requestLogs.insertMany(entries, 'custom');
+  return { status: 201, body: { object: 'list', data: entries.map(({ id, trace_id }) => ({ id, trace_id })) } };
+};
+

@@ -1,0 +1,85 @@
+import { ValidationError } from '../../server/errors.js';
+import type { SecretBox } from '../../store/secret-box.js';
+import {
+  openCredentials,
+  openSecrets,
+  restoreSecrets,
+  sealSecrets,
+  SECRET_FIELD_NAMES,
+  splitSecrets,
+  type CredentialDocument,
+} from '../../store/secret-fields.js';
+
+export type AuthType = 'apiKey' | 'oauthClientCredentials' | 'wif' | 'entraFederated' | 'workload';
+
+/** What a create or update body says about credentials. */
+export interface CredentialInput {
+  ai_provider_id?: string;
+  auth_type?: AuthType;
+  key?: string;
+  configurations?: Record<string, unknown>;
+}
+
+/** How credentials are stored: masked in clear, secrets sealed. */
+export interface StoredCredentials {
+  auth_type: string;
+  masked_key: string | null;
+  configurations: Record<string, unknown>;
+  secrets: string | null;
+}
+
+const REQUIRED_BY_AUTH_TYPE: Partial<Record<AuthType, string[]>> = {
+  oauthClientCredentials: ['oauth_token_endpoint', 'oauth_client_id', 'oauth_client_secret'],
+  workload: ['azure_workload_client_id', 'azure_workload_tenant_id'],
+};
+
+/** Cross-field rules the spec cannot state for partial updates: what each auth type needs. */
+function assertAuthFields(aiProvider: string, authType: AuthType, document: CredentialDocument, needsOwnCredential: boolean): void {
+  // A provider on an integration is completed by the integration's fields, checked when that was saved.
+  if (!needsOwnCredential) return;
+  const configurations = document.configurations;
+  for (const field of REQUIRED_BY_AUTH_TYPE[authType] ?? []) {
+    if (configurations[field] === undefined) {
+      throw new ValidationError(`configurations.${field} is required when auth_type is ${authType}`, `configurations.${field}`);
+    }
+  }
+  if (authType !== 'apiKey') return;
+  if (aiProvider === 'bedrock') {
+    if (configurations.aws_region === undefined) throw new ValidationError('configurations.aws_region is required for bedrock', 'configurations.aws_region');
+    const keyPair = configurations.aws_access_key_id !== undefined && configurations.aws_secret_access_key !== undefined;
+    if (!keyPair && document.key === undefined) {
+      throw new ValidationError('bedrock needs key or configurations.aws_access_key_id and aws_secret_access_key', 'configurations.aws_access_key_id');
+    }
+    return;
+  }
+  if (document.key === undefined) throw new ValidationError(`key is required when auth_type is apiKey`, 'key');
+}
+
+/**
+ * Merges an update into the stored credentials and seals the result. Left-out secrets keep their
+ * value (clients are only ever shown masks) unless the auth type changes; a mask sent back as is
+ * means "unchanged". `needsOwnCredential` is false for a provider that uses an integration's key.
+ */
+export function sealCredentials(
+  box: SecretBox,
+  aiProvider: string,
+  input: CredentialInput,
+  previous: StoredCredentials | undefined,
+  needsOwnCredential: boolean,
+): StoredCredentials {
+  const authType = (input.auth_type ?? previous?.auth_type ?? 'apiKey') as AuthType;
+  const keepSecrets = previous !== undefined && previous.auth_type === authType;
+  const old = previous ? openCredentials(box, previous) : { configurations: {} };
+  const document: CredentialDocument = { configurations: input.configurations ?? old.configurations };
+  if (input.configurations && keepSecrets) {
+    for (const [field, value] of Object.entries(old.configurations)) {
+      if (SECRET_FIELD_NAMES.has(field) && !(field in input.configurations)) document.configurations = { ...document.configurations, [field]: value };
+    }
+  }
+  const key = input.key ?? (keepSecrets ? old.key : undefined);
+  if (key !== undefined) document.key = key;
+  const previousSecrets = keepSecrets && previous ? openSecrets(box, previous.secrets) : {};
+  const { masked, secrets } = splitSecrets(document, previousSecrets);
+  assertAuthFields(aiProvider, authType, restoreSecrets(masked, secrets), needsOwnCredential);
+  return { auth_type: authType, masked_key: masked.key ?? null, configurations: masked.configurations, secrets: sealSecrets(box, secrets) };
+}

@@ -1,0 +1,30 @@
+import { isDeepStrictEqual } from 'node:util';
+import { ValidationError } from '../../server/errors.js';
+
+type Sections = Record<string, unknown>;
+
+/**
+ * Applies a workspace's security_settings change section by section. A section may differ from
+ * what the workspace has only when the organisation lists it in overridable_sections; null
+ * clears a workspace override (back to the organisation's values), which is always allowed.
+ */
+export function applySecuritySettings(current: Sections, change: Sections, organisationSecurity: Sections): Sections {
+  const overridable = new Set((organisationSecurity.overridable_sections as string[] | undefined) ?? []);
+  const next: Sections = { ...current };
+  for (const [section, value] of Object.entries(change)) {
+    if (value === null) {
+      delete next[section];
+      continue;
+    }
+    if (isDeepStrictEqual(current[section], value)) continue;
+    if (!overridable.has(section)) {
+      throw new ValidationError(
+        `The organisation does not allow workspaces to override the ${section} security settings`,
+        `security_settings.${section}`,
+        'security_section_not_overridable',
+      );
+    }
+    next[section] = value;
+  }
+  return next;
+}

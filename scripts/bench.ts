@@ -1,0 +1,195 @@
+/*
+ * `make bench`: gw's chat path against the bare upstream and a bare Node proxy, in one run,
+ * each server and the load generator in its own process, all on 127.0.0.1.
+ *
+ *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
+ *   BENCH_ROUNDS (1): repeat the whole sequence and keep each target's best round, which
+ *   tames a machine that other work keeps busy (rounds interleave, so all targets see it alike).
+ *   BENCH_PROFILE=1 records a CPU profile of the gw process during each of its runs
+ *   (data/bench-profile/gw-<connections>.cpuprofile) and prints its top costs.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CpuMessage, ReadyMessage } from './bench/child-ipc.js';
+import type { LoadJob, LoadResult } from './bench/load-generator.js';
+import { summarise } from './bench/profile-summary.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const connectionCounts = (process.env.BENCH_CONNECTIONS ?? '32,4').split(',').map(Number);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+const profile = process.env.BENCH_PROFILE === '1';
+const profileDir = path.resolve('data/bench-profile');
+
+const children: ChildProcess[] = [];
+
+interface Started {
+  port: number;
+  child: ChildProcess;
+}
+
+function start(file: string, args: string[] = [], env: Record<string, string> = {}): Promise<Started> {
+  const child = fork(path.join(here, 'bench', file), args, {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: ReadyMessage) => resolve({ port: message.port, child }));
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code} before it was ready`)));
+  });
+}
+
+function load(job: LoadJob): Promise<LoadResult> {
+  const child = fork(path.join(here, 'bench', 'load-generator.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (result: LoadResult) => resolve(result));
+    child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
+    child.send(job);
+  });
+}
+
+function cpuMicros(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const listen = (message: Partial<CpuMessage>) => {
+      if (message.cpuMicros === undefined) return;
+      child.off('message', listen);
+      resolve(message.cpuMicros);
+    };
+    child.on('message', listen);
+    child.send({ cpu: true });
+  });
+}
+
+/** Asks the gw child to start or stop its profiler and waits until it has. */
+function profiler(gw: ChildProcess, message: { profile: 'start' } | { profile: 'stop'; file: string }): Promise<void> {
+  return new Promise((resolve) => {
+    gw.once('message', () => resolve());
+    gw.send(message);
+  });
+}
+
+function stopAll(): Promise<void> {
+  return Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  ).then(() => undefined);
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));
+  const adminKey = `gw-bench-${randomBytes(16).toString('hex')}`;
+  try {
+    const upstream = await start('fake-upstream.ts');
+    const upstreamPort = upstream.port;
+    const proxy = await start('bare-proxy.ts', [String(upstreamPort)]);
+    const proxyPort = proxy.port;
+    const gw = await start('gw-server.ts', [], {
+      GW_DATA_DIR: dataDir,
+      GW_ADMIN_API_KEY: adminKey,
+      GW_LOG_LEVEL: 'info',
+      TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
+    });
+    const gwPort = gw.port;
+
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
+    const plain = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
+    const targets = [
+      { name: 'upstream', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, headers: plain },
+      { name: 'bare proxy', server: proxy.child, url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: plain },
+      {
+        name: 'gw',
+        server: gw.child,
+        url: `http://127.0.0.1:${gwPort}/v1/chat/completions`,
+        headers: {
+          ...plain,
+          'x-gw-api-key': adminKey,
+          'x-gw-provider': 'openai',
+          'x-gw-custom-host': `http://127.0.0.1:${upstreamPort}/v1`,
+        },
+      },
+    ];
+
+    const results = new Map<string, LoadResult>();
+    const profiles: string[] = [];
+    const cpu = new Map<string, number>();
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const connections of connectionCounts) {
+        for (const target of targets) {
+          const key = `${target.name}@${connections}`;
+          process.stderr.write(`bench: round ${round}/${rounds}, ${target.name}, ${connections} connections, ${warmupSeconds}s warm-up + ${seconds}s ...\n`);
+          const profiled = profile && target.name === 'gw' && round === rounds;
+          if (profiled) await profiler(gw.child, { profile: 'start' });
+          const cpuBefore = await cpuMicros(target.server);
+          const { url, headers } = target;
+          const result = await load({ url, headers, body, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
+          const cpuPerRequest = ((await cpuMicros(target.server)) - cpuBefore) / result.allRequests;
+          if (profiled) {
+            mkdirSync(profileDir, { recursive: true });
+            const file = path.join(profileDir, `gw-${connections}.cpuprofile`);
+            await profiler(gw.child, { profile: 'stop', file });
+            profiles.push(file);
+          }
+          const best = results.get(key);
+          if (!best || result.requestsPerSecond > best.requestsPerSecond) results.set(key, result);
+          cpu.set(key, Math.min(cpu.get(key) ?? Infinity, cpuPerRequest));
+        }
+      }
+    }
+    report(results, cpu, targets.map((target) => target.name));
+    for (const file of profiles) console.log(`\ngw CPU profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summarise(file, 20)}`);
+  } finally {
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function report(results: Map<string, LoadResult>, cpu: Map<string, number>, names: string[]): void {
+  const rows = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'statuses']];
+  for (const connections of connectionCounts) {
+    for (const name of names) {
+      const r = results.get(`${name}@${connections}`)!;
+      const statuses = Object.entries(r.statuses).map(([status, count]) => `${status}:${count}`).join(' ');
+      const cpuPerRequest = cpu.get(`${name}@${connections}`)!;
+      rows.push([name, String(connections), r.requestsPerSecond.toFixed(0), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), cpuPerRequest.toFixed(0), statuses]);
+    }
+  }
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ');
+  console.log(`\n${line(rows[0]!)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const row of rows.slice(1)) console.log(line(row));
+
+  console.log('');
+  const high = Math.max(...connectionCounts);
+  const low = Math.min(...connectionCounts);
+  const at = (name: string, connections: number) => results.get(`${name}@${connections}`)!;
+  const ratio = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
+  const gw = at('gw', high);
+  const gwFailed = Object.keys(gw.statuses).some((status) => !status.startsWith('2'));
+  console.log(`gw / bare proxy throughput (${high} conns): ${ratio(gw.requestsPerSecond, at('bare proxy', high).requestsPerSecond)}  (target >= 50%)`);
+  console.log(`gw / upstream throughput   (${high} conns): ${ratio(gw.requestsPerSecond, at('upstream', high).requestsPerSecond)}`);
+  // CPU per request does not depend on what else the machine runs, so it checks the throughput ratio on a busy host.
+  const cpuRatio = cpu.get(`bare proxy@${high}`)! / cpu.get(`gw@${high}`)!;
+  console.log(`bare proxy / gw CPU per request (${high} conns): ${(100 * cpuRatio).toFixed(1)}%  (the throughput ratio one core each would give)`);
+  const overhead = at('gw', low).p50Ms - at('bare proxy', low).p50Ms;
+  console.log(`gw p50 overhead vs bare proxy (${low} conns): ${overhead.toFixed(3)} ms  (target < 1 ms)`);
+  if (gwFailed) console.log('note: gw answered non-2xx statuses (see the table); its figures do not measure a working chat path.');
+}
+
+main().catch(async (error: unknown) => {
+  console.error('bench failed:', error);
+  await stopAll();
+  process.exit(1);
+});

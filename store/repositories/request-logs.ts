@@ -1,0 +1,156 @@
+import type { Knex } from 'knex';
+import type { RequestLogEntry } from '../../gateway/request-log.js';
+import { fromJson, toJson } from '../json-column.js';
+import { applyLogFilter, type LogFilter } from '../log-filter.js';
+import { paginate, type Page, type PageRequest } from '../pagination.js';
+
+export type LogSource = 'gateway' | 'custom';
+
+export interface RequestLogRecord extends RequestLogEntry {
+  source: LogSource;
+}
+
+/** Rows per INSERT: ~35 columns each keeps a statement well under SQLite's 32,766 bound variables. */
+const INSERT_CHUNK = 400;
+
+/** Columns a list answers with: everything but the (possibly large) bodies and headers. */
+const SUMMARY_COLUMNS = [
+  'id', 'organisation_id', 'workspace_id', 'api_key_id', 'source', 'trace_id', 'span_id', 'parent_span_id', 'span_name',
+  'created_at', 'config_id', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream', 'prompt_tokens',
+  'completion_tokens', 'total_tokens', 'cost', 'cache_status', 'retry_count', 'route', 'metadata', 'error',
+];
+
+function isCacheHit(status: RequestLogEntry['cache_status']): boolean {
+  return status === 'HIT' || status === 'SEMANTIC HIT';
+}
+
+/** Rescued: answered successfully after at least one retry or a fallback to a later target. */
+function isRescued(entry: RequestLogEntry): boolean {
+  return entry.status < 400 && (entry.retry_count > 0 || entry.route.length > 1);
+}
+
+export function toLogRow(entry: RequestLogEntry, source: LogSource): Record<string, unknown> {
+  return {
+    id: entry.id,
+    organisation_id: entry.organisation_id,
+    workspace_id: entry.workspace_id,
+    api_key_id: entry.api_key_id || null,
+    source,
+    trace_id: entry.trace_id,
+    span_id: entry.span_id,
+    parent_span_id: entry.parent_span_id,
+    span_name: entry.span_name,
+    created_at: entry.created_at,
+    config_id: entry.config_id,
+    provider: entry.provider,
+    model: entry.model,
+    status: entry.status,
+    latency_ms: Math.round(entry.latency_ms),
+    first_byte_ms: entry.first_byte_ms === null ? null : Math.round(entry.first_byte_ms),
+    stream: entry.stream,
+    prompt_tokens: entry.prompt_tokens,
+    completion_tokens: entry.completion_tokens,
+    total_tokens: entry.total_tokens,
+    cost: entry.cost,
+    cache_status: entry.cache_status,
+    cache_hit: isCacheHit(entry.cache_status),
+    retry_count: entry.retry_count,
+    is_error: entry.status >= 400,
+    rescued: isRescued(entry),
+    user_id: entry.metadata._user ?? null,
+    route: toJson(entry.route),
+    metadata: toJson(entry.metadata),
+    request_headers: toJson(entry.request_headers),
+    request_body: toJson(entry.request_body),
+    response_body: toJson(entry.response_body),
+    error: toJson(entry.error),
+    guardrail_results: toJson(entry.guardrail_results),
+  };
+}
+
+export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
+  return {
+    id: row.id as string,
+    organisation_id: row.organisation_id as string,
+    workspace_id: row.workspace_id as string,
+    api_key_id: (row.api_key_id as string | null) ?? '',
+    source: row.source as LogSource,
+    trace_id: row.trace_id as string,
+    span_id: (row.span_id as string | null) ?? null,
+    parent_span_id: (row.parent_span_id as string | null) ?? null,
+    span_name: (row.span_name as string | null) ?? null,
+    created_at: Number(row.created_at),
+    config_id: (row.config_id as string | null) ?? null,
+    provider: (row.provider as string | null) ?? null,
+    model: (row.model as string | null) ?? null,
+    status: Number(row.status),
+    latency_ms: Number(row.latency_ms),
+    first_byte_ms: row.first_byte_ms === null || row.first_byte_ms === undefined ? null : Number(row.first_byte_ms),
+    stream: Boolean(row.stream),
+    prompt_tokens: Number(row.prompt_tokens),
+    completion_tokens: Number(row.completion_tokens),
+    total_tokens: Number(row.total_tokens),
+    cost: Number(row.cost),
+    cache_status: row.cache_status as RequestLogEntry['cache_status'],
+    retry_count: Number(row.retry_count),
+    route: fromJson(row.route, []),
+    metadata: fromJson(row.metadata, {}),
+    request_headers: fromJson(row.request_headers, {}),
+    request_body: fromJson(row.request_body, null),
+    response_body: fromJson(row.response_body, null),
+    error: fromJson(row.error, null),
+    guardrail_results: fromJson(row.guardrail_results, null),
+  };
+}
+
+export class RequestLogsRepository {
+  constructor(private readonly db: Knex | Knex.Transaction) {}
+
+  /** Multi-row inserts, chunked; one transaction so a batch lands whole or not at all. */
+  async insertMany(entries: RequestLogEntry[], source: LogSource = 'gateway'): Promise<void> {
+    if (!entries.length) return;
+    const rows = entries.map((entry) => toLogRow(entry, source));
+    const write = async (db: Knex | Knex.Transaction) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db('request_logs').insert(rows.slice(i, i + INSERT_CHUNK));
+    };
+    if (rows.length <= INSERT_CHUNK) await write(this.db);
+    else await (this.db as Knex).transaction(write);
+  }
+
+  async get(filter: Pick<LogFilter, 'organisation_id' | 'workspace_id'>, id: string): Promise<RequestLogRecord | undefined> {
+    const query = this.db('request_logs').where({ id, organisation_id: filter.organisation_id });
+    if (filter.workspace_id) query.andWhere({ workspace_id: filter.workspace_id });
+    const row = await query.first();
+    return row ? toLogRecord(row) : undefined;
+  }
+
+  list(filter: LogFilter, page: PageRequest): Promise<Page<RequestLogRecord>> {
+    const query = applyLogFilter(this.db as Knex, this.db('request_logs').select(SUMMARY_COLUMNS), filter);
+    return paginate(query, page, (row: Record<string, unknown>) => toLogRecord(row));
+  }
+
+  /** Oldest first after `after` (created_at, id): the order exports write in, so they can resume. */
+  async pageAscending(filter: LogFilter, after: [number, string] | null, limit: number): Promise<RequestLogRecord[]> {
+    const query = applyLogFilter(this.db as Knex, this.db('request_logs').select('*'), filter);
+    if (after) {
+      const [at, id] = after;
+      query.where((q) => q.where('created_at', '>', at).orWhere((q2) => q2.where('created_at', '=', at).andWhere('id', '>', id)));
+    }
+    const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit);
+    return rows.map(toLogRecord);
+  }
+
+  async count(filter: LogFilter): Promise<number> {
+    const row = await applyLogFilter(this.db as Knex, this.db('request_logs'), filter).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Deletes up to `batch` rows older than `before` (epoch ms) and says how many went. Small
+   * batches keep each statement's locks short; the retention job loops until this returns 0.
+   */
+  async deleteOlderThan(before: number, batch: number): Promise<number> {
+    const ids = this.db('request_logs').select('id').where('created_at', '<', before).limit(batch);
+    return this.db('request_logs').whereIn('id', ids).del();
+  }
+}

@@ -1,0 +1,94 @@
+/** Gateway request headers: spans and metadata into the log, forwarded and sensitive headers, and what the answer says. */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+
+const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+const sha = (value: string) => 'sha256:' + createHash('sha256').update(value).digest('hex');
+
+describe('chat headers', () => {
+  let gw: GatewayApp;
+  let headers: Record<string, string>;
+  before(async () => {
+    gw = await startGatewayApp({ env: { ORGANISATION_HEADERS_TO_MASK: 'x-org-secret' } });
+    headers = { 'x-gw-api-key': gw.app.adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, authorization: 'Bearer sk-up' };
+  });
+  after(() => gw.close());
+
+  const post = (extra: Record<string, string>) => gw.app.http.post('/v1/chat/completions').set({ ...headers, ...extra }).send(body);
+
+  it('logs the trace id, spans and metadata, and returns the trace id', async () => {
+    const before = gw.logs.length;
+    const response = await post({
+      'x-gw-trace-id': 'trace-123',
+      'x-gw-span-id': 'span-1',
+      'x-gw-parent-span-id': 'span-0',
+      'x-gw-span-name': 'answer',
+      'x-gw-metadata': JSON.stringify({ _user: 'ada', team: 'core' }),
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers['x-gw-trace-id'], 'trace-123');
+    const entry = (await logsSettled(gw, before + 1)).at(-1)!;
+    assert.equal(entry.trace_id, 'trace-123');
+    assert.equal(entry.span_id, 'span-1');
+    assert.equal(entry.parent_span_id, 'span-0');
+    assert.equal(entry.span_name, 'answer');
+    assert.deepEqual(entry.metadata, { _user: 'ada', team: 'core' });
+  });
+
+  it('x-gw-metadata must be a JSON object of strings', async () => {
+    for (const metadata of ['{not json', '[1,2]', '"text"', '{"n": 1}']) {
+      const response = await post({ 'x-gw-metadata': metadata });
+      assert.equal(response.status, 400, metadata);
+      assert.equal(response.body.error.param, 'x-gw-metadata');
+    }
+  });
+
+  it('forwards the headers x-gw-forward-headers names, as sent', async () => {
+    const response = await post({ 'x-gw-forward-headers': 'X-Tenant, x-request-source', 'x-tenant': 'acme', 'x-request-source': 'batch', 'x-not-forwarded': 'no' });
+    assert.equal(response.status, 200);
+    const upstream = gw.fake.requests.at(-1)!;
+    assert.equal(upstream.headers['x-tenant'], 'acme');
+    assert.equal(upstream.headers['x-request-source'], 'batch');
+    assert.equal(upstream.headers['x-not-forwarded'], undefined);
+  });
+
+  it('refuses to forward gw headers or hop-by-hop headers', async () => {
+    const response = await post({ 'x-gw-forward-headers': 'x-gw-api-key' });
+    assert.equal(response.status, 400);
+    assert.equal(response.body.error.param, 'x-gw-forward-headers');
+  });
+
+  it('hashes sensitive headers (per request and organisation-wide) and credentials in the log, and forwards nothing because of it', async () => {
+    const before = gw.logs.length;
+    const response = await post({ 'x-gw-sensitive-headers': 'x-user-email', 'x-user-email': 'ada@example.com', 'x-org-secret': 's3cret', 'x-plain': 'visible' });
+    assert.equal(response.status, 200);
+    const upstream = gw.fake.requests.at(-1)!;
+    assert.equal(upstream.headers['x-user-email'], undefined);
+    assert.equal(upstream.headers['x-org-secret'], undefined);
+    const logged = (await logsSettled(gw, before + 1)).at(-1)!.request_headers;
+    assert.equal(logged['x-user-email'], sha('ada@example.com'));
+    assert.equal(logged['x-org-secret'], sha('s3cret'));
+    assert.equal(logged.authorization, sha('Bearer sk-up'));
+    assert.equal(logged['x-gw-api-key'], sha(gw.app.adminKey));
+    assert.equal(logged['x-plain'], 'visible');
+  });
+
+  it('says which provider served, and the retry and cache state under a config', async () => {
+    const response = await post({});
+    assert.equal(response.headers['x-gw-provider'], 'openai');
+    assert.equal(response.headers['x-gw-cache-status'], 'DISABLED');
+    const viaConfig = await gw.app.http
+      .post('/v1/chat/completions')
+      .set({
+        'x-gw-api-key': gw.app.adminKey,
+        'x-gw-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k', custom_host: 'http://127.0.0.1:1/v1' }, { provider: 'openai', api_key: 'k', custom_host: gw.fake.url }] }),
+      })
+      .send(body);
+    assert.equal(viaConfig.status, 200, JSON.stringify(viaConfig.body));
+    assert.equal(viaConfig.headers['x-gw-last-used-option-index'], '1');
+    assert.equal(viaConfig.headers['x-gw-retry-attempt-count'], '0');
+    assert.equal(viaConfig.headers['x-gw-provider'], 'openai');
+  });
+});

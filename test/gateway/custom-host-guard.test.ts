@@ -1,0 +1,66 @@
+/**
+ * The outbound address guard on the real chat path: a custom host on a loopback address that
+ * the operator did not trust is refused before any connection; TRUSTED_CUSTOM_HOSTS lets one
+ * through. Only loopback addresses are used, and no name needs DNS.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] };
+
+function customHostCall(app: TestApp, customHost: string) {
+  return app.http
+    .post('/v1/chat/completions')
+    .set('x-gw-api-key', ADMIN_KEY)
+    .set('x-gw-provider', 'openai')
+    .set('authorization', 'Bearer sk-test')
+    .set('x-gw-custom-host', customHost)
+    .send(chat);
+}
+
+describe('custom hosts on the chat path', () => {
+  let fake: FakeOpenAi;
+  let trusting: TestApp;
+  let untrusting: TestApp;
+  let port: string;
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    port = new URL(fake.url).port;
+    trusting = await startTestApp({ env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
+    untrusting = await startTestApp();
+  });
+  after(async () => {
+    await trusting?.close();
+    await untrusting?.close();
+    await fake?.close();
+  });
+
+  it('refuses loopback custom hosts that are not trusted, without calling them', async () => {
+    const before = fake.requests.length;
+    for (const app of [untrusting, trusting]) {
+      for (const host of [`http://127.0.0.2:${port}/v1`, `http://2130706434:${port}/v1`, `http://localhost:${port}/v1`, `http://[::ffff:127.0.0.2]:${port}/v1`]) {
+        const response = await customHostCall(app, host);
+        assert.ok(response.status >= 400 && response.status < 500, `${host}: ${response.status} ${JSON.stringify(response.body)}`);
+        assert.equal(response.body.error.param, 'x-gw-custom-host', host);
+        assert.equal(response.body.error.type, 'invalid_request_error', host);
+        assert.match(response.body.error.message, /non-public address|reserved host name/, host);
+      }
+    }
+    // 127.0.0.1 is trusted only by the app that lists it.
+    const refused = await customHostCall(untrusting, fake.url);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.param, 'x-gw-custom-host');
+    assert.equal(fake.requests.length, before, 'the fake upstream saw no request');
+  });
+
+  it('sends the call to a host listed in TRUSTED_CUSTOM_HOSTS', async () => {
+    const response = await customHostCall(trusting, fake.url);
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    assert.equal(response.body.object, 'chat.completion');
+    assert.equal(fake.requests.at(-1)!.path, '/v1/chat/completions');
+    assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer sk-test');
+  });
+});

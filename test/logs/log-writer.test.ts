@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { randomBytes, createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { BatchingLogSink, type LogWriter } from '../../gateway/logs/batching-log-sink.js';
+import type { RequestLogEntry } from '../../gateway/request-log.js';
+import { loadConfig } from '../../server/config.js';
+import { closeServices, createServices } from '../../server/services-factory.js';
+import { storeEngines } from '../helpers/engines.js';
+import { privateDb } from '../helpers/test-db.js';
+import { logEntry } from './log-fixtures.js';
+
+const silent = pino({ level: 'silent' });
+const ids = { organisation_id: 'org', workspace_id: 'ws' };
+
+class RecordingWriter implements LogWriter {
+  batches: RequestLogEntry[][] = [];
+  failNext = 0;
+  async insertMany(entries: RequestLogEntry[]): Promise<void> {
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('database unavailable');
+    }
+    this.batches.push(entries);
+  }
+}
+
+const options = { batchSize: 3, flushIntervalMs: 60_000, maxQueue: 100, headersToMask: [] as string[], maxBodyBytes: 1024 };
+
+describe('request log writer (unit)', () => {
+  test('a full batch is written as one multi-row insert, the rest waits for the timer or flush', async () => {
+    const writer = new RecordingWriter();
+    const sink = new BatchingLogSink(writer, options, silent);
+    for (let i = 0; i < 7; i++) sink.record(logEntry(ids));
+    await sink.flush();
+    assert.deepEqual(writer.batches.map((b) => b.length), [3, 3, 1]);
+    assert.equal(sink.pending, 0);
+  });
+
+  test('record never throws or waits, and a failed write is retried on flush without losing entries', async () => {
+    const writer = new RecordingWriter();
+    writer.failNext = 1;
+    const sink = new BatchingLogSink(writer, options, silent);
+    sink.record(logEntry(ids));
+    sink.record(logEntry(ids));
+    await sink.flush(); // first attempt fails: the batch goes back into the queue
+    assert.equal(sink.pending, 2);
+    await sink.flush();
+    assert.equal(writer.batches.flat().length, 2);
+  });
+
+  test('past the queue cap the oldest entries are dropped and counted', async () => {
+    const writer = new RecordingWriter();
+    writer.failNext = 100;
+    const sink = new BatchingLogSink(writer, { ...options, batchSize: 100, maxQueue: 5 }, silent);
+    const entries = Array.from({ length: 8 }, (_, i) => logEntry({ ...ids, trace_id: `t${i}` }));
+    for (const entry of entries) sink.record(entry);
+    assert.equal(sink.pending, 5);
+    assert.equal(sink.dropped, 3);
+    writer.failNext = 0;
+    await sink.flush();
+    assert.deepEqual(writer.batches.flat().map((e) => e.trace_id), ['t3', 't4', 't5', 't6', 't7']);
+  });
+
+  test('ORGANISATION_HEADERS_TO_MASK headers are hashed (once) and oversized bodies are capped', async () => {
+    const writer = new RecordingWriter();
+    const sink = new BatchingLogSink(writer, { ...options, headersToMask: ['x-team-secret'] }, silent);
+    const already = 'sha256:' + 'a'.repeat(64);
+    sink.record(
+      logEntry({
+        ...ids,
+        request_headers: { 'X-Team-Secret': 'hunter2', 'x-other': 'kept', authorization: already },
+        request_body: { text: 'x'.repeat(5000) },
+      }),
+    );
+    await sink.flush();
+    const [written] = writer.batches.flat();
+    assert.equal(written!.request_headers['X-Team-Secret'], 'sha256:' + createHash('sha256').update('hunter2').digest('hex'));
+    assert.equal(written!.request_headers['x-other'], 'kept');
+    assert.equal(written!.request_headers.authorization, already);
+    const body = written!.request_body as { gw_truncated: boolean; bytes: number; preview: string };
+    assert.equal(body.gw_truncated, true);
+    assert.ok(body.bytes > 5000);
+    assert.ok(body.preview.length <= 1024);
+  });
+});
+
+for (const engine of storeEngines()) {
+  describe(`request log writer on the real shutdown path (${engine.name})`, () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-logs-'));
+    after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    test('entries queued before shutdown are all in the table afterwards; masked headers are hashed', async () => {
+      const db = await privateDb(engine.databaseUrl);
+      const dbOptions = engine.databaseUrl ? db.options : { sqliteFile: path.join(dataDir, 'gw.sqlite') };
+      const config = loadConfig({
+        GW_DATA_DIR: dataDir,
+        GW_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        GW_LOG_LEVEL: 'silent',
+        GW_LOG_BATCH_SIZE: '400',
+        // Long enough that only full batches and the shutdown flush write anything.
+        GW_LOG_FLUSH_INTERVAL_MS: '60000',
+        ORGANISATION_HEADERS_TO_MASK: 'X-Team-Secret',
+      });
+      try {
+        const first = await createServices(config, { db: dbOptions });
+        const entries = Array.from({ length: 1050 }, (_, i) =>
+          logEntry({ ...ids, created_at: 1_700_000_000_000 + i, request_headers: { 'x-team-secret': `s${i}` } }),
+        );
+        for (const entry of entries) first.requestLogs.record(entry);
+        await closeServices(first);
+
+        const second = await createServices(config, { db: dbOptions });
+        const rows = await second.db('request_logs').select('id', 'request_headers');
+        assert.equal(rows.length, 1050);
+        assert.deepEqual(new Set(rows.map((r: { id: string }) => r.id)), new Set(entries.map((e) => e.id)));
+        assert.ok(!JSON.stringify(rows).includes('"s1"'), 'masked header values are not stored in clear');
+        const stored = (await second.store.requestLogs.get({ organisation_id: 'org' }, entries[7]!.id))!;
+        assert.equal(stored.request_headers['x-team-secret'], 'sha256:' + createHash('sha256').update('s7').digest('hex'));
+        await closeServices(second);
+      } finally {
+        await db.drop();
+      }
+    });
+  });
+}

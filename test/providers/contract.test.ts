@@ -1,0 +1,20 @@
+/** Runs the adapter contract (contract.ts) for every adapter that has a fixture folder. */
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { test } from 'node:test';
+import { adapterFor } from '../../gateway/providers/index.js';
+import { fixturesDir, runAdapterContract } from './contract.js';
+
+const names = readdirSync(fixturesDir(), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+test('every fixture folder names a registered adapter', () => {
+  for (const name of names) assert.ok(adapterFor(name), `test/fixtures/providers/${name} has no adapter in gateway/providers/index.ts`);
+});
+
+for (const name of names) {
+  const adapter = adapterFor(name);
+  if (adapter) runAdapterContract(adapter);
+}
