@@ -68,8 +68,9 @@ export class ResponseCache {
       status: input.forceRefresh ? 'REFRESH' : 'MISS',
       store: async (completion) => {
         const text = JSON.stringify(completion);
-        await this.backend.set(key, text, maxAge).catch((error: Error) => this.warn('cache write failed', error));
+        // Registered before the first await, so SemanticStore.idle() covers it as soon as store() is called.
         if (semantic) this.semantic?.save(semantic.scope, input.scope.organisationId, semantic.vector, text, maxAge);
+        await this.backend.set(key, text, maxAge).catch((error: Error) => this.warn('cache write failed', error));
       },
     };
   }

@@ -10,6 +10,12 @@ export interface OutboundGuardOptions {
   /** Lower-case host names or IPs, optionally host:port, that may be private (config.trustedCustomHosts). */
   trustedHosts: readonly string[];
   resolve?: ResolveHost;
+  /**
+   * false: check the URL, IP literals and reserved names only, and leave names to a transport that
+   * connects through createGuardedLookup (pinned-lookup.ts), which vets every address it connects
+   * to. Saves a DNS lookup per request on hot paths. Default true.
+   */
+  resolveNames?: boolean;
   /** The header or field the URL came from, named in the error's `param`. */
   param?: string;
   /** Error code for a refused destination. */
@@ -21,7 +27,7 @@ export interface VettedOutboundUrl {
   /**
    * The address that was checked, for the transport to connect to (see pinned-lookup.ts) so a
    * second DNS answer cannot swap in a private address. Undefined for trusted hosts, which are
-   * connected to as named.
+   * connected to as named, and for names when resolveNames is false.
    */
   address: string | undefined;
   trusted: boolean;
@@ -65,6 +71,7 @@ export async function vetOutboundUrl(raw: string, options: OutboundGuardOptions)
     return { url, address: host, trusted: false };
   }
   if (isUnsafeHostname(host)) throw refuse(`the reserved host name ${host}`);
+  if (options.resolveNames === false) return { url, address: undefined, trusted: false };
 
   let addresses: string[];
   try {

@@ -113,6 +113,7 @@ describe('chat upstream faults', () => {
   it('chunks pass through as they arrive, and a client that goes away aborts the upstream call', async () => {
     gw.fake.next({ kind: 'stall-stream' });
     const before = gw.logs.length;
+    const abortedBefore = gw.fake.abortedByCaller;
     const controller = new AbortController();
     const pending = fetch(`${gw.app.url}/v1/chat/completions`, {
       method: 'POST',
@@ -129,5 +130,7 @@ describe('chat upstream faults', () => {
     const entry = (await logsSettled(gw, before + 1)).at(-1)!;
     assert.equal(entry.status, 499);
     assert.equal(entry.error?.code, 'client_closed_request');
+    for (let i = 0; i < 200 && gw.fake.abortedByCaller === abortedBefore; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(gw.fake.abortedByCaller, abortedBefore + 1, 'gw closed its upstream call');
   });
 });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { createGuardedLookup, pinnedLookup } from '../../gateway/outbound/pinned-lookup.js';
 import { isUnsafeAddress } from '../../gateway/outbound/unsafe-addresses.js';
-import { assertSafeOutboundUrl, vetOutboundUrl, type ResolveHost } from '../../gateway/outbound/url-guard.js';
+import { assertSafeOutboundUrl, vetOutboundUrl, type OutboundGuardOptions, type ResolveHost } from '../../gateway/outbound/url-guard.js';
 import { ApiError } from '../../server/errors.js';
 
 // Made-up names only; the stub never touches real DNS and nothing here connects off loopback.
@@ -37,7 +37,7 @@ const resolve: ResolveHost = async (hostname) => {
 };
 const guard = { trustedHosts: [] as string[], resolve, param: 'x-gw-custom-host', code: 'unsafe_custom_host' };
 
-async function refusal(url: string, options = guard): Promise<ApiError> {
+async function refusal(url: string, options: OutboundGuardOptions = guard): Promise<ApiError> {
   const error = await vetOutboundUrl(url, options).then(
     () => assert.fail(`${url} was allowed`),
     (thrown: unknown) => thrown,
@@ -96,6 +96,17 @@ describe('outbound URL guard', () => {
     assert.equal(vetted.address, '93.184.215.14');
     assert.equal(vetted.trusted, false);
     assert.equal((await assertSafeOutboundUrl('http://93.184.215.14/v1', guard)).hostname, '93.184.215.14');
+  });
+
+  it('leaves names to the connect-time guard when asked not to resolve them', async () => {
+    const before = lookups;
+    const vetted = await vetOutboundUrl('https://private.test/v1', { ...guard, resolveNames: false });
+    assert.equal(vetted.address, undefined);
+    assert.equal(vetted.trusted, false);
+    assert.equal(lookups, before);
+    // Literals and reserved names are still refused.
+    await refusal('http://127.0.0.2/v1', { ...guard, resolveNames: false });
+    await refusal('http://localhost/v1', { ...guard, resolveNames: false });
   });
 
   it('refuses other schemes, credentials and unparsable URLs', async () => {

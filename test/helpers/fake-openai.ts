@@ -37,6 +37,8 @@ export interface FakeOpenAi {
   /** Origin only (for fixed-host provider overrides). */
   origin: string;
   requests: FakeRequest[];
+  /** Answers the caller closed before they were complete (gw aborting an upstream call). */
+  readonly abortedByCaller: number;
   next(...behaviours: FakeBehaviour[]): void;
   close(): Promise<void>;
 }
@@ -152,7 +154,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: FakeRequest[] = [];
   const queue: FakeBehaviour[] = [];
   const hanging = new Set<ServerResponse>();
+  let abortedByCaller = 0;
   const server = createServer((req, res) => {
+    res.on('close', () => {
+      if (!res.writableEnded) abortedByCaller++;
+    });
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
     req.on('end', () => {
@@ -168,6 +174,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     url: `${origin}/v1`,
     origin,
     requests,
+    get abortedByCaller() {
+      return abortedByCaller;
+    },
     next: (...behaviours) => queue.push(...behaviours),
     async close() {
       for (const res of hanging) res.destroy();

@@ -83,6 +83,10 @@ export class SemanticStore {
 
   private async read(scope: string): Promise<LoadedScope> {
     const loaded: LoadedScope = { index: new ScopeIndex(), responses: new Map() };
+    // Expired rows are purged (all scopes, indexed on expires_at) whenever a scope is loaded; searches skip them anyway.
+    void this.store.semanticCacheEntries
+      .deleteExpired(new Date(this.now()).toISOString())
+      .catch((error: Error) => this.logger.warn({ err: error.message }, 'semantic cache purge failed'));
     for (const entry of await this.store.semanticCacheEntries.liveInScope(scope, new Date(this.now()).toISOString())) {
       this.add(loaded, entry.id, entry.vector, entry.response, Date.parse(entry.expires_at));
     }

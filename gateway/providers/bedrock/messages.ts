@@ -2,7 +2,8 @@
  * OpenAI messages -> Converse `system` blocks and alternating user/assistant turns.
  * - system and developer messages, wherever they appear, become top-level `system` text blocks
  *   (Converse has no system role inside the conversation).
- * - images must be `data:` URLs: Bedrock takes image bytes, not URLs, so an https URL is a 400.
+ * - images must be `data:` URLs: Bedrock takes image bytes, not URLs, so an https URL is a 400;
+ *   files likewise (`file_data`), as document blocks; audio parts are a 400.
  * - tool messages become user `toolResult` blocks; consecutive turns of the same role (several tool
  *   results, or tool results followed by a user message) merge into one turn, as Converse wants
  *   strict alternation.
@@ -14,8 +15,8 @@
  */
 import { ValidationError } from '../../../server/errors.js';
 import type { ChatRequest } from '../types.js';
-import { chatMessagesOf, type AssistantMessage, type ChatMessage, type TextContent, type UserMessage } from '../chat-messages.js';
-import type { CachePoint, ConverseContentBlock, ConverseMessage } from './wire.js';
+import { chatMessagesOf, type AssistantMessage, type ChatMessage, type FilePart, type TextContent, type UserMessage } from '../chat-messages.js';
+import type { CachePoint, ConverseContentBlock, ConverseMessage, DocumentFormat } from './wire.js';
 
 const IMAGE_FORMATS: Record<string, 'png' | 'jpeg' | 'gif' | 'webp'> = {
   'image/png': 'png',
@@ -23,6 +24,18 @@ const IMAGE_FORMATS: Record<string, 'png' | 'jpeg' | 'gif' | 'webp'> = {
   'image/jpg': 'jpeg',
   'image/gif': 'gif',
   'image/webp': 'webp',
+};
+
+const DOCUMENT_FORMATS: Record<string, DocumentFormat> = {
+  'application/pdf': 'pdf',
+  'text/csv': 'csv',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'text/html': 'html',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
 };
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
@@ -55,6 +68,19 @@ function imageBlock(url: string, param: string): ConverseContentBlock {
   return { image: { format, source: { bytes: match[2]! } } };
 }
 
+/**
+ * A file part with inline `file_data` (a data: URL) becomes a document block. The name is neutral
+ * and unique (Bedrock wants one, and warns that the model may read it as instructions), so the
+ * client's filename is not sent. Uploaded file ids cannot be resolved: 400.
+ */
+function documentBlock(file: FilePart['file'], param: string, name: string): ConverseContentBlock {
+  const match = file.file_data === undefined ? null : DATA_URL.exec(file.file_data);
+  if (!match) throw new ValidationError('bedrock takes files as inline bytes only: send file_data as a data: URL with base64 content', `${param}.file.file_data`);
+  const format = DOCUMENT_FORMATS[match[1]!.toLowerCase()];
+  if (!format) throw new ValidationError(`bedrock does not take documents of type ${match[1]}`, `${param}.file.file_data`);
+  return { document: { format, name, source: { bytes: match[2]! } } };
+}
+
 function userBlocks(message: UserMessage, index: number): ConverseContentBlock[] {
   if (typeof message.content === 'string') return [{ text: message.content }];
   return message.content.flatMap((part, partIndex): ConverseContentBlock[] => {
@@ -66,6 +92,8 @@ function userBlocks(message: UserMessage, index: number): ConverseContentBlock[]
         const image = imageBlock(part.image_url.url, `${param}.image_url.url`);
         return part.cache_control ? [image, CACHE_POINT] : [image];
       }
+      case 'file':
+        return [documentBlock(part.file, `messages[${index}].content[${partIndex}]`, `document-${index}-${partIndex}`)];
       default:
         throw new ValidationError(`bedrock does not take ${part.type} content parts`, `${param}.type`);
     }

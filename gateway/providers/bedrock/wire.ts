@@ -5,10 +5,13 @@
 /** Marks the end of a prompt prefix Bedrock may cache (from OpenAI-shaped `cache_control`). */
 export type CachePoint = { cachePoint: { type: 'default' } };
 
+export type DocumentFormat = 'pdf' | 'csv' | 'doc' | 'docx' | 'xls' | 'xlsx' | 'html' | 'txt' | 'md';
+
 export type ConverseContentBlock =
   | { text: string }
   | CachePoint
   | { image: { format: 'png' | 'jpeg' | 'gif' | 'webp'; source: { bytes: string } } }
+  | { document: { format: DocumentFormat; name: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: unknown } }
   | { toolResult: { toolUseId: string; content: Array<{ text: string } | { json: unknown }>; status?: 'success' | 'error' } }
   | { reasoningContent: { reasoningText?: { text: string; signature?: string }; redactedContent?: string } };
