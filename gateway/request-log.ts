@@ -32,14 +32,15 @@ export interface RequestLogEntry {
   cost: number;
   cache_status: 'HIT' | 'SEMANTIC HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
   retry_count: number;
-  /** The config targets tried, in order (`targets[0]`, `targets[1].targets[0]`, ...), with their outcome. */
+  /** The config targets tried, in order, by path as x-gw-last-used-option-index names them ("0", "1.0", ...), with their outcome. */
   route: Array<{ path: string; provider: string; status: number | null; error?: string }>;
   metadata: Record<string, string>;
   /** Request headers worth keeping; sensitive ones hashed. */
   request_headers: Record<string, string>;
   request_body: unknown;
   response_body: unknown;
-  error: { code: string; message: string } | null;
+  /** `type` is the error body's type (guardrail_error for a 446, upstream_error, ...); custom logs may omit it. */
+  error: { code: string; message: string; type?: string } | null;
   guardrail_results: unknown[] | null;
 }
 

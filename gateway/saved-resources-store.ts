@@ -109,7 +109,7 @@ export class StoreSavedResources implements SavedResources {
       organisation_id: record.organisation_id,
       workspace_id: record.workspace_id,
       integration_id: record.integration_id,
-      target: targetFromFields(record.ai_provider_id, fields),
+      target: { ...targetFromFields(record.ai_provider_id, fields), pricingMultiplier: integration?.pricing_adjustments.multiplier ?? 1 },
       pricing_multiplier: integration?.pricing_adjustments.multiplier ?? 1,
       models,
     };

@@ -34,6 +34,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/organisation/defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The input and output guardrails every request of the organisation runs. */
+        get: operations["getOrganisationGuardrailDefaults"];
+        /** Set the organisation default input and/or output guardrails. */
+        put: operations["updateOrganisationGuardrailDefaults"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/organisation/settings": {
         parameters: {
             query?: never;
@@ -450,6 +468,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/guardrails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List guardrails, newest first. */
+        get: operations["listGuardrails"];
+        put?: never;
+        /** Save a guardrail; each check's parameters are validated. */
+        post: operations["createGuardrail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/guardrails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A guardrail by id or slug. */
+        get: operations["getGuardrail"];
+        /** Change a guardrail; configs using it see the change on the next request. */
+        put: operations["updateGuardrail"];
+        post?: never;
+        /** Delete a guardrail; refused while a saved config or the organisation defaults name it. */
+        delete: operations["deleteGuardrail"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/integrations": {
         parameters: {
             query?: never;
@@ -684,6 +741,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/policies/rate-limits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Control-plane form of the rate-limits update: same body, answers an empty object. */
+        put: operations["putRateLimitsPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -755,6 +831,42 @@ export interface paths {
         put: operations["updateVirtualKey"];
         post?: never;
         delete: operations["deleteVirtualKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace-exclusions/input-guardrails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workspaces the default input guardrails skip. */
+        get: operations["getInputGuardrailExclusions"];
+        /** Add workspaces to the input exclusions, or replace them with override_existing. */
+        put: operations["updateInputGuardrailExclusions"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace-exclusions/output-guardrails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workspaces the default output guardrails skip. */
+        get: operations["getOutputGuardrailExclusions"];
+        /** Add workspaces to the output exclusions, or replace them with override_existing. */
+        put: operations["updateOutputGuardrailExclusions"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -874,6 +986,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/policies/rate-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List rate-limits policies, newest first. */
+        get: operations["listRateLimitsPolicies"];
+        put?: never;
+        /** Create a rate-limits policy (requests or tokens per minute, hour or day). */
+        post: operations["createRateLimitsPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/policies/rate-limits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A rate-limits policy. */
+        get: operations["getRateLimitsPolicy"];
+        /** Update a rate-limits policy, conditions included. */
+        put: operations["updateRateLimitsPolicy"];
+        post?: never;
+        /** Delete a rate-limits policy. */
+        delete: operations["deleteRateLimitsPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/policies/usage-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List usage-limits policies, newest first. */
+        get: operations["listUsageLimitsPolicies"];
+        put?: never;
+        /** Create a usage-limits policy (a cost, token or request budget per reset period). */
+        post: operations["createUsageLimitsPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/policies/usage-limits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A usage-limits policy. */
+        get: operations["getUsageLimitsPolicy"];
+        /** Update a usage-limits policy, conditions included. */
+        put: operations["updateUsageLimitsPolicy"];
+        post?: never;
+        /** Delete a usage-limits policy. */
+        delete: operations["deleteUsageLimitsPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/policies/usage-limits/{id}/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The entities a policy has counted in its current period, with their usage. */
+        get: operations["listUsageLimitsEntities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/policies/usage-limits/{id}/entities/{entityId}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entityId: string;
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reset one entity's usage in the current period to zero. */
+        post: operations["resetUsageLimitsEntity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/workspaces/{id}": {
         parameters: {
             query?: never;
@@ -978,6 +1207,7 @@ export interface components {
             /** @enum {string} */
             object: "api_key";
             organisation_id: components["schemas"]["Uuid"];
+            rate_limits?: components["schemas"]["AttachedRateLimits"];
             rotation_period?: string | null;
             rotation_period_days?: number | null;
             scopes: components["schemas"]["Scope"][];
@@ -986,6 +1216,7 @@ export interface components {
             sub_type: components["schemas"]["ApiKeySubType"];
             type: components["schemas"]["ApiKeyType"];
             updated_at: components["schemas"]["Timestamp"];
+            usage_limits?: components["schemas"]["AttachedUsageLimits"];
             /** Format: uuid */
             user_id: string | null;
             /** Format: uuid */
@@ -1019,9 +1250,23 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            role: "AssistantMessage";
+            role: "assistant";
             tool_calls?: components["schemas"]["ToolCall"][];
         };
+        /** @description Rate limits on this record alone (API key, workspace or provider). null removes them. */
+        AttachedRateLimits: {
+            type: components["schemas"]["RateLimitsType"];
+            unit: components["schemas"]["RateLimitsUnit"];
+            value: number;
+        }[] | null;
+        /** @description A budget on this record alone (API key, workspace or provider), enforced by the same engine as usage-limits policies; its reset periods count from the record's creation day. null removes it. */
+        AttachedUsageLimits: {
+            alert_threshold?: number | null;
+            credit_limit: number;
+            periodic_reset?: components["schemas"]["PeriodicReset"];
+            periodic_reset_days?: components["schemas"]["PeriodicResetDays"];
+            type: components["schemas"]["UsageLimitsType"];
+        } | null;
         AudioPart: {
             input_audio: {
                 data: string;
@@ -1032,7 +1277,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "AudioPart";
+            type: "input_audio";
         };
         AuditLogEntry: {
             /** @description The operationId of the call, such as createWorkspace. */
@@ -1211,6 +1456,15 @@ export interface components {
             vertex_project_id?: string;
             vertex_region?: string;
         };
+        /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes`. A policy applies when all its conditions hold. */
+        Condition: {
+            excludes?: string;
+            key: components["schemas"]["ConditionKey"];
+            value?: string;
+        };
+        /** @description What a condition or group_by reads from a request: `api_key` (the gw key id), `workspace_id`, or `metadata.<name>` (from `x-gw-metadata`). */
+        ConditionKey: string;
+        Conditions: components["schemas"]["Condition"][];
         Config: components["schemas"]["ConfigTarget"];
         ConfigList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["ConfigRecord"][];
@@ -1236,6 +1490,7 @@ export interface components {
             /** Format: uuid */
             workspace_id: string | null;
         };
+        /** @description A gateway config, saved (`/v1/configs`) or sent inline in `x-gw-config`. Every node of the tree has the same shape: a node with `strategy` routes between its `targets`; a leaf names a provider (`provider` name or `@slug`, or legacy `virtual_key`) with credentials. A child target, at every depth, inherits from its parent `retry`, `cache`, `request_timeout`, `forward_headers`, `input_guardrails`, `output_guardrails` and `strict_openai_compliance` unless it sets them (its own value replaces the parent's whole), merges `override_params` key by key (the child's value wins), and takes the parent's provider credentials (`provider`, `api_key`, `virtual_key`, `custom_host` and the cloud fields, as one group) only when it names no provider or `virtual_key` of its own. `strategy`, `targets`, `name` and `weight` are never inherited. */
         ConfigTarget: {
             /** @description Provider credential; encrypted at rest and masked in responses. */
             api_key?: string;
@@ -1304,6 +1559,12 @@ export interface components {
             /** @default 1 */
             weight: number;
         };
+        CreateGuardrail: {
+            name: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description Workspace id or slug. A workspace key's guardrails belong to its workspace; an admin key's belong to the whole organisation unless a workspace is named. */
+            workspace_id?: string;
+        } & WithRequired<components["schemas"]["GuardrailBody"], "checks">;
         CreateIntegration: WithRequired<components["schemas"]["IntegrationFields"], "name" | "ai_provider_id">;
         CreateInvite: {
             /** Format: email */
@@ -1326,6 +1587,30 @@ export interface components {
             /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
             workspace_id?: string;
         }) | unknown | unknown;
+        CreateRateLimitsPolicy: {
+            conditions?: components["schemas"]["Conditions"];
+            group_by?: components["schemas"]["GroupBy"];
+            name: string;
+            target?: components["schemas"]["RateLimitsTarget"];
+            type: components["schemas"]["RateLimitsType"];
+            unit: components["schemas"]["RateLimitsUnit"];
+            value: number;
+            workspace_id?: string;
+        };
+        CreateUsageLimitsPolicy: {
+            /** @description Usage at which an entity is flagged `alert_threshold_reached`; at most credit_limit. */
+            alert_threshold?: number | null;
+            conditions?: components["schemas"]["Conditions"];
+            /** @description USD for `cost`; a whole number of tokens or requests otherwise. */
+            credit_limit: number;
+            group_by?: components["schemas"]["GroupBy"];
+            name: string;
+            periodic_reset?: components["schemas"]["PeriodicReset"];
+            periodic_reset_days?: components["schemas"]["PeriodicResetDays"];
+            type: components["schemas"]["UsageLimitsType"];
+            /** @description Workspace id or slug; omitted -> the whole organisation (admin keys) or the key's workspace. */
+            workspace_id?: string;
+        };
         CreateWorkspace: components["schemas"]["WorkspaceFields"] & {
             slug?: components["schemas"]["Slug"];
         };
@@ -1379,6 +1664,12 @@ export interface components {
             /** @description Workspace id or slug (admin keys; defaults to the default workspace). */
             workspace_id?: string;
         };
+        DeletedGuardrail: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "guardrail";
+        };
         DeletedObject: {
             /** @enum {boolean} */
             deleted: true;
@@ -1392,13 +1683,14 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            role: "DeveloperMessage";
+            role: "developer";
         };
         EmailDomain: {
             /** @default false */
             allow_subdomains: boolean;
             domain: string;
         };
+        EmptyObject: Record<string, never>;
         /** @description The one error body gw answers with, on every route. */
         Error: {
             error: {
@@ -1440,7 +1732,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "FilePart";
+            type: "file";
         };
         /** @enum {string} */
         FinishReason: "stop" | "length" | "tool_calls" | "content_filter" | "function_call";
@@ -1458,15 +1750,111 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            role: "FunctionMessage";
+            role: "function";
         };
-        GuardrailRefs: (string | {
-            [key: string]: unknown;
-        })[];
+        /** @description Keys whose values split the policy into one counter per entity (none given -> one shared counter). */
+        GroupBy: {
+            key: components["schemas"]["ConditionKey"];
+        }[];
+        Guardrail: {
+            actions: components["schemas"]["GuardrailActions"];
+            checks: components["schemas"]["GuardrailCheck"][];
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The user, or for a service key the key, that created the guardrail. */
+            created_by: string | null;
+            failOnError: boolean;
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @enum {string} */
+            object: "guardrail";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            timeout_ms: number;
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description Null for a guardrail of the whole organisation. */
+            workspace_id: string | null;
+        };
+        GuardrailActions: {
+            /** @description true: a failed guardrail blocks the request (status 446 with `hook_results`). false (default): monitor only; the answer passes with status 246 and `hook_results`. */
+            deny?: boolean;
+            /** @description Output guardrails on streamed answers: true holds the stream until the assembled answer is checked, so a denial answers 446 before the first byte. false (default) streams through; the results are logged. */
+            hold_stream?: boolean;
+        };
+        /** @description What a guardrail does, saved or inline. */
+        GuardrailBody: {
+            actions?: components["schemas"]["GuardrailActions"];
+            checks?: components["schemas"]["GuardrailCheck"][];
+            /** @description When a check cannot run (a webhook is down or times out, a key set cannot be fetched): true fails the guardrail (denied or monitored by its action, fail-closed); false (default) lets the check pass with the error noted in the results (fail-open). */
+            failOnError?: boolean;
+            /** @description Time the guardrail's checks may take together; a check still running then counts as an error. Default 10000. */
+            timeout_ms?: number;
+        };
+        GuardrailCheck: {
+            /** @description A built-in check id, such as `default.regexMatch` or `default.webhook`. */
+            id: string;
+            /** @description A disabled check is kept but not run. Default true. */
+            is_enabled?: boolean;
+            /** @description The check's parameters, validated against that check's own schema when saved or sent inline. */
+            parameters?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The error body of a guardrail denial (status 446), with every guardrail's results. */
+        GuardrailDenied: {
+            hook_results: components["schemas"]["HookResults"];
+        } & components["schemas"]["Error"];
+        GuardrailExclusions: {
+            /** @enum {string} */
+            object: "guardrail_workspace_exclusions";
+            /** @enum {string} */
+            phase: "input" | "output";
+            /** @description Workspaces the organisation's default guardrails of this phase do not apply to. */
+            workspaces: components["schemas"]["WorkspaceRef"][];
+        };
+        GuardrailList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Guardrail"][];
+        };
+        /** @description A completion that failed a monitor-only guardrail (status 246), with the results. */
+        GuardrailMonitored: {
+            hook_results: components["schemas"]["HookResults"];
+        } & components["schemas"]["ChatCompletion"];
+        GuardrailRef: {
+            id: components["schemas"]["Uuid"];
+            slug: string;
+        };
+        GuardrailRefs: (string | components["schemas"]["InlineGuardrail"])[];
         Health: {
             /** @enum {string} */
             status: "ok";
             version: string;
+        };
+        HookCheckResult: {
+            data?: unknown;
+            /** @description Why the check could not run; with failOnError false it then passes. */
+            error?: string;
+            explanation?: string;
+            id: string;
+            transformed?: boolean;
+            verdict: boolean;
+        };
+        /** @description One guardrail's outcome on one request or answer. */
+        HookResult: {
+            checks: components["schemas"]["HookCheckResult"][];
+            /** @description The guardrail's deny action (true blocks on a failed verdict). */
+            deny: boolean;
+            /** @description The saved guardrail's id; null for an inline guardrail. */
+            id: string | null;
+            /** @enum {string} */
+            phase: "input" | "output";
+            slug: string | null;
+            /** @description A check rewrote the text under check (redaction, webhook transformed data). */
+            transformed?: boolean;
+            /** @description true when every enabled check passed. */
+            verdict: boolean;
+        };
+        HookResults: {
+            after_request_hooks: components["schemas"]["HookResult"][];
+            before_request_hooks: components["schemas"]["HookResult"][];
         };
         ImagePart: {
             cache_control?: components["schemas"]["CacheControl"];
@@ -1480,8 +1868,12 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "ImagePart";
+            type: "image_url";
         };
+        /** @description A guardrail written inside a config instead of saved. */
+        InlineGuardrail: {
+            name?: string;
+        } & WithRequired<components["schemas"]["GuardrailBody"], "checks">;
         Integration: {
             ai_provider_id: string;
             auth_type: components["schemas"]["AuthType"];
@@ -1586,6 +1978,8 @@ export interface components {
         LogError: {
             code: string;
             message: string;
+            /** @description The error body's type, such as `guardrail_error` for a guardrail denial (446) or `upstream_error`. */
+            type?: string;
         } | null;
         LogExport: {
             created_at: components["schemas"]["Timestamp"];
@@ -1636,7 +2030,7 @@ export interface components {
         };
         LogRouteStep: {
             error?: string;
-            /** @description The config target tried, such as `targets[1].targets[0]`. */
+            /** @description The config target tried, as x-gw-last-used-option-index names it (indices of `targets` from the root, joined by dots, such as "1" or "0.2"). */
             path: string;
             provider: string;
             status: number | null;
@@ -1705,7 +2099,15 @@ export interface components {
             /** Format: date-time */
             expires_at?: string;
             name: string;
+            rate_limits?: components["schemas"]["AttachedRateLimits"];
             scopes: components["schemas"]["Scope"][];
+            usage_limits?: components["schemas"]["AttachedUsageLimits"];
+        };
+        OrganisationGuardrailDefaults: {
+            input_guardrails: components["schemas"]["GuardrailRef"][];
+            /** @enum {string} */
+            object: "organisation_guardrail_defaults";
+            output_guardrails: components["schemas"]["GuardrailRef"][];
         };
         /** @enum {string} */
         OrganisationRole: "owner" | "admin" | "member";
@@ -1757,6 +2159,13 @@ export interface components {
          * @description An http(s) URL gw calls. Checked for form when saved; private and reserved addresses are refused when the gateway uses it.
          */
         OutboundUrl: string;
+        /**
+         * @description Resets on each calendar month's first day (UTC) or every 7 days. Not with periodic_reset_days.
+         * @enum {string|null}
+         */
+        PeriodicReset: "monthly" | "weekly" | null;
+        /** @description Resets every N days from the policy's creation day (UTC midnight). Not with periodic_reset. */
+        PeriodicResetDays: number | null;
         PricingAdjustments: {
             /** @description Factor applied to the catalogue price of every call through this integration. */
             multiplier?: number;
@@ -1778,11 +2187,13 @@ export interface components {
             /** @enum {string} */
             object: "provider";
             organisation_id: components["schemas"]["Uuid"];
+            rate_limits?: components["schemas"]["AttachedRateLimits"];
             /** @description Used as `@slug` in gateway calls (`x-gw-provider`, `x-gw-virtual-key`, config targets). */
             slug: string;
             /** @enum {string} */
             status: "active";
             updated_at: components["schemas"]["Timestamp"];
+            usage_limits?: components["schemas"]["AttachedUsageLimits"];
             workspace_id: components["schemas"]["Uuid"];
         };
         ProviderFields: {
@@ -1794,7 +2205,9 @@ export interface components {
             key?: components["schemas"]["ProviderKey"];
             name?: string;
             note?: string | null;
+            rate_limits?: components["schemas"]["AttachedRateLimits"];
             slug?: components["schemas"]["Slug"];
+            usage_limits?: components["schemas"]["AttachedUsageLimits"];
         };
         /** @description The provider credential. Write-only: encrypted at rest, shown only as `masked_key`. */
         ProviderKey: string;
@@ -1806,6 +2219,40 @@ export interface components {
         PutIntegrationModels: {
             models: components["schemas"]["IntegrationModel"][];
         };
+        RateLimitsPolicy: {
+            conditions: components["schemas"]["Conditions"];
+            created_at: components["schemas"]["Timestamp"];
+            group_by: components["schemas"]["GroupBy"];
+            id: string;
+            name: string;
+            /** @enum {string} */
+            object: "rate_limits_policy";
+            organisation_id: string;
+            /** @enum {string} */
+            status: "active";
+            target: components["schemas"]["RateLimitsTarget"];
+            type: components["schemas"]["RateLimitsType"];
+            unit: components["schemas"]["RateLimitsUnit"];
+            updated_at: components["schemas"]["Timestamp"];
+            value: number;
+            workspace_id: string | null;
+        };
+        RateLimitsPolicyList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["RateLimitsPolicy"][];
+        };
+        /**
+         * @description What is counted; `mcp_tools` policies are stored for MCP tool calls.
+         * @default llm
+         * @enum {string}
+         */
+        RateLimitsTarget: "llm" | "mcp_tools";
+        /** @enum {string} */
+        RateLimitsType: "requests" | "tokens";
+        /**
+         * @description Fixed windows aligned to the UTC minute, hour or day.
+         * @enum {string}
+         */
+        RateLimitsUnit: "minute" | "hour" | "day";
         Readiness: {
             /** @description One entry per dependency, true when it answered. */
             checks: {
@@ -1852,11 +2299,15 @@ export interface components {
             role: "assistant";
             tool_calls?: components["schemas"]["ToolCall"][];
         };
+        /** @description Retries of one target, on the listed statuses and on refused or reset connections, after an exponential backoff with full jitter (250 ms doubling, capped at 8 s). */
         Retry: {
+            /** @description Retries after the first try. */
             attempts?: number;
+            /** @description Cap on the summed waits between one target's attempts, in ms (default 30000). */
             max_retry_wait_ms?: number;
             /** @description Defaults to 429, 500, 502, 503, 504. */
             on_status_codes?: number[];
+            /** @description Wait what the upstream asks in `retry-after-ms` or `Retry-After` instead of the backoff; a longer wait than the budget left ends the retries. */
             use_retry_after_header?: boolean;
         };
         RotateApiKey: {
@@ -1918,7 +2369,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            role: "SystemMessage";
+            role: "system";
         };
         /** @description A string, or at least one text part. */
         TextContent: string | components["schemas"]["TextPart"][];
@@ -1929,7 +2380,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "TextPart";
+            type: "text";
         };
         /**
          * Format: date-time
@@ -1974,7 +2425,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            role: "ToolMessage";
+            role: "tool";
             tool_call_id: string;
         };
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
@@ -1982,7 +2433,9 @@ export interface components {
             /** Format: date-time */
             expires_at?: string | null;
             name?: string;
+            rate_limits?: components["schemas"]["AttachedRateLimits"];
             scopes?: components["schemas"]["Scope"][];
+            usage_limits?: components["schemas"]["AttachedUsageLimits"];
         };
         UpdateConfig: {
             config?: components["schemas"]["ConfigTarget"];
@@ -1993,11 +2446,41 @@ export interface components {
             value?: number;
             weight?: number;
         };
+        UpdateGuardrail: {
+            name?: string;
+        } & components["schemas"]["GuardrailBody"];
+        UpdateGuardrailExclusions: {
+            /** @description true replaces the exclusion list with `workspaces`; false (default) adds them to it. */
+            override_existing?: boolean;
+            /** @description Workspace ids or slugs. */
+            workspaces: string[];
+        };
         UpdateIntegration: components["schemas"]["IntegrationFields"];
+        /** @description Each list given replaces the current one; guardrails are named by id or slug and must belong to the whole organisation. */
+        UpdateOrganisationGuardrailDefaults: {
+            input_guardrails?: string[];
+            output_guardrails?: string[];
+        };
         UpdateOrganisationSettings: components["schemas"]["OrganisationSettingsFields"] & {
             security_settings?: components["schemas"]["OrganisationSecuritySettings"];
         };
         UpdateProvider: components["schemas"]["ProviderFields"];
+        UpdateRateLimitsPolicy: {
+            conditions?: components["schemas"]["Conditions"];
+            group_by?: components["schemas"]["GroupBy"];
+            name?: string;
+            unit?: components["schemas"]["RateLimitsUnit"];
+            value?: number;
+        };
+        UpdateUsageLimitsPolicy: {
+            alert_threshold?: number | null;
+            conditions?: components["schemas"]["Conditions"];
+            credit_limit?: number;
+            group_by?: components["schemas"]["GroupBy"];
+            name?: string;
+            periodic_reset?: components["schemas"]["PeriodicReset"];
+            periodic_reset_days?: components["schemas"]["PeriodicResetDays"];
+        };
         UpdateUser: {
             first_name?: string | null;
             last_name?: string | null;
@@ -2024,6 +2507,61 @@ export interface components {
             };
             total_tokens: number;
         };
+        /** @description One entity (a distinct set of group_by values) and what it used in the current period. */
+        UsageLimitsEntity: {
+            alert_threshold_reached: boolean;
+            credit_limit: number;
+            entity_id: string;
+            group: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            next_usage_reset_at: string | null;
+            remaining: number;
+            /** @description In the policy's unit (USD for cost). */
+            usage: number;
+        };
+        UsageLimitsEntityList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["UsageLimitsEntity"][];
+        };
+        UsageLimitsPolicy: {
+            alert_threshold: number | null;
+            conditions: components["schemas"]["Conditions"];
+            created_at: components["schemas"]["Timestamp"];
+            credit_limit: number;
+            group_by: components["schemas"]["GroupBy"];
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the current period began; null while in the first period.
+             */
+            last_reset_at: string | null;
+            name: string;
+            /**
+             * Format: date-time
+             * @description The next reset, always a UTC midnight; null when the policy never resets.
+             */
+            next_usage_reset_at: string | null;
+            /** @enum {string} */
+            object: "usage_limits_policy";
+            organisation_id: string;
+            periodic_reset: components["schemas"]["PeriodicReset"];
+            periodic_reset_days: components["schemas"]["PeriodicResetDays"];
+            /** @enum {string} */
+            status: "active";
+            type: components["schemas"]["UsageLimitsType"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The workspace whose requests it covers; null for the whole organisation. */
+            workspace_id: string | null;
+        };
+        UsageLimitsPolicyList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["UsageLimitsPolicy"][];
+        };
+        /**
+         * @description What the budget counts; `cost` is in USD from the bundled pricing table.
+         * @enum {string}
+         */
+        UsageLimitsType: "cost" | "tokens" | "requests";
         User: {
             created_at: components["schemas"]["Timestamp"];
             email: string;
@@ -2051,7 +2589,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            role: "UserMessage";
+            role: "user";
         };
         UserWorkspace: {
             role: components["schemas"]["WorkspaceRole"];
@@ -2071,9 +2609,11 @@ export interface components {
             name: string;
             /** @enum {string} */
             object: "workspace";
+            rate_limits?: components["schemas"]["AttachedRateLimits"];
             security_settings: components["schemas"]["SecuritySections"];
             slug: string;
             updated_at: components["schemas"]["Timestamp"];
+            usage_limits?: components["schemas"]["AttachedUsageLimits"];
             user_api_key_auto_create: boolean;
             user_api_key_ttl: components["schemas"]["UserApiKeyTtl"];
         };
@@ -2091,7 +2631,9 @@ export interface components {
             defaults?: components["schemas"]["WorkspaceDefaults"];
             description?: string | null;
             name?: string;
+            rate_limits?: components["schemas"]["AttachedRateLimits"];
             security_settings?: components["schemas"]["SecuritySections"];
+            usage_limits?: components["schemas"]["AttachedUsageLimits"];
             user_api_key_auto_create?: boolean;
             user_api_key_ttl?: components["schemas"]["UserApiKeyTtl"];
         };
@@ -2112,6 +2654,10 @@ export interface components {
         };
         WorkspaceMemberList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["WorkspaceMember"][];
+        };
+        WorkspaceRef: {
+            id: components["schemas"]["Uuid"];
+            slug: string;
         };
         /** @enum {string} */
         WorkspaceRole: "admin" | "manager" | "member";
@@ -2153,6 +2699,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A guardrail with actions.deny true failed on the request or the answer: nothing more is sent upstream or to the client; `hook_results` holds every guardrail's results. */
+        GuardrailDenied: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GuardrailDenied"];
+            };
+        };
         /** @description No such resource. */
         NotFound: {
             headers: {
@@ -2162,11 +2717,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit or usage limit is exhausted. */
+        /** @description A rate limit (code `rate_limit_exceeded`) or usage limit (code `usage_limit_exceeded`) is exhausted; the headers describe the limit that refused the request. */
         TooManyRequests: {
             headers: {
+                /** @description Same as x-ratelimit-reset. */
+                "retry-after"?: string;
+                /** @description The id of the policy (or `api_key:<id>`, `workspace_id:<id>`, `provider:<id>` limit) that refused. */
+                "x-gw-limit-policy"?: string;
+                /** @description The limit, in requests, tokens or USD. */
                 "x-ratelimit-limit"?: string;
+                /** @description What remains of it in the current window or period. */
                 "x-ratelimit-remaining"?: string;
+                /** @description Seconds until the window or period ends; absent for budgets that never reset. */
                 "x-ratelimit-reset"?: string;
                 [name: string]: unknown;
             };
@@ -2283,6 +2845,58 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+        };
+    };
+    getOrganisationGuardrailDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganisationGuardrailDefaults"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateOrganisationGuardrailDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrganisationGuardrailDefaults"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganisationGuardrailDefaults"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
         };
     };
     getOrganisationSettings: {
@@ -3055,7 +3669,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The completion; with `stream: true`, a `text/event-stream` of `data: <ChatCompletionChunk>` events ending with `data: [DONE]`. */
+            /** @description The completion; with `stream: true`, a `text/event-stream` of `data: <ChatCompletionChunk>` events ending with `data: [DONE]`. When guardrails ran (config `input_guardrails`/`output_guardrails`, organisation defaults), a JSON answer also carries their results as `hook_results`. */
             200: {
                 headers: {
                     /** @description HIT, SEMANTIC HIT, MISS, REFRESH (x-gw-cache-force-refresh) or DISABLED (no cache in the config). */
@@ -3074,11 +3688,21 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description A monitor-only guardrail (actions.deny false) failed: the completion passes, with every guardrail's results in `hook_results`. */
+            246: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailMonitored"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["Error"];
             429: components["responses"]["TooManyRequests"];
+            446: components["responses"]["GuardrailDenied"];
             default: components["responses"]["Error"];
         };
     };
@@ -3318,6 +3942,154 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listGuardrails: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createGuardrail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateGuardrail"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Guardrail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getGuardrail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Guardrail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateGuardrail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGuardrail"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Guardrail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteGuardrail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedGuardrail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             default: components["responses"]["Error"];
         };
     };
@@ -3947,6 +4719,37 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    putRateLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRateLimitsPolicy"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
     listProviders: {
         parameters: {
             query?: {
@@ -4240,6 +5043,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getInputGuardrailExclusions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailExclusions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateInputGuardrailExclusions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGuardrailExclusions"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailExclusions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getOutputGuardrailExclusions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailExclusions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateOutputGuardrailExclusions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGuardrailExclusions"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailExclusions"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4566,6 +5473,353 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRateLimitsPolicies: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitsPolicyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createRateLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRateLimitsPolicy"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitsPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRateLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitsPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateRateLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRateLimitsPolicy"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitsPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteRateLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listUsageLimitsPolicies: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLimitsPolicyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createUsageLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUsageLimitsPolicy"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLimitsPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getUsageLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLimitsPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateUsageLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUsageLimitsPolicy"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLimitsPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteUsageLimitsPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listUsageLimitsEntities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLimitsEntityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    resetUsageLimitsEntity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entityId: string;
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLimitsEntity"];
                 };
             };
             400: components["responses"]["BadRequest"];

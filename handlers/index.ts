@@ -6,8 +6,10 @@ import * as logs from './logs/index.js';
 import * as auditLogs from './audit-logs.js';
 import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
+import * as guardrails from './guardrails/index.js';
 import * as integrations from './integrations/index.js';
 import * as organisationSettings from './organisation-settings.js';
+import * as policies from './policies/index.js';
 import * as providers from './providers/index.js';
 import * as system from './system.js';
 import * as users from './users/index.js';
@@ -30,4 +32,6 @@ export const handlers: Record<string, Handler> = {
   ...integrations,
   ...providers,
   ...configs,
+  ...guardrails,
+  ...policies,
 };

@@ -11,6 +11,10 @@ import { speedUpRouter } from './router-speedups.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
+import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
+
+/** Gateway chat calls are logged whatever their outcome, refusals before the handler included. */
+const CHAT_OPERATION = 'createChatCompletion';
 
 type SecurityResult = { error?: unknown } | undefined;
 
@@ -59,8 +63,10 @@ export async function createApi(definition: Document, handlers: Record<string, H
     notImplemented: async (c: Context) => {
       throw new ApiError(501, 'not_implemented', `${c.operation.operationId} is not implemented`, 'api_error');
     },
-    validationFail: async (c: Context) => {
-      throw toValidationError(c.validation.errors);
+    validationFail: async (c: Context, call: Call) => {
+      const error = toValidationError(c.validation.errors);
+      if (c.operation.operationId === CHAT_OPERATION) logRefusedChat(call, c.request.requestBody, error);
+      throw error;
     },
     unauthorizedHandler: async (c: Context) => {
       // The most specific reason any scheme gave (expired beats unknown beats missing).
@@ -83,6 +89,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
       } catch (denied) {
         // A refused administrative write is itself worth auditing.
         if (denied instanceof ApiError) await recordAudit(c, call, denied.status);
+        if (denied instanceof ApiError && c.operation.operationId === CHAT_OPERATION) logRefusedChat(call, c.request.requestBody, denied);
         throw denied;
       }
     },
@@ -122,10 +129,13 @@ function registerHandlers(api: OpenAPIBackend, handlers: Record<string, Handler>
         `${missing.length && unknown.length ? '; ' : ''}${unknown.length ? `no operation for ${unknown.join(', ')}` : ''}`,
     );
   }
+  // A scope outside the spec's Scope list could never be granted: the operation would be closed to every key.
+  const knownScopes = new Set((api.definition.components?.schemas?.Scope as { enum?: string[] } | undefined)?.enum ?? []);
   for (const id of operationIds) {
     const scope = (api.getOperation(id) as { 'x-gw-scope'?: string } | undefined)?.['x-gw-scope'];
     const secured = (api.getOperation(id)?.security ?? []).length > 0;
     if (secured && !scope) throw new Error(`operation ${id} is secured but declares no x-gw-scope`);
+    if (scope && !knownScopes.has(scope)) throw new Error(`operation ${id} declares x-gw-scope ${scope}, which is not in the spec's Scope list`);
   }
   api.register(Object.fromEntries(Object.entries(handlers).map(([id, handler]) => [id, withAudit(api, id, handler)])) as never);
 }

@@ -27,12 +27,22 @@ export function isAudited(operation: AuditedOperation | undefined): boolean {
   return !DATA_PLANE_SCOPES.has(scope) && !scope.endsWith('.invoke');
 }
 
+/** Header maps sent to someone's endpoint (a guardrail webhook's `headers`, `custom_headers`): any value may be a credential. */
+const HEADER_MAP_NAME = /^(headers|custom_headers)$/;
+
 export function redactSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([name, inner]) => [name, SECRET_NAME.test(name) ? REDACTED : redactSecrets(inner)]),
+    Object.entries(value as Record<string, unknown>).map(([name, inner]) => [
+      name,
+      SECRET_NAME.test(name) ? REDACTED : HEADER_MAP_NAME.test(name) && inner && typeof inner === 'object' ? redactAll(inner) : redactSecrets(inner),
+    ]),
   );
+}
+
+function redactAll(map: object): Record<string, string> {
+  return Object.fromEntries(Object.keys(map).map((name) => [name, REDACTED]));
 }
 
 function stringField(value: unknown, name: string): string | undefined {

@@ -86,6 +86,19 @@ export class UpstreamError extends ApiError {
   }
 }
 
+/**
+ * A guardrail with a deny action failed (status 446, which gateway users already handle). The body
+ * carries every guardrail's results as `hook_results` beside the error.
+ */
+export class GuardrailDeniedError extends ApiError {
+  constructor(
+    message: string,
+    readonly hookResults: unknown,
+  ) {
+    super(446, 'guardrail_denied', message, 'guardrail_error');
+  }
+}
+
 export class InternalError extends ApiError {
   constructor(traceId: string) {
     super(500, 'internal_error', `Internal error; quote trace id ${traceId} when reporting it`, 'api_error');
@@ -94,8 +107,11 @@ export class InternalError extends ApiError {
 
 export interface ErrorBody {
   error: { code: string; message: string; param: string | null; type: ErrorType };
+  hook_results?: unknown;
 }
 
 export function errorBody(error: ApiError): ErrorBody {
-  return { error: { code: error.code, message: error.message, param: error.param, type: error.type } };
+  const body: ErrorBody = { error: { code: error.code, message: error.message, param: error.param, type: error.type } };
+  if (error instanceof GuardrailDeniedError) body.hook_results = error.hookResults;
+  return body;
 }

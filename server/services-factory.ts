@@ -10,6 +10,12 @@ import { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import { createDb, type DbOptions } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
+import { guardedCheckTools } from '../gateway/guardrails/guarded-fetch.js';
+import { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
+import { LimitsEngine } from '../gateway/limits/limits-engine.js';
+import { MemoryCounterStore } from '../gateway/limits/memory-counter-store.js';
+import { LimitPolicies } from '../gateway/limits/policy-cache.js';
+import { RedisCounterStore } from '../gateway/limits/redis-counter-store.js';
 import { SecretBox } from '../store/secret-box.js';
 import { UpstreamClient } from '../gateway/transport/upstream-client.js';
 import { Store } from '../store/store.js';
@@ -62,6 +68,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   await logExports.resumeInterrupted();
   const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays }, now, logger);
   logRetention.start();
+  const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   return {
     config,
@@ -79,6 +86,11 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),
+    guardrails: new SavedGuardrails(store, secrets, bus),
+    guardrailOutbound: guardedCheckTools({ trustedHosts: config.trustedCustomHosts }),
+    limitPolicies: new LimitPolicies(store, bus),
+    limitCounters,
+    limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
     now,
   };
 }

@@ -5,7 +5,12 @@ import type { RequestLogSink } from '../gateway/request-log.js';
 import type { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import type { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import type { SavedResources } from '../gateway/saved-resources.js';
+import type { LimitsEngine } from '../gateway/limits/limits-engine.js';
+import type { LimitPolicies } from '../gateway/limits/policy-cache.js';
+import type { CounterStore } from '../gateway/limits/counter-store.js';
 import type { UpstreamClient } from '../gateway/transport/upstream-client.js';
+import type { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
+import type { CheckContext } from '../gateway/guardrails/check-types.js';
 import type { createClient } from 'redis';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
@@ -40,6 +45,16 @@ export interface Services {
   semanticCache: SemanticStore;
   /** Pooled keep-alive connections to providers and custom hosts. */
   upstreams: UpstreamClient;
+  /** Usage-limit and rate-limit policies, as the gateway reads them (memory, invalidated over the bus). */
+  limitPolicies: LimitPolicies;
+  /** Limit counters: Redis when configured (shared by every instance), else this process. */
+  limitCounters: CounterStore;
+  /** Rate-limit checks, budget reservations and settlements over limitCounters. */
+  limits: LimitsEngine;
+  /** Saved guardrails and organisation defaults, as the gateway reads them (memory, invalidated over the bus). */
+  guardrails: SavedGuardrails;
+  /** What guardrail checks use to call out (webhooks, key sets): vetted against private addresses. */
+  guardrailOutbound: Pick<CheckContext, 'fetch' | 'vetUrl'>;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
 }

@@ -39,6 +39,8 @@ const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
 };
 
 const PERCENTILES = [0.5, 0.9, 0.99] as const;
+const PERCENTILE_NAMES = ['latency_p50_ms', 'latency_p90_ms', 'latency_p99_ms'] as const;
+type PercentileName = (typeof PERCENTILE_NAMES)[number];
 
 // Plain columns derived at write time (is_error, cache_hit, rescued) keep these cheap on both engines.
 const AGGREGATES = `count(*) as requests,
@@ -52,17 +54,27 @@ const AGGREGATES = `count(*) as requests,
   sum(case when cache_hit then cost else 0 end) as cache_savings,
   sum(case when rescued then 1 else 0 end) as rescued_requests`;
 
-const PG_PERCENTILES = PERCENTILES.map(
-  (p) => `percentile_cont(${p}) within group (order by latency_ms) as latency_p${Math.round(p * 100)}_ms`,
-).join(',\n  ');
+/**
+ * Latency bins of one group, ascending: `upto` requests took `latency` ms or less, `count` of
+ * them exactly `latency`. Latencies are whole milliseconds, so the bins are exact. Only the bins
+ * holding the ranks a percentile needs are read back.
+ */
+export type LatencyBins = Array<{ latency: number; count: number; upto: number }>;
+
+/** The latency at 0-based rank `rank` of the group's sorted latencies. */
+function valueAtRank(bins: LatencyBins, rank: number): number {
+  const bin = bins.find(({ count, upto }) => upto - count <= rank && rank < upto);
+  if (!bin) throw new Error(`no latency bin holds rank ${rank}`);
+  return bin.latency;
+}
 
 /** Linear interpolation between closest ranks: the same answer as Postgres percentile_cont. */
-export function percentile(sorted: number[], p: number): number | null {
-  if (!sorted.length) return null;
-  const position = p * (sorted.length - 1);
-  const low = Math.floor(position);
-  const high = Math.ceil(position);
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
+export function percentile(bins: LatencyBins, total: number, p: number): number | null {
+  if (!total) return null;
+  const position = p * (total - 1);
+  const low = valueAtRank(bins, Math.floor(position));
+  const high = valueAtRank(bins, Math.ceil(position));
+  return low + (high - low) * (position - Math.floor(position));
 }
 
 function totals(row: Record<string, unknown>): AnalyticsTotals {
@@ -89,10 +101,11 @@ function totals(row: Record<string, unknown>): AnalyticsTotals {
 }
 
 /**
- * Analytics over request_logs and log_feedback. Postgres computes latency percentiles in the
- * same statement (percentile_cont); SQLite has no ordered-set aggregates, so there a second
- * query reads the latencies of the range in index order and JS interpolates the same way
- * (exact; SQLite is the single-node default, not the million-row deployment).
+ * Analytics over request_logs and log_feedback. Sums and counts come from one grouped query,
+ * latency percentiles from a second one run at the same time over per-(group, latency) counts
+ * (latencyBins), the same on both engines and exact. Measured at a million rows on Postgres, one
+ * statement holding the sums and percentile_cont took 1.3 to 1.7 s per grouped call; split,
+ * the sums take ~0.4 s and the bins 0.6 to 1.4 s, no slower than percentile_cont alone.
  */
 export class LogAnalytics {
   private readonly postgres: boolean;
@@ -147,41 +160,68 @@ export class LogAnalytics {
     limit?: number,
     allGroups = false,
   ): Promise<Array<{ key: unknown; totals: AnalyticsTotals }>> {
-    const select = `${groupExpression ? `${groupExpression} as group_key, ` : ''}${AGGREGATES}${this.postgres ? `,\n  ${PG_PERCENTILES}` : ''}`;
+    const select = `${groupExpression ? `${groupExpression} as group_key, ` : ''}${AGGREGATES}`;
     const query = applyLogFilter(this.db, this.db('request_logs').select(this.db.raw(select)), filter);
     if (groupExpression) {
       query.groupByRaw(groupExpression);
       if (!allGroups) query.orderBy('requests', 'desc').limit(limit ?? 100);
     }
-    const rows = this.postgres ? await this.withSortMemory(query) : ((await query) as Array<Record<string, unknown>>);
-    if (!this.postgres) await this.addPercentilesInJs(filter, groupExpression, rows);
+    const [rows, percentiles] = await Promise.all([this.read(query), this.latencyPercentiles(filter, groupExpression)]);
+    for (const row of rows) {
+      const group = percentiles.get(String(groupExpression ? row.group_key : null));
+      for (const name of PERCENTILE_NAMES) row[name] = group?.[name] ?? null;
+    }
     return rows.filter((row) => groupExpression || Number(row.requests) > 0).map((row) => ({ key: row.group_key ?? null, totals: totals(row) }));
   }
 
-  /** percentile_cont sorts every latency of a group: give that sort memory so it does not spill to disk. */
-  private withSortMemory(query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> {
+  /**
+   * Runs one analytics read. On Postgres without JIT (compiling these scans cost more than it saved,
+   * ~70 ms a query at a million rows) and with enough memory for the hash of (group, latency) pairs.
+   */
+  private read(query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> {
+    if (!this.postgres) return query as Promise<Array<Record<string, unknown>>>;
     return this.db.transaction(async (trx) => {
-      await trx.raw(`set local work_mem = '64MB'`);
+      await trx.raw(`set local jit = off; set local work_mem = '32MB'`);
       return (await query.transacting(trx)) as Array<Record<string, unknown>>;
     });
   }
 
-  private async addPercentilesInJs(filter: LogFilter, groupExpression: string | null, rows: Array<Record<string, unknown>>): Promise<void> {
-    const select = `${groupExpression ? `${groupExpression}` : 'null'} as group_key, latency_ms`;
-    const latencies = (await applyLogFilter(this.db, this.db('request_logs').select(this.db.raw(select)), filter).orderBy('latency_ms')) as Array<{
-      group_key: unknown;
-      latency_ms: number;
-    }>;
-    const byGroup = new Map<string, number[]>();
-    for (const { group_key, latency_ms } of latencies) {
-      const key = String(group_key);
-      let list = byGroup.get(key);
-      if (!list) byGroup.set(key, (list = []));
-      list.push(Number(latency_ms));
+  /** Per group, latency p50/p90/p99 read off its latency bins. */
+  private async latencyPercentiles(filter: LogFilter, groupExpression: string | null): Promise<Map<string, Record<PercentileName, number | null>>> {
+    const out = new Map<string, Record<PercentileName, number | null>>();
+    for (const [group, { total, bins }] of await this.latencyBins(filter, groupExpression)) {
+      out.set(group, Object.fromEntries(PERCENTILES.map((p, i) => [PERCENTILE_NAMES[i]!, percentile(bins, total, p)])) as Record<PercentileName, number | null>);
     }
-    for (const row of rows) {
-      const sorted = byGroup.get(String(groupExpression ? row.group_key : null)) ?? [];
-      for (const p of PERCENTILES) row[`latency_p${Math.round(p * 100)}_ms`] = percentile(sorted, p);
+    return out;
+  }
+
+  /**
+   * Per group, the latency bins holding the ranks PERCENTILES need. Counting requests per
+   * (group, latency) is a hash aggregate; a running sum over those bins finds each rank, so the
+   * database never sorts the rows themselves and sends back a few bins per group.
+   */
+  private async latencyBins(filter: LogFilter, groupExpression: string | null): Promise<Map<string, { total: number; bins: LatencyBins }>> {
+    const { db } = this;
+    const counts = applyLogFilter(db, db('request_logs').select(db.raw(`${groupExpression ?? 'null'} as group_key, latency_ms, count(*) as n`)), filter).groupByRaw(
+      groupExpression ? `${groupExpression}, latency_ms` : 'latency_ms',
+    );
+    const running = db
+      .select(
+        db.raw(`group_key, latency_ms, n,
+          sum(n) over (partition by group_key order by latency_ms rows between unbounded preceding and current row) as upto,
+          sum(n) over (partition by group_key) as total`),
+      )
+      .from('latency_counts');
+    // A bin [upto - n, upto) holds rank floor(x) or ceil(x), x = p * (total - 1), when upto - n < x + 1 and upto > x.
+    const wanted = PERCENTILES.map((p) => `(upto - n < ${p} * (total - 1) + 1 and upto > ${p} * (total - 1))`).join(' or ');
+    const query = db.with('latency_counts', counts).with('running', running).select('*').from('running').whereRaw(wanted).orderBy('latency_ms');
+    const byGroup = new Map<string, { total: number; bins: LatencyBins }>();
+    for (const row of await this.read(query)) {
+      const group = String(row.group_key);
+      let entry = byGroup.get(group);
+      if (!entry) byGroup.set(group, (entry = { total: Number(row.total), bins: [] }));
+      entry.bins.push({ latency: Number(row.latency_ms), count: Number(row.n), upto: Number(row.upto) });
     }
+    return byGroup;
   }
 }

@@ -20,14 +20,19 @@ export interface SplitDocument<T> {
 
 const pointer = (parent: string, key: string | number) => `${parent}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
+/** Which string fields are secrets: by default the SECRET_FIELD_NAMES, wherever they appear. */
+export type SecretField = (key: string, path: string) => boolean;
+
+const namedSecret: SecretField = (key) => SECRET_FIELD_NAMES.has(key);
+
 /**
  * Takes the secrets out of a document. A value equal to the mask of the previous secret at the
  * same path means "unchanged" (a client echoing back what it was shown), so the old secret is kept.
  */
-export function splitSecrets<T>(document: T, previous: SecretsByPath = {}): SplitDocument<T> {
+export function splitSecrets<T>(document: T, previous: SecretsByPath = {}, isSecret: SecretField = namedSecret): SplitDocument<T> {
   const secrets: SecretsByPath = {};
   const walk = (value: unknown, path: string, key: string | undefined): unknown => {
-    if (typeof value === 'string' && key !== undefined && SECRET_FIELD_NAMES.has(key)) {
+    if (typeof value === 'string' && key !== undefined && isSecret(key, path)) {
       const old = previous[path];
       const secret = old !== undefined && value === maskSecret(old) ? old : value;
       secrets[path] = secret;

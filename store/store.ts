@@ -4,7 +4,11 @@ import { AuditLogsRepository } from './repositories/audit-logs.js';
 import { InvitationsRepository } from './repositories/invitations.js';
 import { WorkspaceMembersRepository } from './repositories/workspace-members.js';
 import { ConfigsRepository } from './repositories/configs.js';
+import { GuardrailDefaultsRepository } from './repositories/guardrail-defaults.js';
+import { GuardrailExclusionsRepository } from './repositories/guardrail-exclusions.js';
+import { GuardrailsRepository } from './repositories/guardrails.js';
 import { IntegrationsRepository } from './repositories/integrations.js';
+import { LimitPoliciesRepository, type RateLimitsPolicyRecord, type UsageLimitsPolicyRecord } from './repositories/limit-policies.js';
 import { ProvidersRepository } from './repositories/providers.js';
 import { OrganisationsRepository } from './repositories/organisations.js';
 import { SemanticCacheEntriesRepository } from './repositories/semantic-cache-entries.js';
@@ -13,6 +17,7 @@ import { LogFeedbackRepository } from './repositories/log-feedback.js';
 import { LogExportsRepository } from './repositories/log-exports.js';
 import { UsersRepository } from './repositories/users.js';
 import { WorkspacesRepository } from './repositories/workspaces.js';
+import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
 
 /**
  * The repositories over one knex handle. `transaction` hands out a Store over the transaction,
@@ -33,6 +38,13 @@ export class Store {
   readonly requestLogs: RequestLogsRepository;
   readonly logFeedback: LogFeedbackRepository;
   readonly logExports: LogExportsRepository;
+  readonly guardrails: GuardrailsRepository;
+  readonly guardrailDefaults: GuardrailDefaultsRepository;
+  readonly guardrailExclusions: GuardrailExclusionsRepository;
+  readonly usageLimitsPolicies: LimitPoliciesRepository<UsageLimitsPolicyRecord>;
+  readonly rateLimitsPolicies: LimitPoliciesRepository<RateLimitsPolicyRecord>;
+  /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
+  sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -49,6 +61,11 @@ export class Store {
     this.requestLogs = new RequestLogsRepository(db);
     this.logFeedback = new LogFeedbackRepository(db);
     this.logExports = new LogExportsRepository(db);
+    this.guardrails = new GuardrailsRepository(db);
+    this.guardrailDefaults = new GuardrailDefaultsRepository(db);
+    this.guardrailExclusions = new GuardrailExclusionsRepository(db);
+    this.usageLimitsPolicies = new LimitPoliciesRepository(db, 'usage_limits_policies');
+    this.rateLimitsPolicies = new LimitPoliciesRepository(db, 'rate_limits_policies');
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -11,6 +11,7 @@ import { failureFromError, type Outcome } from '../routing/outcome.js';
 import type { Leaf } from '../routing/strategy-tree.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import type { ChatState } from './chat-state.js';
+import { guardTargetAnswer, guardTargetRequest } from './chat-guardrails.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
 
 async function readJson(body: Dispatcher.ResponseData['body']): Promise<unknown> {
@@ -41,6 +42,8 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
   let attempt: UpstreamAttempt | undefined;
   let upstreamHeaders: Record<string, string> | undefined;
   try {
+    // A denial here is this target's failure (446): a fallback moves on to the next target.
+    request = await guardTargetRequest(state, leaf, request);
     const { adapter, target, guarded } = await resolveLeafTarget({
       settings: leaf.settings,
       model: request.model as string,
@@ -53,6 +56,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     });
     state.provider = target.provider;
     state.model = request.model as string;
+    state.pricingMultiplier = target.pricingMultiplier ?? 1;
     const context: ChatContext = {
       target,
       request: forTarget(request, target.strictOpenAiCompliance !== false),
@@ -77,8 +81,9 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     if (state.stream) {
       return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: adapter.createStreamTranslator(context), attempt } };
     }
-    const completion = adapter.parseChatResponse(await response.body.json(), context);
+    const parsed = adapter.parseChatResponse(await response.body.json(), context);
     attempt.dispose();
+    const completion = await guardTargetAnswer(state, leaf, parsed);
     return { ok: true, status: response.statusCode, value: { kind: 'json', completion } };
   } catch (error) {
     attempt?.abort();

@@ -3,6 +3,8 @@ import type { Call } from '../../server/call.js';
 import type { ApiError } from '../../server/errors.js';
 import type { Principal } from '../../server/auth/principal.js';
 import type { CacheStatus } from '../cache/response-cache.js';
+import type { HookResults } from '../guardrails/hook-results.js';
+import type { Reservation } from '../limits/limits-engine.js';
 import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
 import type { ProviderPlan } from '../resolve/provider-plan.js';
 import type { RouteReport, Served } from '../routing/route-request.js';
@@ -34,6 +36,12 @@ export interface ChatState {
   completion?: ChatCompletion;
   error?: ApiError;
   firstByteMs: number | null;
+  /** Every guardrail's results so far: logged, and sent as `hook_results`. */
+  hookResults?: HookResults;
+  /** Rate-limit and budget reservations the request holds until it is settled. */
+  limitReservations?: Reservation[];
+  /** The serving provider's integration pricing multiplier (1 when none). */
+  pricingMultiplier?: number;
 }
 
 /** A step of the pipeline. Returning `'done'` ends it early (the answer is ready or written). */

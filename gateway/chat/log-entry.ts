@@ -4,6 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../limits/pricing/cost.js';
+import type { Usage } from '../providers/types.js';
 import type { RequestLogEntry } from '../request-log.js';
 import type { ChatState } from './chat-state.js';
 
@@ -26,11 +28,24 @@ export function loggedHeaders(headers: IncomingHttpHeaders, sensitive: readonly 
   return out;
 }
 
+/**
+ * USD from the bundled pricing table. On a cache hit this is what the cached answer cost when it
+ * was first served upstream: analytics count it as savings, not spend.
+ */
+function costUsd(provider: string | null, model: string | null, usage: Usage | undefined, multiplier: number): number {
+  if (!provider || !model || !usage) return 0;
+  return costNanoUsd(priceOf(provider, model), usage, multiplier) / NANO_USD_PER_USD;
+}
+
 export function chatLogEntry(state: ChatState): RequestLogEntry {
   const { call, principal } = state;
   const now = call.services.now();
   const usage = state.usage;
   const headers = state.headers;
+  // A cache hit calls no upstream: the provider is the one the served leaf names.
+  const leafProvider = state.route?.leaf.settings.provider;
+  const provider = state.provider ?? (typeof leafProvider === 'string' ? leafProvider : null);
+  const model = state.model ?? (typeof state.request.model === 'string' ? state.request.model : null);
   return {
     id: state.id,
     trace_id: call.traceId,
@@ -42,8 +57,8 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     workspace_id: principal.gatewayWorkspaceId,
     api_key_id: principal.keyId,
     config_id: state.plan?.configId ?? null,
-    provider: state.provider,
-    model: state.model ?? state.request.model,
+    provider,
+    model,
     status: state.status,
     latency_ms: now - call.startedAt,
     first_byte_ms: state.firstByteMs,
@@ -51,7 +66,7 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     prompt_tokens: usage?.prompt_tokens ?? 0,
     completion_tokens: usage?.completion_tokens ?? 0,
     total_tokens: usage?.total_tokens ?? 0,
-    cost: 0,
+    cost: costUsd(provider, model, usage, state.pricingMultiplier ?? 1),
     cache_status: state.cacheStatus,
     retry_count: state.route?.retries ?? 0,
     route: state.route?.steps ?? [],
@@ -59,7 +74,7 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     request_headers: loggedHeaders(call.req.headers, headers?.sensitiveHeaderNames ?? [], call.services.config.headersToMask),
     request_body: state.request,
     response_body: state.completion ?? null,
-    error: state.error ? { code: state.error.code, message: state.error.message } : null,
-    guardrail_results: null,
+    error: state.error ? { code: state.error.code, message: state.error.message, type: state.error.type } : null,
+    guardrail_results: state.hookResults ? [...state.hookResults.before_request_hooks, ...state.hookResults.after_request_hooks] : null,
   };
 }

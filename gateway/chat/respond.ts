@@ -40,12 +40,13 @@ export async function streamUpstream(state: ChatState, answer: Extract<UpstreamA
   const { call } = state;
   const writer = new SseWriter(call.res);
   writer.start(servedHeaders(state));
-  const assembler = store ? new StreamAssembler() : undefined;
+  // Always assembled: the log keeps the answer of a stream too (and the cache stores it when asked).
+  const assembler = new StreamAssembler();
   let usageSent = false;
   const emit = async (chunks: ChatCompletionChunk[]) => {
     for (const chunk of chunks) {
       state.firstByteMs ??= call.services.now() - call.startedAt;
-      assembler?.push(chunk);
+      assembler.push(chunk);
       if (isUsageOnly(chunk)) {
         if (!state.includeUsage) continue;
         usageSent = true;
@@ -70,8 +71,8 @@ export async function streamUpstream(state: ChatState, answer: Extract<UpstreamA
   }
   await writer.data('[DONE]');
   writer.end();
-  const completion = assembler?.completion();
-  if (completion && store) void store(completion);
+  state.completion = assembler.completion();
+  if (state.completion && store) void store(state.completion);
 }
 
 function finishWithError(state: ChatState, writer: SseWriter, attempt: UpstreamAttempt, error: unknown): void {

@@ -10,9 +10,13 @@ import type { ChatState } from './chat-state.js';
 import { chatLogEntry } from './log-entry.js';
 import { servedHeaders } from './respond.js';
 import { chatStages } from './stages.js';
+import { answerBody } from './guardrail-stages.js';
+import { settleLimits } from './limit-stages.js';
 
 export interface ChatResult {
   completion?: ChatCompletion;
+  /** 200, or 246 when a monitor-only guardrail failed. */
+  status: number;
   headers: Record<string, string>;
 }
 
@@ -40,7 +44,7 @@ export async function runChat(call: Call, request: ChatRequest): Promise<ChatRes
     for (const stage of chatStages) {
       if ((await stage.run(state)) === 'done') break;
     }
-    return { completion: state.stream ? undefined : state.completion, headers: servedHeaders(state) };
+    return { completion: state.stream ? undefined : answerBody(state), status: state.status, headers: servedHeaders(state) };
   } catch (error) {
     const failure = error instanceof ApiError ? error : new InternalError(call.traceId);
     if (!(error instanceof ApiError)) call.services.logger.error({ err: error, traceId: call.traceId }, 'chat pipeline failed');
@@ -50,6 +54,8 @@ export async function runChat(call: Call, request: ChatRequest): Promise<ChatRes
     throw failure;
   } finally {
     call.res.off('close', onClose);
+    // Streams included: the respond stage has returned only once the stream ended, with its real usage.
+    await settleLimits(state);
     call.services.requestLogs.record(chatLogEntry(state));
   }
 }

@@ -1,9 +1,10 @@
 /**
  * The chat pipeline, in order (ARCHITECTURE.md "The request path"). Authentication has already
  * run (openapi-backend security). Stages still to come slot in where marked:
- *   read headers -> resolve provider -> [rate limits] -> [usage limits: reserve] ->
- *   [input guardrails] -> route (cache lookup, strategy tree, retries, upstream call) ->
- *   [output guardrails] -> respond (cache store) ; log (and [usage settle]) run in run-chat.ts.
+ *   read headers -> resolve provider -> rate limits -> usage limits: reserve (limit-stages.ts) ->
+ *   input guardrails -> route (cache lookup, strategy tree, retries, upstream call; a target's
+ *   own guardrails run in its call) -> output guardrails -> respond (cache store) -> streamed
+ *   output guardrails -> guardrail status (guardrail-stages.ts); log and usage settle run in run-chat.ts.
  */
 import { ApiError, InternalError } from '../../server/errors.js';
 import { resolveProviderPlan } from '../resolve/provider-plan.js';
@@ -14,6 +15,8 @@ import { embedderFor } from './semantic-embedder.js';
 import type { ChatStage } from './chat-state.js';
 import { readGatewayHeaders } from './gateway-headers.js';
 import { servedHeaders, streamCompletion, streamUpstream } from './respond.js';
+import { rateLimits, usageLimitsReserve } from './limit-stages.js';
+import { guardrailStatus, inputGuardrails, outputGuardrails, streamedOutputGuardrails } from './guardrail-stages.js';
 
 const readHeaders: ChatStage = {
   name: 'read-headers',
@@ -89,6 +92,17 @@ const respond: ChatStage = {
   },
 };
 
-export const chatStages: readonly ChatStage[] = [readHeaders, resolveProvider, route, respond];
+export const chatStages: readonly ChatStage[] = [
+  readHeaders,
+  resolveProvider,
+  rateLimits,
+  usageLimitsReserve,
+  inputGuardrails,
+  route,
+  outputGuardrails,
+  respond,
+  streamedOutputGuardrails,
+  guardrailStatus,
+];
 
 export { servedHeaders };

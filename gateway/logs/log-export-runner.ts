@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../server/logger.js';
 import type { LogExportRecord } from '../../store/repositories/log-exports.js';
@@ -19,7 +19,8 @@ export interface LogExportRunnerOptions {
  * first, appends JSON lines to `<dir>/<id>.jsonl` and checkpoints (keyset cursor, bytes written,
  * rows) in log_exports after every page. A cancel is seen at the next page. On start, exports
  * left in_progress by a stop or crash are resumed: the file is cut back to the last checkpoint
- * and writing goes on from its cursor, so no row is lost or written twice.
+ * and writing goes on from its cursor, so no row is lost or written twice. An export whose file
+ * lost checkpointed rows (removed, or GW_DATA_DIR not shared between instances) fails with that reason.
  */
 export class LogExportRunner {
   private readonly active = new Map<string, Promise<void>>();
@@ -75,6 +76,12 @@ export class LogExportRunner {
     const filter = toLogFilter(record.organisation_id, record.workspace_id ?? undefined, record.filters);
     const file = this.filePath(id);
     await mkdir(this.options.dir, { recursive: true });
+    const size = existsSync(file) ? (await stat(file)).size : 0;
+    // Rows already checkpointed are not in the file any more (it was removed or cut): resuming would
+    // silently skip them, so the export fails and says why.
+    if (size < record.bytes_written) {
+      throw new Error(`The export file holds ${size} of the ${record.bytes_written} bytes already written (removed or cut since); start a new export`);
+    }
     // Lines past the last checkpoint were written but not recorded: drop them before going on.
     if (existsSync(file)) await truncate(file, record.bytes_written);
     else await writeFile(file, '');

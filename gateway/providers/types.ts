@@ -31,6 +31,8 @@ export interface ProviderTarget {
   forwardHeaders?: Record<string, string>;
   /** When false, adapters may add non-OpenAI fields (thinking content) to answers. Default true. */
   strictOpenAiCompliance?: boolean;
+  /** A saved provider's integration pricing multiplier, for cost budgets (1 when absent). */
+  pricingMultiplier?: number;
 }
 
 export interface UpstreamRequest {

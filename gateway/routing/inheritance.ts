@@ -14,8 +14,9 @@
  */
 import type { ConfigNode } from './config-node.js';
 
-const STRUCTURE_KEYS = new Set(['strategy', 'targets', 'name', 'weight']);
-const INHERITED_WHOLE = [
+/** Exported so a test can hold the written rule (spec description, README) to these lists. */
+export const STRUCTURE_KEYS: ReadonlySet<string> = new Set(['strategy', 'targets', 'name', 'weight']);
+export const INHERITED_WHOLE = [
   'retry',
   'cache',
   'request_timeout',

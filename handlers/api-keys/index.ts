@@ -10,8 +10,10 @@ import { presentApiKey } from './present.js';
 import { assertCreatorMayGrant, assertUserKeyWithinRole } from './role-ceiling.js';
 import { enforcedUserKeyRotation } from './rotation-policy.js';
 import { nextRotationAt, rotationDays, type RotationInput } from './rotation.js';
+import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
+import { attachedLimitsInput } from '../policies/attached-limits.js';
 
-interface NewKeyInput extends RotationInput {
+interface NewKeyInput extends RotationInput, AttachedLimits {
   name: string;
   description?: string;
   scopes: string[];
@@ -81,6 +83,7 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
       rotation_period_days: input.rotation_period ? null : days,
       next_rotation_at: nextRotationAt(days, now()),
       created_by: principal.userId ?? principal.keyId,
+      ...attachedLimitsInput(input),
     },
     new Date(now()).toISOString(),
   );
@@ -144,6 +147,7 @@ export const updateApiKey: Handler = async (c, call) => {
   if (input.description !== undefined) changes.description = input.description;
   if (input.scopes !== undefined) changes.scopes = input.scopes;
   if (input.expires_at !== undefined) changes.expires_at = input.expires_at;
+  Object.assign(changes, attachedLimitsInput(input));
   if (input.rotation_period !== undefined || input.rotation_period_days !== undefined) {
     let days = rotationDays(input);
     if (record.sub_type === 'user') days = await enforcedUserKeyRotation(store, principal.organisationId, days);

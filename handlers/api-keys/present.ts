@@ -1,5 +1,6 @@
 import type { components } from '../../generated/types.js';
 import type { ApiKeyRecord } from '../../store/repositories/api-keys.js';
+import { presentAttachedLimits } from '../policies/attached-limits.js';
 
 type ApiKey = components['schemas']['ApiKey'];
 
@@ -24,6 +25,7 @@ export function presentApiKey(record: ApiKeyRecord, now: number): ApiKey {
     rotation_period_days: record.rotation_period_days,
     next_rotation_at: record.next_rotation_at,
     last_rotated_at: record.last_rotated_at,
+    ...presentAttachedLimits(record),
     created_by: record.created_by,
     created_at: record.created_at,
     updated_at: record.updated_at,

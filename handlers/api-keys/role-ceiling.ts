@@ -1,23 +1,8 @@
-import { canCreateKeys, scopesAboveRole } from '../../server/auth/roles.js';
+import { canCreateKeys, roleOf, scopesAboveRole, type Role } from '../../server/auth/roles.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { ForbiddenError, ValidationError } from '../../server/errors.js';
 import type { ApiKeyType } from '../../store/repositories/api-keys.js';
 import type { Store } from '../../store/store.js';
-import type { OrganisationRole } from '../../store/repositories/users.js';
-import type { WorkspaceRole } from '../../store/repositories/workspace-members.js';
-
-export interface Role {
-  organisation: OrganisationRole;
-  workspace: WorkspaceRole | null;
-}
-
-/** A user's organisation role and their role in one workspace (none for organisation keys); undefined when not an active user. */
-export async function roleOf(store: Store, organisationId: string, userId: string, workspaceId: string | null): Promise<Role | undefined> {
-  const user = await store.users.get(organisationId, userId);
-  if (!user || user.status !== 'active') return undefined;
-  const member = workspaceId ? await store.workspaceMembers.get(workspaceId, userId) : undefined;
-  return { organisation: user.role, workspace: member?.role ?? null };
-}
 
 function assertWithinRole(role: Role, scopes: readonly string[], whose: string): void {
   const above = scopesAboveRole(role, scopes);

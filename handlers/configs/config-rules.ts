@@ -1,3 +1,5 @@
+import { assertSafeCheckUrls } from '../../gateway/guardrails/check-urls.js';
+import { inlineGuardrail, type InlineGuardrail } from '../../gateway/guardrails/inline-guardrail.js';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import type { Call } from '../../server/call.js';
 import { ConflictError, ValidationError } from '../../server/errors.js';
@@ -11,9 +13,23 @@ export function guardrailRefs(node: ConfigNode): string[] {
   return [...own, ...(node.targets ?? []).flatMap(guardrailRefs)];
 }
 
-/** A config may only name guardrails that exist (spec: rejected at save). */
-export async function assertGuardrailsExist(call: Call, organisationId: string, config: ConfigNode): Promise<void> {
-  const unknown = await unknownGuardrailRefs(call.services.db, organisationId, guardrailRefs(config));
+/** Inline guardrail objects anywhere in the tree, with the param naming where each sits. */
+function inlineGuardrails(node: ConfigNode, at: string): Array<{ raw: InlineGuardrail; param: string }> {
+  const own = (['input_guardrails', 'output_guardrails'] as const).flatMap((key) =>
+    (node[key] ?? []).flatMap((ref, index) => (typeof ref === 'string' ? [] : [{ raw: ref as InlineGuardrail, param: `${at}.${key}[${index}]` }])),
+  );
+  return [...own, ...(node.targets ?? []).flatMap((target, index) => inlineGuardrails(target, `${at}.targets[${index}]`))];
+}
+
+/**
+ * A config may only name guardrails that exist and that its workspace may use (spec: rejected at
+ * save), and its inline guardrails' checks must be valid like a saved guardrail's.
+ */
+export async function assertGuardrailsExist(call: Call, organisationId: string, workspaceId: string | null, config: ConfigNode): Promise<void> {
+  for (const { raw, param } of inlineGuardrails(config, 'config')) {
+    await assertSafeCheckUrls(inlineGuardrail(raw, param).checks, `${param}.checks`, call.services.config.trustedCustomHosts);
+  }
+  const unknown = await unknownGuardrailRefs(call.services.db, organisationId, workspaceId, guardrailRefs(config));
   if (unknown.length) {
     throw new ValidationError(`Unknown guardrail${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, 'config', 'unknown_guardrail');
   }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'openapi-backend';
+import { assertRoutable } from '../../gateway/routing/config-checks.js';
+import { configSecretField } from '../../gateway/guardrails/check-secrets.js';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import { SAVED_RESOURCE_TOPICS } from '../../gateway/saved-resources-store.js';
 import { principalOf, type Call } from '../../server/call.js';
@@ -18,10 +20,10 @@ async function visibleConfig(call: Call, idOrSlug: string): Promise<ConfigRecord
   return record;
 }
 
-/** Secrets (target api keys, AWS secrets) are sealed; the stored and answered document holds masks. */
+/** Secrets (target api keys, AWS secrets, inline guardrails' endpoint headers) are sealed; the stored and answered document holds masks. */
 function sealDocument(call: Call, config: ConfigNode, previous?: ConfigVersionRecord): ConfigDocument {
   const { secrets } = call.services;
-  const split = splitSecrets(config as Record<string, unknown>, previous ? openSecrets(secrets, previous.secrets) : {});
+  const split = splitSecrets(config as Record<string, unknown>, previous ? openSecrets(secrets, previous.secrets) : {}, configSecretField);
   return { config: split.masked, secrets: sealSecrets(secrets, split.secrets) };
 }
 
@@ -63,7 +65,9 @@ export const createConfig: Handler = async (c, call) => {
   const input = body<'createConfig'>(c) as { name: string; slug?: string; workspace_id?: string; config: ConfigNode };
   const { store } = call.services;
   const workspaceId = await targetWorkspaceId(call, principal, input.workspace_id);
-  await assertGuardrailsExist(call, principal.organisationId, input.config);
+  // The spec schema has run; these are the routing rules it cannot say (conditional names, operators).
+  assertRoutable(input.config, 'config');
+  await assertGuardrailsExist(call, principal.organisationId, workspaceId, input.config);
   let slug = input.slug ?? slugFromName(input.name);
   if (await store.configs.slugTaken(principal.organisationId, slug)) {
     if (input.slug) throw new ConflictError(`A config with slug ${slug} exists`, 'slug_taken', 'slug');
@@ -105,7 +109,10 @@ export const updateConfig: Handler = async (c, call) => {
   const input = body<'updateConfig'>(c) as { name?: string; config?: ConfigNode };
   const { store } = call.services;
   const latest = await store.configs.version(record.id, record.version);
-  if (input.config) await assertGuardrailsExist(call, principal.organisationId, input.config);
+  if (input.config) {
+    assertRoutable(input.config, 'config');
+    await assertGuardrailsExist(call, principal.organisationId, record.workspace_id, input.config);
+  }
   // Every update is a new version, a rename included: the history shows who changed what when.
   const document = input.config ? sealDocument(call, input.config, latest) : { config: latest?.config ?? {}, secrets: latest?.secrets ?? null };
   const changes = input.name !== undefined ? { name: input.name } : {};

@@ -13,8 +13,10 @@ import { presentProvider } from './present.js';
 
 /** The scope that, on an organisation key, makes a call "system authentication". */
 const PROVIDER_CONFIGURATIONS_SCOPE = 'provider_configurations.read';
+import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
+import { attachedLimitsInput } from '../policies/attached-limits.js';
 
-interface ProviderInput extends CredentialInput {
+interface ProviderInput extends CredentialInput, AttachedLimits {
   name?: string;
   slug?: string;
   note?: string | null;
@@ -81,6 +83,7 @@ async function create(c: Context, call: Call) {
       note: input.note ?? null,
       ai_provider_id: aiProvider,
       ...credentials,
+      ...attachedLimitsInput(input),
     },
     isoNow(call),
   );
@@ -129,6 +132,7 @@ async function update(c: Context, call: Call) {
   if (input.name !== undefined) changes.name = input.name;
   if (input.slug !== undefined) changes.slug = input.slug;
   if (input.note !== undefined) changes.note = input.note;
+  Object.assign(changes, attachedLimitsInput(input));
   await store.providers.update(principal.organisationId, record.id, changes, isoNow(call));
   await publish(call, record.id);
   return { body: presentProvider((await store.providers.find(principal.organisationId, record.id, null))!) };

@@ -1,6 +1,7 @@
 import type { components } from '../../generated/types.js';
 import type { IntegrationRecord } from '../../store/repositories/integrations.js';
 import type { ProviderRecord } from '../../store/repositories/providers.js';
+import { presentAttachedLimits } from '../policies/attached-limits.js';
 
 type Provider = components['schemas']['Provider'];
 
@@ -22,6 +23,7 @@ export function presentProvider(record: ProviderRecord, effective?: { integratio
     ai_provider_id: record.ai_provider_id,
     auth_type: record.auth_type as Provider['auth_type'],
     masked_key: record.masked_key ?? effective?.integration?.masked_key ?? null,
+    ...presentAttachedLimits(record),
     status: record.status,
     created_at: record.created_at,
     updated_at: record.updated_at,

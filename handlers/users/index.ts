@@ -4,6 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../server/error
 import type { User } from '../../store/repositories/users.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';
+import { recheckKeysOf } from './key-recheck.js';
 import { presentUser } from './present.js';
 
 export * from './invites.js';
@@ -43,6 +44,7 @@ export const updateUser: Handler = async (c, call) => {
     await assertNotLastOwner(call, user);
   }
   await store.users.update(principal.organisationId, user.id, input, isoNow(call));
+  if (input.role !== undefined && input.role !== user.role) await recheckKeysOf(call, user);
   return { body: await presentUser(store, (await store.users.get(principal.organisationId, user.id))!) };
 };
 

@@ -8,8 +8,10 @@ import type { Workspace } from '../../store/repositories/workspaces.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow, visibleWorkspace } from '../workspace-access.js';
 import { presentWorkspace, type WorkspaceSettings } from './present.js';
+import { LIMIT_POLICIES_TOPIC } from '../../gateway/limits/policy-cache.js';
+import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
+import { attachedLimitsInput } from '../policies/attached-limits.js';
 import { applySecuritySettings } from './security-settings.js';
-import { hasSharedPromptsOrPartials } from './shared-prompts.js';
 
 export * from './members.js';
 
@@ -64,7 +66,7 @@ export const createWorkspace: Handler = async (c, call) => {
   }
   const { defaults, settings } = await applyChanges(call, null, input);
   const workspace = await store.workspaces.create(
-    { organisation_id: principal.organisationId, name: input.name, slug, description: input.description ?? null, defaults, settings },
+    { organisation_id: principal.organisationId, name: input.name, slug, description: input.description ?? null, defaults, settings, ...attachedLimitsInput(input as AttachedLimits) },
     isoNow(call),
   );
   return { status: 201, body: await presentWorkspace(store, workspace) };
@@ -93,7 +95,11 @@ async function update(c: Context, call: Call) {
   const changes: Parameters<typeof call.services.store.workspaces.update>[2] = { defaults, settings };
   if (input.name !== undefined) changes.name = input.name;
   if (input.description !== undefined) changes.description = input.description;
+  const limits = attachedLimitsInput(input as AttachedLimits);
+  Object.assign(changes, limits);
   await call.services.store.workspaces.update(principal.organisationId, workspace.id, changes, isoNow(call));
+  // The gateway reads a workspace's own limits from memory; this drops them there.
+  if (Object.keys(limits).length) await call.services.bus.publish(LIMIT_POLICIES_TOPIC, workspace.id);
   const updated = (await call.services.store.workspaces.get(principal.organisationId, workspace.id))!;
   return { body: await presentWorkspace(call.services.store, updated) };
 }
@@ -104,9 +110,9 @@ export const updateWorkspaceV2: Handler = update;
 export const deleteWorkspace: Handler = async (c, call) => {
   const principal = principalOf(call);
   const workspace = await visibleWorkspace(call, pathId(c));
-  const { store, bus, db } = call.services;
+  const { store, bus } = call.services;
   if (workspace.is_default) throw new ConflictError('The default workspace cannot be deleted', 'default_workspace');
-  if (await hasSharedPromptsOrPartials(db, workspace.id)) {
+  if (await store.sharedPrompts.hasSharedPromptsOrPartials(workspace.id)) {
     throw new ConflictError('The workspace has shared prompts or partials: unshare them first', 'workspace_has_shared_prompts');
   }
   // Its keys go with it (cascade): every instance must forget them at once.

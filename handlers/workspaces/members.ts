@@ -5,6 +5,7 @@ import { principalOf, type Call } from '../../server/call.js';
 import { ConflictError, NotFoundError } from '../../server/errors.js';
 import type { User } from '../../store/repositories/users.js';
 import type { WorkspaceMember } from '../../store/repositories/workspace-members.js';
+import { recheckKeysOf } from '../users/key-recheck.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow, visibleWorkspace } from '../workspace-access.js';
 
@@ -71,6 +72,7 @@ export const updateWorkspaceMember: Handler = async (c, call) => {
   await existingMember(call, workspace.id, user.id);
   const { store } = call.services;
   await store.workspaceMembers.updateRole(workspace.id, user.id, body<'updateWorkspaceMember'>(c).role, isoNow(call));
+  await recheckKeysOf(call, user);
   return { body: presentMember((await store.workspaceMembers.get(workspace.id, user.id))!, user) };
 };
 

@@ -1,6 +1,7 @@
 import type { components } from '../../generated/types.js';
 import type { Store } from '../../store/store.js';
 import type { Workspace } from '../../store/repositories/workspaces.js';
+import { presentAttachedLimits } from '../policies/attached-limits.js';
 
 type WorkspaceBody = components['schemas']['Workspace'];
 
@@ -35,6 +36,7 @@ export async function presentWorkspace(store: Store, workspace: Workspace, nameF
     security_settings: (settings.security_settings ?? {}) as WorkspaceBody['security_settings'],
     user_api_key_auto_create: settings.user_api_key_auto_create ?? false,
     user_api_key_ttl: settings.user_api_key_ttl ?? null,
+    ...presentAttachedLimits(workspace),
     created_at: workspace.created_at,
     updated_at: workspace.updated_at,
   };

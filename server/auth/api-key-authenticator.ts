@@ -5,6 +5,7 @@ import type { Store } from '../../store/store.js';
 import type { ApiKeyRecord } from '../../store/repositories/api-keys.js';
 import { hashApiKeySecret } from './api-key-secret.js';
 import type { Principal } from './principal.js';
+import { roleOf, scopesWithinRole } from './roles.js';
 
 export const API_KEYS_TOPIC = 'api_keys';
 
@@ -15,7 +16,7 @@ type Entry = { principal: Principal } | { unknownUntil: number };
 
 /**
  * Resolves a gw API key secret to a Principal. Hits are served from memory; a key's entry is
- * dropped when the key changes (API_KEYS_TOPIC on the invalidation bus), so a revoked key fails
+ * dropped when the key or its user's role changes (API_KEYS_TOPIC on the invalidation bus), so a revoked key fails
  * on the very next request on every instance.
  */
 export class ApiKeyAuthenticator {
@@ -78,6 +79,13 @@ export class ApiKeyAuthenticator {
     }
     const workspaceId = record.workspace_id ?? (await this.store.workspaces.getDefault(record.organisation_id))?.id;
     if (!workspaceId) return undefined;
+    let scopes = record.scopes;
+    if (record.user_id) {
+      // A key acting for a person holds no more than that person's role allows today (a demotion included).
+      const role = await roleOf(this.store, record.organisation_id, record.user_id, record.workspace_id);
+      if (!role) return undefined;
+      scopes = scopesWithinRole(role, scopes);
+    }
     return {
       keyId: record.id,
       organisationId: record.organisation_id,
@@ -86,7 +94,7 @@ export class ApiKeyAuthenticator {
       userId: record.user_id,
       keyType: record.type,
       subType: record.sub_type,
-      scopes: new Set(record.scopes),
+      scopes: new Set(scopes),
       validUntil: limits.length ? Math.min(...limits) : null,
     };
   }

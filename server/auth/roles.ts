@@ -1,5 +1,6 @@
 import type { OrganisationRole } from '../../store/repositories/users.js';
 import type { WorkspaceRole } from '../../store/repositories/workspace-members.js';
+import type { Store } from '../../store/store.js';
 
 /**
  * The spec's role tables as scope ceilings. Organisation owners and admins hold every scope.
@@ -37,6 +38,19 @@ const MEMBER_SCOPES = new Set([
   'analytics.view',
 ]);
 
+export interface Role {
+  organisation: OrganisationRole;
+  workspace: WorkspaceRole | null;
+}
+
+/** A user's organisation role and their role in one workspace (none for organisation keys); undefined when not an active user. */
+export async function roleOf(store: Store, organisationId: string, userId: string, workspaceId: string | null): Promise<Role | undefined> {
+  const user = await store.users.get(organisationId, userId);
+  if (!user || user.status !== 'active') return undefined;
+  const member = workspaceId ? await store.workspaceMembers.get(workspaceId, userId) : undefined;
+  return { organisation: user.role, workspace: member?.role ?? null };
+}
+
 export function isOrganisationOnlyScope(scope: string): boolean {
   return ORGANISATION_ONLY_SCOPES.has(scope) || ORGANISATION_ONLY_PREFIXES.some((prefix) => scope.startsWith(prefix));
 }
@@ -52,13 +66,19 @@ export function workspaceRoleAllows(role: WorkspaceRole, scope: string): boolean
 }
 
 /** Scopes of `wanted` above what the role allows. */
-export function scopesAboveRole(role: { organisation: OrganisationRole; workspace: WorkspaceRole | null }, wanted: readonly string[]): string[] {
+export function scopesAboveRole(role: Role, wanted: readonly string[]): string[] {
   if (isOrganisationManager(role.organisation)) return [];
   return wanted.filter((scope) => !role.workspace || !workspaceRoleAllows(role.workspace, scope));
 }
 
 /** Only organisation owners/admins create admin keys; workspace admins and managers create keys of their own workspace; members none. */
-export function canCreateKeys(role: { organisation: OrganisationRole; workspace: WorkspaceRole | null }, kind: 'organisation' | 'workspace'): boolean {
+export function canCreateKeys(role: Role, kind: 'organisation' | 'workspace'): boolean {
   if (isOrganisationManager(role.organisation)) return true;
   return kind === 'workspace' && (role.workspace === 'admin' || role.workspace === 'manager');
+}
+
+/** The scopes of `held` the role still allows: a key acting for a person never outgrows that person's current role. */
+export function scopesWithinRole(role: Role, held: readonly string[]): string[] {
+  const above = new Set(scopesAboveRole(role, held));
+  return held.filter((scope) => !above.has(scope));
 }

@@ -4,6 +4,8 @@ import * as peopleAndAudit from './002_people_and_audit.js';
 import * as providersConfigs from './003_providers_configs.js';
 import * as requestLogs from './004_request_logs.js';
 import * as semanticCache from './005_semantic_cache.js';
+import * as limits from './006_limits.js';
+import * as guardrails from './007_guardrails.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -15,4 +17,6 @@ export const migrations: Record<string, Knex.Migration> = {
   '003_providers_configs': providersConfigs,
   '004_request_logs': requestLogs,
   '005_semantic_cache': semanticCache,
+  '006_limits': limits,
+  '007_guardrails': guardrails,
 };

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
 import { fromJson, toJson } from '../json-column.js';
+import { readLimitColumns, writeLimitColumns } from '../limit-columns.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
 export type ApiKeyType = 'organisation' | 'workspace';
 export type ApiKeySubType = 'service' | 'user';
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
 
-export interface ApiKeyRecord {
+export interface ApiKeyRecord extends AttachedLimits {
   id: string;
   organisation_id: string;
   workspace_id: string | null;
@@ -38,7 +40,7 @@ export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'created_at' | 'updated_at' | 
 
 type Row = Omit<ApiKeyRecord, 'scopes'> & { scopes: unknown };
 
-const toRecord = (row: Row): ApiKeyRecord => ({ ...row, scopes: fromJson(row.scopes, []) });
+const toRecord = (row: Row): ApiKeyRecord => ({ ...row, scopes: fromJson(row.scopes, []), ...readLimitColumns(row as unknown as Record<string, unknown>) });
 
 export class ApiKeysRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
@@ -54,7 +56,7 @@ export class ApiKeysRepository {
       created_at: now,
       updated_at: now,
     };
-    await this.db('api_keys').insert({ ...record, scopes: toJson(record.scopes) });
+    await this.db('api_keys').insert({ ...record, scopes: toJson(record.scopes), ...writeLimitColumns(record) });
     return record;
   }
 
@@ -83,6 +85,7 @@ export class ApiKeysRepository {
   async update(organisationId: string, id: string, changes: Partial<Omit<ApiKeyRecord, 'id' | 'organisation_id'>>, now: string): Promise<void> {
     const values: Record<string, unknown> = { ...changes, updated_at: now };
     if (changes.scopes) values.scopes = toJson(changes.scopes);
+    Object.assign(values, writeLimitColumns(changes));
     await this.db('api_keys').where({ organisation_id: organisationId, id }).update(values);
   }
 
@@ -95,6 +98,13 @@ export class ApiKeysRepository {
       await this.db('api_keys').whereIn('id', ids).update({ status: 'revoked', previous_key_hash: null, updated_at: now });
     }
     return ids;
+  }
+
+  /** The active keys acting for one user: what a change of that user's role must re-check. */
+  async activeIdsOfUser(organisationId: string, userId: string): Promise<string[]> {
+    return (await this.db('api_keys').where({ organisation_id: organisationId, user_id: userId, status: 'active' }).select('id')).map(
+      (row: { id: string }) => row.id,
+    );
   }
 
   async idsInWorkspace(workspaceId: string): Promise<string[]> {

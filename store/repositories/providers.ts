@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
 import { fromJson, toJson } from '../json-column.js';
+import { readLimitColumns, writeLimitColumns } from '../limit-columns.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
 /** A saved provider reference (`@slug`), also served as a legacy virtual key. */
-export interface ProviderRecord {
+export interface ProviderRecord extends AttachedLimits {
   id: string;
   organisation_id: string;
   workspace_id: string;
@@ -29,10 +31,12 @@ export type NewProvider = Omit<ProviderRecord, 'id' | 'created_at' | 'updated_at
 const toRecord = (row: Record<string, unknown>): ProviderRecord => ({
   ...(row as unknown as ProviderRecord),
   configurations: fromJson(row.configurations, {}),
+  ...readLimitColumns(row),
 });
 
 function toRow(changes: Partial<ProviderRecord>): Record<string, unknown> {
-  return 'configurations' in changes ? { ...changes, configurations: toJson(changes.configurations) } : { ...changes };
+  const row = 'configurations' in changes ? { ...changes, configurations: toJson(changes.configurations) } : { ...changes };
+  return { ...row, ...writeLimitColumns(changes) };
 }
 
 export class ProvidersRepository {

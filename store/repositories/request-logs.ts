@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
+import { insertRows } from '../bulk-insert.js';
 import { fromJson, toJson } from '../json-column.js';
 import { applyLogFilter, type LogFilter } from '../log-filter.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
@@ -109,12 +110,7 @@ export class RequestLogsRepository {
   /** Multi-row inserts, chunked; one transaction so a batch lands whole or not at all. */
   async insertMany(entries: RequestLogEntry[], source: LogSource = 'gateway'): Promise<void> {
     if (!entries.length) return;
-    const rows = entries.map((entry) => toLogRow(entry, source));
-    const write = async (db: Knex | Knex.Transaction) => {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db('request_logs').insert(rows.slice(i, i + INSERT_CHUNK));
-    };
-    if (rows.length <= INSERT_CHUNK) await write(this.db);
-    else await (this.db as Knex).transaction(write);
+    await insertRows(this.db, 'request_logs', entries.map((entry) => toLogRow(entry, source)), INSERT_CHUNK);
   }
 
   async get(filter: Pick<LogFilter, 'organisation_id' | 'workspace_id'>, id: string): Promise<RequestLogRecord | undefined> {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
 import { fromJson, toJson } from '../json-column.js';
+import { readLimitColumns, writeLimitColumns } from '../limit-columns.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
-export interface Workspace {
+export interface Workspace extends AttachedLimits {
   id: string;
   organisation_id: string;
   name: string;
@@ -23,9 +25,10 @@ const toWorkspace = (row: Row): Workspace => ({
   is_default: Boolean(row.is_default),
   defaults: fromJson(row.defaults, {}),
   settings: fromJson(row.settings, {}),
+  ...readLimitColumns(row as unknown as Record<string, unknown>),
 });
 
-export interface NewWorkspace {
+export interface NewWorkspace extends AttachedLimits {
   organisation_id: string;
   name: string;
   slug: string;
@@ -48,6 +51,7 @@ export class WorkspacesRepository {
       is_default: input.is_default ?? false,
       defaults: toJson(input.defaults ?? {}),
       settings: toJson(input.settings ?? {}),
+      ...writeLimitColumns(input),
       created_at: now,
       updated_at: now,
     };
@@ -83,12 +87,13 @@ export class WorkspacesRepository {
   async update(
     organisationId: string,
     id: string,
-    changes: Partial<Pick<Workspace, 'name' | 'slug' | 'description' | 'defaults' | 'settings'>>,
+    changes: Partial<Pick<Workspace, 'name' | 'slug' | 'description' | 'defaults' | 'settings' | 'usage_limits' | 'rate_limits'>>,
     now: string,
   ): Promise<void> {
     const row: Record<string, unknown> = { ...changes, updated_at: now };
     if (changes.defaults) row.defaults = toJson(changes.defaults);
     if (changes.settings) row.settings = toJson(changes.settings);
+    Object.assign(row, writeLimitColumns(changes));
     await this.db('workspaces').where({ organisation_id: organisationId, id }).update(row);
   }
 

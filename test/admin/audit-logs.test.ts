@@ -100,6 +100,15 @@ for (const engine of fullEngines()) {
       const rotated = await app.http.post(`/v1/api-keys/${limited.body.id}/rotate`).set(admin()).send({});
       const entries = await app.http.get('/v1/audit-logs?limit=100').set(admin());
       assert.ok(!JSON.stringify(entries.body).includes(rotated.body.key));
+
+      // A secret in a request body is kept out of the stored request details; the other fields stay.
+      clock += 1000;
+      const provider = await app.http.post('/v1/providers').set(admin()).send({ name: 'Audited provider', ai_provider_id: 'openai', key: 'sk-audit-secret-000000' });
+      assert.equal(provider.status, 201);
+      const [entry] = (await app.http.get('/v1/audit-logs?action=createProvider').set(admin())).body.data;
+      assert.deepEqual(entry.request, { name: 'Audited provider', ai_provider_id: 'openai', key: REDACTED });
+      assert.equal(entry.ip_address, '127.0.0.1');
+      assert.ok(!(await app.services.db('audit_logs').select()).some((row) => JSON.stringify(row).includes('sk-audit-secret')));
     });
 
     test('filters: time range, action, actor, resource, workspace; cursor pagination', async () => {

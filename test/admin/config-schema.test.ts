@@ -10,7 +10,7 @@ describe('inline x-gw-config validation (the spec Config schema, compiled once)'
       retry: { attempts: 5, on_status_codes: [429], use_retry_after_header: true },
       request_timeout: 10000,
       cache: { mode: 'semantic', max_age: 3600 },
-      input_guardrails: ['pii', { deny: true }],
+      input_guardrails: ['pii', { checks: [{ id: 'default.pii' }], actions: { deny: true } }],
       output_guardrails: [],
       strict_openai_compliance: true,
       targets: [

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -135,19 +134,14 @@ for (const engine of fullEngines()) {
         config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', output_guardrails: ['missing-out'] }] },
       });
       assert.equal(nested.status, 400);
-      const inline = await call('post', '/v1/configs', admin(), { name: 'inline guard', config: { input_guardrails: [{ id: 'inline', deny: true, checks: [] }] } });
+      const inline = await call('post', '/v1/configs', admin(), {
+        name: 'inline guard',
+        config: { input_guardrails: [{ checks: [{ id: 'default.contains', parameters: { words: ['secret'] } }], actions: { deny: true } }] },
+      });
       assert.equal(inline.status, 201, 'inline guardrail objects are not references');
 
-      // Guardrails get their own table later (issue 7); the check reads it once it exists.
-      const db = app.services.db;
-      if (!(await db.schema.hasTable('guardrails'))) {
-        await db.schema.createTable('guardrails', (t) => {
-          t.string('id', 36).primary();
-          t.string('organisation_id', 36).notNullable();
-          t.string('slug', 255);
-        });
-      }
-      await db('guardrails').insert({ id: randomUUID(), organisation_id: app.boot.organisationId, slug: 'pii-check' });
+      const guardrail = await call('post', '/v1/guardrails', admin(), { name: 'PII check', slug: 'pii-check', checks: [{ id: 'default.pii' }] });
+      assert.equal(guardrail.status, 201, JSON.stringify(guardrail.body));
       const known = await call('post', '/v1/configs', admin(), { name: 'guarded ok', config: { input_guardrails: ['pii-check'], output_guardrails: ['pii-check'] } });
       assert.equal(known.status, 201, JSON.stringify(known.body));
       const otherUnknown = await call('put', `/v1/configs/${known.body.id}`, admin(), { config: { input_guardrails: ['pii-check', 'ghost'] } });

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { ORGANISATION_SETTINGS_TOPIC } from '../../gateway/saved-resources.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { sharedDb } from '../helpers/test-db.js';
+import { makeUser } from './people.js';
 
 /**
  * Two gw instances over one database and one Redis: a change made through one is in force on
@@ -72,6 +73,21 @@ for (const engine of engines) {
       const rotated = await a.http.post(`/v1/api-keys/${key.id}/rotate`).set(admin()).send({});
       assert.equal((await b.http.get(`/v1/workspaces/${b.boot.workspaceId}`).set(key.headers)).status, 401);
       assert.equal((await b.http.get(`/v1/workspaces/${b.boot.workspaceId}`).set({ 'x-gw-api-key': rotated.body.key })).status, 200);
+    });
+
+    test("a user's demotion on A bounds their key on the next request to B", async () => {
+      const user = await makeUser(a, 'member', { id: a.boot.workspaceId, role: 'manager' });
+      const created = await a.http
+        .post('/v1/api-keys/workspace/user')
+        .set(admin())
+        .send({ name: 'mgr', workspace_id: 'default', user_id: user.id, scopes: ['api_keys.list'] });
+      assert.equal(created.status, 201);
+      const headers = { 'x-gw-api-key': created.body.key as string };
+      assert.equal((await b.http.get('/v1/api-keys').set(headers)).status, 200);
+      assert.equal((await a.http.put(`/v1/workspaces/${a.boot.workspaceId}/users/${user.id}`).set(admin()).send({ role: 'member' })).status, 200);
+      const res = await b.http.get('/v1/api-keys').set(headers);
+      assert.equal(res.status, 403);
+      assert.equal(res.body.error.code, 'missing_scope');
     });
 
     test('an organisation settings change on A is announced to B', async () => {

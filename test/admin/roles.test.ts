@@ -33,12 +33,27 @@ for (const engine of fullEngines()) {
       });
     }
 
+    test('organisation admin: manages users but only an owner makes or unmakes owners', async () => {
+      const adminUser = await makeUser(app, 'admin');
+      const key = await keyFor(app, { userId: adminUser.id, type: 'organisation', workspaceId: null, scopes: [...allScopes()] });
+      const target = await makeUser(app, 'member');
+      const promote = (role: string, headers: Record<string, string>) => app.http.put(`/v1/admin/users/${target.id}`).set(headers).send({ role });
+      assert.equal((await promote('admin', { 'x-gw-api-key': key })).status, 200);
+      const denied = await promote('owner', { 'x-gw-api-key': key });
+      assert.equal(denied.status, 403);
+      assert.equal(denied.body.error.code, 'owner_only');
+      // The bootstrap admin key acts for the owner.
+      assert.equal((await promote('owner', admin())).status, 200);
+      assert.equal((await promote('admin', { 'x-gw-api-key': key })).status, 403, 'nor take the owner role away');
+    });
+
     test('organisation member: creates no admin key even with an admin-kind key in hand', async () => {
       const user = await makeUser(app, 'member');
       const key = await keyFor(app, { userId: user.id, type: 'organisation', workspaceId: null, scopes: [...allScopes()] });
       const res = await app.http.post('/v1/api-keys/organisation/service').set({ 'x-gw-api-key': key }).send(adminKeyBody);
       assert.equal(res.status, 403);
-      assert.equal(res.body.error.code, 'role_cannot_create_keys');
+      // The key acts for a member: it holds no more than a member's role, whatever was stored on it.
+      assert.equal(res.body.error.code, 'missing_scope');
     });
 
     for (const role of ['admin', 'manager'] as const) {
@@ -67,12 +82,14 @@ for (const engine of fullEngines()) {
       });
     }
 
-    test('a manager cannot mint organisation-only scopes even when its key holds them', async () => {
+    test('a manager cannot mint organisation-only scopes even when its stored key lists them', async () => {
       const user = await makeUser(app, 'member', { id: app.boot.workspaceId, role: 'manager' });
       const key = await keyFor(app, { userId: user.id, type: 'workspace', workspaceId: app.boot.workspaceId, scopes: ['api_keys.create', 'users.list'] });
       const res = await app.http.post('/v1/api-keys/workspace/service').set({ 'x-gw-api-key': key }).send(workspaceKeyBody(app.boot.workspaceId, ['users.list']));
       assert.equal(res.status, 403);
-      assert.equal(res.body.error.code, 'scope_above_role');
+      // users.list is above a manager's role, so the key does not hold it in force and cannot hand it on.
+      assert.equal(res.body.error.code, 'scope_escalation');
+      assert.equal((await app.http.get('/v1/admin/users').set({ 'x-gw-api-key': key })).status, 403);
     });
 
     test('workspace member: creates no keys (a key minted before a demotion included)', async () => {
@@ -92,7 +109,41 @@ for (const engine of fullEngines()) {
       const stale = await keyFor(app, { userId: user.id, type: 'workspace', workspaceId: app.boot.workspaceId, scopes: ['api_keys.create', 'completions.write'] });
       const res = await app.http.post('/v1/api-keys/workspace/service').set({ 'x-gw-api-key': stale }).send(workspaceKeyBody(app.boot.workspaceId));
       assert.equal(res.status, 403);
-      assert.equal(res.body.error.code, 'role_cannot_create_keys');
+      assert.equal(res.body.error.code, 'missing_scope');
+    });
+
+    test("a workspace role change bounds the user's keys on their next request, both ways", async () => {
+      const user = await makeUser(app, 'member', { id: app.boot.workspaceId, role: 'manager' });
+      const created = await app.http
+        .post('/v1/api-keys/workspace/user')
+        .set(admin())
+        .send({ name: 'mgr', workspace_id: app.boot.workspaceId, user_id: user.id, scopes: MANAGER_SCOPES });
+      const headers = { 'x-gw-api-key': created.body.key };
+      const newConfig = (name: string) => app.http.post('/v1/configs').set(headers).send({ name, config: { retry: { attempts: 1 } } });
+      const first = await newConfig('as manager');
+      assert.equal(first.status, 201);
+
+      const member = `/v1/workspaces/${app.boot.workspaceId}/users/${user.id}`;
+      assert.equal((await app.http.put(member).set(admin()).send({ role: 'member' })).status, 200);
+      const demoted = await newConfig('as member');
+      assert.equal(demoted.status, 403);
+      assert.equal(demoted.body.error.code, 'missing_scope');
+      assert.equal((await app.http.get(`/v1/configs/${first.body.id}`).set(headers)).status, 200, 'a member still reads configs');
+
+      assert.equal((await app.http.put(member).set(admin()).send({ role: 'manager' })).status, 200);
+      assert.equal((await newConfig('manager again')).status, 201);
+    });
+
+    test('an organisation admin demoted to member loses what the admin role gave, at once', async () => {
+      const user = await makeUser(app, 'admin');
+      const key = await keyFor(app, { userId: user.id, type: 'organisation', workspaceId: null, scopes: ['workspaces.create', 'users.list'] });
+      const headers = { 'x-gw-api-key': key };
+      assert.equal((await app.http.get('/v1/admin/users').set(headers)).status, 200);
+      assert.equal((await app.http.put(`/v1/admin/users/${user.id}`).set(admin()).send({ role: 'member' })).status, 200);
+      const denied = await app.http.get('/v1/admin/users').set(headers);
+      assert.equal(denied.status, 403);
+      assert.equal(denied.body.error.code, 'missing_scope');
+      assert.equal((await app.http.post('/v1/workspaces').set(headers).send({ name: 'Not any more' })).status, 403);
     });
 
     test('a user key needs its user in the workspace', async () => {
@@ -107,12 +158,22 @@ for (const engine of fullEngines()) {
 
     describe('admin key vs workspace key', () => {
       let workspaceKey: Record<string, string>;
+      let workspaceUserKey: Record<string, string>;
       let adminScoped: Record<string, string>;
+      const RESOURCE_SCOPES = ['configs.list', 'configs.create', 'virtual_keys.list', 'virtual_keys.create'];
       before(async () => {
-        const scopes = ['organisation_settings.read', 'workspaces.create', 'workspaces.list', 'users.list', 'workspace_users.create', 'api_keys.list', 'audit_logs.list'];
+        const scopes = ['organisation_settings.read', 'workspaces.create', 'workspaces.list', 'users.list', 'workspace_users.create', 'api_keys.list', 'audit_logs.list', ...RESOURCE_SCOPES];
         const ws = await app.http.post('/v1/api-keys/workspace/service').set(admin()).send(workspaceKeyBody(app.boot.workspaceId, scopes));
         const org = await app.http.post('/v1/api-keys/organisation/service').set(admin()).send({ name: 'org', scopes });
+        // A workspace manager's own key: as much as a manager may hold.
+        const manager = await makeUser(app, 'member', { id: app.boot.workspaceId, role: 'manager' });
+        const user = await app.http
+          .post('/v1/api-keys/workspace/user')
+          .set(admin())
+          .send({ name: 'mgr', workspace_id: app.boot.workspaceId, user_id: manager.id, scopes: ['workspaces.list', 'api_keys.list', ...RESOURCE_SCOPES] });
+        assert.equal(user.status, 201, JSON.stringify(user.body));
         workspaceKey = { 'x-gw-api-key': ws.body.key };
+        workspaceUserKey = { 'x-gw-api-key': user.body.key };
         adminScoped = { 'x-gw-api-key': org.body.key };
       });
 
@@ -123,12 +184,14 @@ for (const engine of fullEngines()) {
         ['audit logs', 'get', '/v1/audit-logs'],
       ];
       for (const [what, method, path, payload] of adminOnly) {
-        test(`${what}: admin key yes, workspace key no`, async () => {
+        test(`${what}: admin key yes, workspace service and user keys no`, async () => {
           const allowed = await app.http[method](path).set(adminScoped).send(payload);
           assert.ok(allowed.status === 200 || allowed.status === 201, `${allowed.status} ${JSON.stringify(allowed.body)}`);
-          const denied = await app.http[method](path).set(workspaceKey).send(payload);
-          assert.equal(denied.status, 403);
-          assert.equal(denied.body.error.code, 'key_kind_not_allowed');
+          for (const key of [workspaceKey, workspaceUserKey]) {
+            const denied = await app.http[method](path).set(key).send(payload);
+            assert.equal(denied.status, 403);
+            assert.equal(denied.body.error.code, 'key_kind_not_allowed');
+          }
         });
       }
 
@@ -141,6 +204,32 @@ for (const engine of fullEngines()) {
         assert.ok(own.body.data.every((k: { workspace_id: string | null }) => k.workspace_id === app.boot.workspaceId));
         const workspaces = await app.http.get('/v1/workspaces').set(workspaceKey);
         assert.deepEqual(workspaces.body.data.map((w: { id: string }) => w.id), [app.boot.workspaceId]);
+        const userKeys = await app.http.get('/v1/api-keys?limit=100').set(workspaceUserKey);
+        assert.ok(userKeys.body.data.every((k: { workspace_id: string | null }) => k.workspace_id === app.boot.workspaceId));
+      });
+
+      test('configs and providers: admin key in any workspace, workspace keys (service and user) in their own only', async () => {
+        const inOther = { workspace_id: otherWorkspaceId };
+        const config = (name: string) => ({ name, config: { retry: { attempts: 1 } } });
+        const provider = (name: string) => ({ name, ai_provider_id: 'openai', key: 'sk-roles-test-000000' });
+        assert.equal((await app.http.post('/v1/configs').set(adminScoped).send({ ...config('adm other'), ...inOther })).status, 201);
+        assert.equal((await app.http.post('/v1/providers').set(adminScoped).send({ ...provider('adm other'), ...inOther })).status, 201);
+        for (const [kind, key] of [['service', workspaceKey], ['user', workspaceUserKey]] as const) {
+          assert.equal((await app.http.post('/v1/configs').set(key).send(config(`own ${kind}`))).status, 201);
+          assert.equal((await app.http.post('/v1/providers').set(key).send(provider(`own ${kind}`))).status, 201);
+          const elsewhere = await app.http.post('/v1/configs').set(key).send({ ...config(`other ${kind}`), ...inOther });
+          assert.equal(elsewhere.status, 403, `${kind} key`);
+          assert.equal((await app.http.post('/v1/providers').set(key).send({ ...provider(`other ${kind}`), ...inOther })).status, 403, `${kind} key`);
+          for (const path of ['/v1/configs?limit=100', '/v1/providers?limit=100']) {
+            const seen = (await app.http.get(path).set(key)).body.data as Array<{ workspace_id: string }>;
+            assert.ok(seen.length > 0 && seen.every((item) => item.workspace_id === app.boot.workspaceId), `${kind} key on ${path}`);
+          }
+        }
+        for (const path of ['/v1/configs?limit=100', '/v1/providers?limit=100']) {
+          const seen = (await app.http.get(path).set(adminScoped)).body.data as Array<{ workspace_id: string }>;
+          assert.ok(seen.some((item) => item.workspace_id === otherWorkspaceId), `admin key on ${path}`);
+          assert.ok(seen.some((item) => item.workspace_id === app.boot.workspaceId), `admin key on ${path}`);
+        }
       });
     });
   });

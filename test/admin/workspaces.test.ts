@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { NO_PROMPTS_YET } from '../../store/shared-prompts.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -135,19 +136,19 @@ for (const engine of fullEngines()) {
       assert.equal(defaultWs.body.error.code, 'default_workspace');
 
       const ws = await app.http.post('/v1/workspaces').set(admin()).send({ name: 'Prompts' });
-      // Stands in for the prompts store that a later issue adds.
-      await app.services.db.schema.createTable('prompts', (t) => {
-        t.string('id', 36);
-        t.string('workspace_id', 36);
-        t.boolean('is_shared');
-      });
-      await app.services.db('prompts').insert({ id: 'p1', workspace_id: ws.body.id, is_shared: true });
-      const blocked = await app.http.delete(`/v1/workspaces/${ws.body.id}`).set(admin());
-      assert.equal(blocked.status, 409);
-      assert.equal(blocked.body.error.code, 'workspace_has_shared_prompts');
-      await app.services.db('prompts').update({ is_shared: false });
-      assert.equal((await app.http.delete(`/v1/workspaces/${ws.body.id}`).set(admin())).status, 200);
-      await app.services.db.schema.dropTable('prompts');
+      // Stands in for the prompts repository a later issue adds: it answers through the same interface.
+      const shared = new Set([ws.body.id as string]);
+      app.services.store.sharedPrompts = { hasSharedPromptsOrPartials: async (workspaceId) => shared.has(workspaceId) };
+      try {
+        const blocked = await app.http.delete(`/v1/workspaces/${ws.body.id}`).set(admin());
+        assert.equal(blocked.status, 409);
+        assert.equal(blocked.body.error.code, 'workspace_has_shared_prompts');
+        assert.equal((await app.http.get(`/v1/workspaces/${ws.body.id}`).set(admin())).status, 200, 'still there');
+        shared.clear();
+        assert.equal((await app.http.delete(`/v1/workspaces/${ws.body.id}`).set(admin())).status, 200);
+      } finally {
+        app.services.store.sharedPrompts = NO_PROMPTS_YET;
+      }
     });
 
     test('deleting a workspace stops its keys on the next request', async () => {

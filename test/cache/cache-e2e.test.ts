@@ -14,6 +14,7 @@ import { fullEngines } from '../helpers/engines.js';
 import { startFaultUpstream, type Behaviour, type FaultUpstream } from '../helpers/fault-upstream.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { privateDb } from '../helpers/test-db.js';
+import { workspaceWithKey } from '../admin/admin-fixtures.js';
 
 for (const engine of fullEngines()) {
   describe(`response cache through gw (${engine.name})`, () => {
@@ -112,6 +113,17 @@ for (const engine of fullEngines()) {
       assert.deepEqual(await ask(config, q, meta('a')), { content: refreshed.content, status: 'HIT' });
     });
 
+    test('the tenant is in the key: another workspace misses what this one cached', async () => {
+      const fake = await upstream((index) => ({ kind: 'ok', content: `answer ${index}` }));
+      const config: ConfigNode = { provider: 'openai', api_key: 'sk', custom_host: fake.url, cache: { mode: 'simple' } };
+      const other = await workspaceWithKey(app, `cache-tenant-${randomBytes(3).toString('hex')}`, ['completions.write']);
+      const q = question();
+      assert.deepEqual(await ask(config, q), { content: 'answer 0', status: 'MISS' });
+      assert.deepEqual(await ask(config, q, { 'x-gw-api-key': other.key }), { content: 'answer 1', status: 'MISS' });
+      assert.deepEqual(await ask(config, q, { 'x-gw-api-key': other.key }), { content: 'answer 1', status: 'HIT' });
+      assert.deepEqual(await ask(config, q), { content: 'answer 0', status: 'HIT' });
+    });
+
     test('another provider or model is another key', async () => {
       const fake = await upstream((index) => ({ kind: 'ok', content: `answer ${index}` }));
       const config: ConfigNode = { provider: 'openai', api_key: 'sk', custom_host: fake.url, cache: { mode: 'simple' } };
@@ -122,6 +134,31 @@ for (const engine of fullEngines()) {
       assert.equal((await ask(config, q)).status, 'HIT');
     });
   });
+
+  if (!engine.redisUrl) {
+    describe(`memory cache bound through gw (${engine.name})`, () => {
+      test('GW_CACHE_MAX_BYTES bounds the memory cache: the least recently used answer is evicted', async () => {
+        // Padded so an entry (key and completion) is about 430 bytes: two fit in 1024, a third evicts the oldest.
+        const fake = await startFaultUpstream((index) => ({ kind: 'ok', content: `answer ${index} ${'x'.repeat(60)}` }));
+        const small = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_CACHE_MAX_BYTES: '1024' } });
+        try {
+          const config: ConfigNode = { provider: 'openai', api_key: 'sk', custom_host: fake.url, cache: { mode: 'simple' } };
+          const client = new OpenAI({ baseURL: `${small.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-config': JSON.stringify(config) } });
+          const status = async (content: string) => {
+            const { response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }).withResponse();
+            return response.headers.get('x-gw-cache-status');
+          };
+          assert.deepEqual([await status('one'), await status('two'), await status('one')], ['MISS', 'MISS', 'HIT']);
+          assert.equal(await status('three'), 'MISS');
+          assert.equal(await status('one'), 'HIT', 'used most recently before three came in');
+          assert.equal(await status('two'), 'MISS', 'evicted as the least recently used');
+        } finally {
+          await small.close();
+          await fake.close();
+        }
+      });
+    });
+  }
 
   describe(`semantic cache through gw (${engine.name})`, () => {
     const vectorOf = (text: string): number[] => (/weather/i.test(text) ? [1, 0.01 * text.length, 0] : [0, 0, 1]);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createClient } from 'redis';
-import { simpleCacheKey, type CacheScope } from '../../gateway/cache/cache-key.js';
+import { semanticScopeKey, simpleCacheKey, type CacheScope } from '../../gateway/cache/cache-key.js';
 import type { CacheBackend } from '../../gateway/cache/cache-backend.js';
 import { chunksToSse, completionToChunks } from '../../gateway/cache/completion-replay.js';
 import { MemoryCacheBackend } from '../../gateway/cache/memory-cache-backend.js';
 import { RedisCacheBackend } from '../../gateway/cache/redis-cache-backend.js';
-import { ResponseCache } from '../../gateway/cache/response-cache.js';
+import { DEFAULT_MAX_AGE_SECONDS, ResponseCache } from '../../gateway/cache/response-cache.js';
 import { StreamAssembler } from '../../gateway/cache/stream-assembler.js';
 import type { ChatCompletion } from '../../gateway/providers/types.js';
 import { createLogger } from '../../server/logger.js';
@@ -42,6 +42,28 @@ describe('cache key', () => {
     assert.notEqual(key, simpleCacheKey({ ...scope, workspaceId: 'ws-2' }, request));
   });
 
+  test('the semantic scope is partitioned like the simple key, and by embedding model', () => {
+    const rest = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: null }] };
+    const key = semanticScopeKey(scope, rest, 'openai/text-embedding-3-small');
+    assert.equal(key, semanticScopeKey(scope, { ...rest, stream: true }, 'openai/text-embedding-3-small'));
+    for (const other of [
+      semanticScopeKey({ ...scope, organisationId: 'org-2' }, rest, 'openai/text-embedding-3-small'),
+      semanticScopeKey({ ...scope, workspaceId: 'ws-2' }, rest, 'openai/text-embedding-3-small'),
+      semanticScopeKey({ ...scope, provider: 'anthropic' }, rest, 'openai/text-embedding-3-small'),
+      semanticScopeKey({ ...scope, namespace: 'team' }, rest, 'openai/text-embedding-3-small'),
+      semanticScopeKey({ ...scope, metadata: { user: 'a' } }, rest, 'openai/text-embedding-3-small'),
+      semanticScopeKey(scope, { ...rest, model: 'gpt-4o' }, 'openai/text-embedding-3-small'),
+      semanticScopeKey(scope, rest, 'openai/text-embedding-3-large'),
+    ]) {
+      assert.notEqual(other, key);
+    }
+    assert.equal(
+      semanticScopeKey({ ...scope, namespace: 'team', metadata: { user: 'a' } }, rest, 'm'),
+      semanticScopeKey({ ...scope, namespace: 'team', metadata: { user: 'b' } }, rest, 'm'),
+      'a namespace replaces the metadata here too',
+    );
+  });
+
   test('the namespace partitions the cache and replaces metadata in the key', () => {
     const withMetadata = simpleCacheKey({ ...scope, metadata: { user: 'a' } }, request);
     assert.notEqual(withMetadata, simpleCacheKey({ ...scope, metadata: { user: 'b' } }, request));
@@ -64,6 +86,23 @@ describe('memory backend', () => {
     assert.equal(await backend.get('k1'), value);
     assert.equal(await backend.get('k4'), value);
     assert.ok(backend.size <= 300);
+  });
+
+  test("the response cache stores with the config's max_age, else seven days", async () => {
+    let now = 0;
+    const cache = new ResponseCache(new MemoryCacheBackend(1 << 20, () => now), undefined, createLogger('silent'));
+    const lookup = (settings: { mode: 'simple'; max_age?: number }, model: string) =>
+      cache.lookup({ settings, scope, request: { ...request, model }, forceRefresh: false });
+    await (await lookup({ mode: 'simple', max_age: 30 }, 'short')).store(completion);
+    await (await lookup({ mode: 'simple' }, 'default')).store(completion);
+    now = 29_999;
+    assert.equal((await lookup({ mode: 'simple', max_age: 30 }, 'short')).status, 'HIT');
+    now = 30_000;
+    assert.equal((await lookup({ mode: 'simple', max_age: 30 }, 'short')).status, 'MISS');
+    now = DEFAULT_MAX_AGE_SECONDS * 1000 - 1;
+    assert.equal((await lookup({ mode: 'simple' }, 'default')).status, 'HIT');
+    now = DEFAULT_MAX_AGE_SECONDS * 1000;
+    assert.equal((await lookup({ mode: 'simple' }, 'default')).status, 'MISS');
   });
 
   test('entries expire after max_age', async () => {

@@ -94,13 +94,14 @@ for (const engine of fullEngines()) {
       });
     });
 
-    test('an instance that already loaded the scope hears about new entries', async () => {
+    // The timeout turns a lost pub/sub message into a failure rather than a hang.
+    test('an instance that already loaded the scope hears about new entries', { timeout: 30_000 }, async () => {
       await twoInstances(async (a, b) => {
         assert.equal(await b.find('scope-1', [1, 0, 0], 0.9), undefined, 'b loads the (empty) scope');
         a.save('scope-1', 'org-1', [1, 0, 0], '{"answer":2}', 60);
         await a.idle();
         if (engine.redisUrl) {
-          // Pub/sub delivery is asynchronous: wait for b to hear it (bounded by the test timeout).
+          // Pub/sub delivery is asynchronous: wait for b to hear it (bounded by the test's timeout).
           while (!(await b.find('scope-1', [1, 0, 0], 0.9))) await new Promise((resolve) => setTimeout(resolve, 10));
           assert.equal((await b.find('scope-1', [1, 0, 0], 0.9))?.response, '{"answer":2}');
         } else {

@@ -71,6 +71,30 @@ for (const engine of fullEngines()) describe(`gw chat completions over anthropic
     assert.equal(usage?.total_tokens, 7);
   });
 
+  it('sends thinking only when the config turns strict_openai_compliance off, and then returns the thinking', async () => {
+    const thinkingReply: FakeAnthropicReply = {
+      kind: 'message',
+      message: { content: [{ type: 'thinking', thinking: 'Greeting back.', signature: 'sig-1' }, { type: 'text', text: 'Hi!' }], stop_reason: 'end_turn', usage: { input_tokens: 5, output_tokens: 6 } },
+    };
+    const request = { model: MODEL, max_completion_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Hello' }] };
+    const send = (config: Record<string, unknown>) =>
+      app.http.post('/v1/chat/completions').set({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-config': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-e2e', custom_host: fake.url, ...config }) }).send(request);
+
+    next = thinkingReply;
+    const strict = await send({});
+    assert.equal(strict.status, 200, strict.text);
+    assert.equal(fake.received.at(-1)!.body?.thinking, undefined, 'strict (the default): thinking is not sent');
+    assert.equal(strict.body.choices[0].message.content, 'Hi!');
+    assert.equal(strict.body.choices[0].message.reasoning_content, undefined);
+
+    next = thinkingReply;
+    const open = await send({ strict_openai_compliance: false });
+    assert.equal(open.status, 200, open.text);
+    assert.deepEqual(fake.received.at(-1)!.body?.thinking, { type: 'enabled', budget_tokens: 1024 });
+    assert.equal(open.body.choices[0].message.content, 'Hi!');
+    assert.equal(open.body.choices[0].message.reasoning_content, 'Greeting back.');
+  });
+
   it('runs a tool-call round trip: tool_use out, tool_result back in', async () => {
     next = toolReply;
     const first = await client.chat.completions.create({ model: MODEL, tools, tool_choice: 'required', messages: [{ role: 'user', content: 'Weather in Paris?' }] });

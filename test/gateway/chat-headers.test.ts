@@ -37,6 +37,28 @@ describe('chat headers', () => {
     assert.deepEqual(entry.metadata, { _user: 'ada', team: 'core' });
   });
 
+  it('generates a trace id when none is sent, returns it and logs it', async () => {
+    const before = gw.logs.length;
+    const first = await post({});
+    const second = await post({});
+    assert.equal(first.status, 200);
+    const traceId = first.headers['x-gw-trace-id'] ?? '';
+    assert.match(traceId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.notEqual(second.headers['x-gw-trace-id'], traceId, 'a fresh one per request');
+    const logged = await logsSettled(gw, before + 2);
+    assert.equal(logged[before]!.trace_id, traceId);
+  });
+
+  it('x-gw-request-timeout must be a number of milliseconds', async () => {
+    const calls = gw.fake.requests.length;
+    for (const timeout of ['soon', '-5', '1.5']) {
+      const response = await post({ 'x-gw-request-timeout': timeout });
+      assert.equal(response.status, 400, timeout);
+      assert.equal(response.body.error.param, 'x-gw-request-timeout', timeout);
+    }
+    assert.equal(gw.fake.requests.length, calls, 'no upstream call');
+  });
+
   it('x-gw-metadata must be a JSON object of strings', async () => {
     for (const metadata of ['{not json', '[1,2]', '"text"', '{"n": 1}']) {
       const response = await post({ 'x-gw-metadata': metadata });

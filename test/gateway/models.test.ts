@@ -33,6 +33,18 @@ describe('models list', () => {
     assert.equal(gw.fake.requests.at(-1)!.headers.authorization, 'Bearer sk-upstream');
   });
 
+  it('proxies to the config\'s first target when a config is the provider signal', async () => {
+    const config = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-from-config', custom_host: gw.fake.url }, { provider: 'groq', api_key: 'gsk' }] };
+    const response = await gw.app.http.get('/v1/models').set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-config': JSON.stringify(config) });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    assert.deepEqual(
+      response.body.data.map((model: { id: string }) => model.id),
+      ['gpt-fake-1'],
+    );
+    assert.equal(gw.fake.requests.at(-1)!.path, '/v1/models');
+    assert.equal(gw.fake.requests.at(-1)!.headers.authorization, 'Bearer sk-from-config');
+  });
+
   it('answers the catalog despite a provider when x-gw-fetch-integrated-models is true', async () => {
     const calls = gw.fake.requests.length;
     const client = gw.openai({ 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, 'x-gw-fetch-integrated-models': 'true' });

@@ -13,6 +13,7 @@ async function chat(gw: GatewayApp, headers: Record<string, string>, body: Recor
 for (const engine of storeEngines()) {
   describe(`provider modes (${engine.name})`, () => {
     let gw: GatewayApp;
+    let configId: string;
     before(async () => {
       gw = await startGatewayApp({ engine });
       const admin = { 'x-gw-api-key': gw.app.adminKey };
@@ -26,6 +27,7 @@ for (const engine of storeEngines()) {
         .set(admin)
         .send({ name: 'Via saved provider', slug: 'via-saved', config: { virtual_key: 'fake-openai', override_params: { temperature: 0.5 } } });
       assert.equal(config.status, 201, JSON.stringify(config.body));
+      configId = config.body.id;
     });
     after(() => gw.close());
 
@@ -71,6 +73,16 @@ for (const engine of storeEngines()) {
       assert.equal(upstream.path, '/openai/deployments/dep/chat/completions?api-version=2024-10-21');
       assert.equal(upstream.headers['api-key'], 'az-1');
       assert.equal(upstream.headers.authorization, undefined);
+      // x-gw-cloud1-model-name names the deployment's real model, which the max_tokens rule judges.
+      const calls = gw.fake.requests.length;
+      const reasoning = await chat(
+        gw,
+        { 'x-gw-provider': 'azure-openai', authorization: 'Bearer az-1', 'x-gw-cloud1-resource-name': 'res', 'x-gw-cloud1-deployment-id': 'dep', 'x-gw-cloud1-api-version': '2024-10-21', 'x-gw-cloud1-model-name': 'o4-mini' },
+        { model: 'dep', messages, max_tokens: 10 },
+      );
+      assert.equal(reasoning.status, 400, JSON.stringify(reasoning.body));
+      assert.equal(reasoning.body.error.param, 'max_tokens');
+      assert.equal(gw.fake.requests.length, calls, 'no upstream call');
     });
 
     it('config: a saved config by slug, and an inline config', async () => {
@@ -78,6 +90,11 @@ for (const engine of storeEngines()) {
       assert.equal(saved.status, 200, JSON.stringify(saved.body));
       assert.equal(gw.fake.requests.at(-1)!.body.temperature, 0.5);
       assert.equal(saved.headers['x-gw-last-used-option-index'], '');
+      gw.fake.requests.length = 0;
+      const byId = await chat(gw, { 'x-gw-config': configId });
+      assert.equal(byId.status, 200, JSON.stringify(byId.body));
+      assert.equal(gw.fake.requests.at(-1)?.body.temperature, 0.5, 'the config found by id shaped the upstream call');
+      assert.equal(gw.logs.at(-1)!.config_id, configId);
       const inline = await chat(gw, { 'x-gw-config': JSON.stringify({ provider: 'openai', api_key: 'sk-inline', custom_host: gw.fake.url }) });
       assert.equal(inline.status, 200, JSON.stringify(inline.body));
       assert.equal(gw.fake.requests.at(-1)!.headers.authorization, 'Bearer sk-inline');
@@ -111,6 +128,9 @@ for (const engine of storeEngines()) {
       const noKey = await chat(gw, { 'x-gw-provider': 'openai' });
       assert.equal(noKey.status, 400);
       assert.equal(noKey.body.error.param, 'authorization');
+      const hostNoKey = await chat(gw, { 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url });
+      assert.equal(hostNoKey.status, 400);
+      assert.equal(hostNoKey.body.error.param, 'authorization');
       const unknownProvider = await chat(gw, { 'x-gw-provider': 'not-a-provider', authorization: 'Bearer k' });
       assert.equal(unknownProvider.status, 400);
       assert.equal(unknownProvider.body.error.param, 'x-gw-provider');

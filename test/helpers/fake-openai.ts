@@ -39,6 +39,8 @@ export interface FakeOpenAi {
   requests: FakeRequest[];
   /** Answers the caller closed before they were complete (gw aborting an upstream call). */
   readonly abortedByCaller: number;
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
+  readonly connections: number;
   next(...behaviours: FakeBehaviour[]): void;
   close(): Promise<void>;
 }
@@ -155,6 +157,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const queue: FakeBehaviour[] = [];
   const hanging = new Set<ServerResponse>();
   let abortedByCaller = 0;
+  let connections = 0;
   const server = createServer((req, res) => {
     res.on('close', () => {
       if (!res.writableEnded) abortedByCaller++;
@@ -168,6 +171,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       answer(res, queue.shift() ?? { kind: 'reply' }, request, hanging);
     });
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -176,6 +180,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     requests,
     get abortedByCaller() {
       return abortedByCaller;
+    },
+    get connections() {
+      return connections;
     },
     next: (...behaviours) => queue.push(...behaviours),
     async close() {

@@ -53,8 +53,18 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const db = options.sharedDb ?? (await privateDb(options.engine?.databaseUrl));
   const services = await createServices(config, { db: db.options, now: options.now, upstreamOriginOverrides: options.upstreamOriginOverrides });
-  const boot = await bootstrap(services);
-  const app = await createApp(services);
+  let boot: BootstrapResult;
+  let app: Awaited<ReturnType<typeof createApp>>;
+  try {
+    boot = await bootstrap(services);
+    app = await createApp(services);
+  } catch (error) {
+    // A failed boot must not leave the database, Redis and timers open: the test process would never exit.
+    await closeServices(services);
+    if (!options.sharedDb) await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const server: Server = createServer(app.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { LogAnalytics } from '../../store/log-analytics.js';
 import { storeEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { logEntry, seedLogs, workspaceKey } from './log-fixtures.js';
@@ -41,8 +42,8 @@ for (const engine of storeEngines()) {
           cost: 0.03,
           api_key_id: K2,
           route: [
-            { path: 'targets[0]', provider: 'openai', status: 503 },
-            { path: 'targets[1]', provider: 'anthropic', status: 200 },
+            { path: '0', provider: 'openai', status: 503 },
+            { path: '1', provider: 'anthropic', status: 200 },
           ],
         }),
         // Outside the range: must not count.
@@ -170,6 +171,44 @@ for (const engine of storeEngines()) {
         .set(admin());
       assert.equal(tooMany.status, 400);
       assert.equal(tooMany.body.error.param, 'bucket');
+    });
+
+    test('percentiles are exact with repeated latencies, per group, as percentile_cont computes them', async () => {
+      const ids = { organisation_id: app.boot.organisationId, workspace_id: app.boot.workspaceId };
+      const start = T0 + 10 * 24 * HOUR;
+      // Few distinct values, many repeats, groups of different sizes: ranks fall inside and across bins.
+      const latencies: Record<string, number[]> = {
+        'dup-a': Array.from({ length: 301 }, (_, i) => [5, 5, 80, 80, 80, 1200, 7][i % 7]! + (i % 13 === 0 ? 1 : 0)),
+        'dup-b': [40, 40, 40, 41],
+        'dup-c': [9],
+      };
+      const entries = Object.entries(latencies).flatMap(([model, values]) =>
+        values.map((latency_ms, i) => logEntry({ ...ids, model, latency_ms, created_at: start + i })),
+      );
+      await seedLogs(app, entries);
+      /** The textbook definition: linear interpolation between closest ranks of the sorted values. */
+      const reference = (values: number[], p: number) => {
+        const sorted = [...values].sort((a, b) => a - b);
+        const x = p * (sorted.length - 1);
+        return sorted[Math.floor(x)]! + (sorted[Math.ceil(x)]! - sorted[Math.floor(x)]!) * (x - Math.floor(x));
+      };
+      const window = { organisation_id: app.boot.organisationId, start, end: start + HOUR };
+      const groups = await new LogAnalytics(app.services.db).groups(window, 'model');
+      assert.equal(groups.length, 3);
+      for (const group of groups) {
+        const values = latencies[group.key!]!;
+        near(group.latency_p50_ms, reference(values, 0.5), `${group.key} p50`);
+        near(group.latency_p90_ms, reference(values, 0.9), `${group.key} p90`);
+        near(group.latency_p99_ms, reference(values, 0.99), `${group.key} p99`);
+      }
+      if (engine.databaseUrl) {
+        const rows = await app.services.db('request_logs')
+          .select('model', app.services.db.raw('percentile_cont(0.9) within group (order by latency_ms) as p90'))
+          .where('created_at', '>=', start)
+          .where('created_at', '<', start + HOUR)
+          .groupBy('model');
+        for (const row of rows as Array<{ model: string; p90: number }>) near(groups.find((g) => g.key === row.model)!.latency_p90_ms, Number(row.p90), `${row.model} p90 vs percentile_cont`);
+      }
     });
 
     test('a workspace key sees its own workspace only', async () => {

@@ -199,5 +199,44 @@ for (const engine of storeEngines()) {
         await db.drop();
       }
     });
+
+    test('an export whose file lost checkpointed rows fails on the next start and says why', async () => {
+      const db = await privateDb(engine.databaseUrl);
+      const shared = engine.databaseUrl ? db : { options: { sqliteFile: path.join(dataDir, 'gw-lost.sqlite') }, drop: async () => undefined };
+      const env = { GW_DATA_DIR: dataDir };
+      try {
+        const first = await startTestApp({ engine, sharedDb: shared, env });
+        const ids = { organisation_id: first.boot.organisationId, workspace_id: first.boot.workspaceId };
+        const entries = Array.from({ length: 3 }, (_, i) => logEntry({ ...ids, created_at: T0 + i * 1000 }));
+        await seedLogs(first, entries);
+        const created = await first.http.post('/v1/logs/exports').set({ 'x-gw-api-key': first.adminKey }).send({ requested_fields: ['id'] });
+        const id = created.body.id;
+        // Two rows checkpointed, but the file is gone (another instance's disk, or removed by hand).
+        const now = new Date().toISOString();
+        await first.services.store.logExports.transition(
+          id,
+          ['draft'],
+          'in_progress',
+          { started_at: now, total_rows: 3, processed_rows: 2, resume_cursor: [entries[1]!.created_at, entries[1]!.id], bytes_written: 90 },
+          now,
+        );
+        await first.close();
+
+        const second = await startTestApp({ engine, sharedDb: shared, env });
+        try {
+          await second.services.logExports.idle();
+          const record = await second.http.get(`/v1/logs/exports/${id}`).set({ 'x-gw-api-key': second.adminKey });
+          assert.equal(record.body.status, 'failed');
+          assert.equal(record.body.error.code, 'export_failed');
+          assert.match(record.body.error.message, /holds 0 of the 90 bytes/);
+          assert.equal(record.body.processed_rows, 2, 'nothing was written past the loss');
+          assert.equal((await second.http.get(`/v1/logs/exports/${id}/download`).set({ 'x-gw-api-key': second.adminKey })).status, 409);
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await db.drop();
+      }
+    });
   });
 }

@@ -25,7 +25,7 @@ export function logEntry(overrides: Partial<RequestLogEntry> & Pick<RequestLogEn
     cost: 0.001,
     cache_status: 'MISS',
     retry_count: 0,
-    route: [{ path: 'targets[0]', provider: 'openai', status: 200 }],
+    route: [{ path: '0', provider: 'openai', status: 200 }],
     metadata: {},
     request_headers: { 'content-type': 'application/json' },
     request_body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { adapterFor } from '../../gateway/providers/index.js';
+import { adapterFor, providerNames } from '../../gateway/providers/index.js';
 import { fixturesDir, runAdapterContract } from './contract.js';
 
 const names = readdirSync(fixturesDir(), { withFileTypes: true })
@@ -12,6 +12,10 @@ const names = readdirSync(fixturesDir(), { withFileTypes: true })
 
 test('every fixture folder names a registered adapter', () => {
   for (const name of names) assert.ok(adapterFor(name), `test/fixtures/providers/${name} has no adapter in gateway/providers/index.ts`);
+});
+
+test('every registered adapter has a fixture folder, so every adapter runs the contract', () => {
+  for (const name of providerNames()) assert.ok(names.includes(name), `gateway/providers/index.ts registers ${name} but test/fixtures/providers/${name} does not exist`);
 });
 
 for (const name of names) {

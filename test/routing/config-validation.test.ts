@@ -41,5 +41,13 @@ describe('config validation (spec schema + routing rules)', () => {
       { strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': { $near: 1 } }, then: 'a' }] }, targets: [{ name: 'a', provider: 'openai' }] },
       'config.strategy.conditions[0].query.metadata.a.$near',
     );
+    rejectsWith(
+      { strategy: { mode: 'conditional', conditions: [{ query: { $or: [{ 'params.model': { $regex: '(' } }] }, then: 'a' }] }, targets: [{ name: 'a', provider: 'openai' }] },
+      'config.strategy.conditions[0].query.$or[0].params.model.$regex',
+    );
+    rejectsWith(
+      { strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': { $in: 'x' } }, then: 'a' }] }, targets: [{ name: 'a', provider: 'openai' }] },
+      'config.strategy.conditions[0].query.metadata.a.$in',
+    );
   });
 });

@@ -44,7 +44,7 @@ async function upstream(...script: Parameters<typeof startFaultUpstream>) {
   return started;
 }
 
-function route(config: ConfigNode, options: { waits?: number[]; requestTimeoutMs?: number; cache?: ResponseCache; request?: Record<string, unknown> } = {}) {
+function route(config: ConfigNode, options: { waits?: number[]; timeouts?: number[]; requestTimeoutMs?: number; cache?: ResponseCache; request?: Record<string, unknown> } = {}) {
   return routeRequest<Answer>({
     config,
     request: options.request ?? { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
@@ -53,7 +53,10 @@ function route(config: ConfigNode, options: { waits?: number[]; requestTimeoutMs
     forceRefresh: false,
     requestTimeoutMs: options.requestTimeoutMs,
     defaultTimeoutMs: 5_000,
-    callTarget: attempt,
+    callTarget: (leaf, request, timeoutMs) => {
+      options.timeouts?.push(timeoutMs);
+      return attempt(leaf, request, timeoutMs);
+    },
     cache: options.cache ?? new ResponseCache(new MemoryCacheBackend(1 << 20), undefined, createLogger('silent')),
     random: () => 0.5,
     sleep: async (ms) => void options.waits?.push(ms),
@@ -89,14 +92,16 @@ describe('routing against failing upstreams', () => {
   test('a refused connection is retried, then fallback serves from the next target', async () => {
     const refused = await refusedUrl();
     const good = await upstream([{ kind: 'ok', content: 'second' }]);
+    const waits: number[] = [];
     const { outcome, report } = await route({
       strategy: { mode: 'fallback' },
       api_key: 'sk',
       provider: 'openai',
       retry: { attempts: 2 },
       targets: [{ custom_host: refused }, { custom_host: good.url }],
-    });
+    }, { waits });
     assert.equal(outcome.ok, true);
+    assert.equal(waits.length, 2, 'both retries of the refused target waited their backoff');
     assert.equal(report.path, '1');
     assert.deepEqual(
       report.steps.map((step) => [step.path, step.status]),
@@ -124,10 +129,11 @@ describe('routing against failing upstreams', () => {
 
   test('the whole-request budget cuts a longer target timeout', async () => {
     const hang = await upstream([{ kind: 'hang' }]);
-    const started = Date.now();
-    const { outcome } = await route({ provider: 'openai', api_key: 'sk', custom_host: hang.url, request_timeout: 60_000 }, { requestTimeoutMs: 150 });
+    const timeouts: number[] = [];
+    const { outcome } = await route({ provider: 'openai', api_key: 'sk', custom_host: hang.url, request_timeout: 60_000 }, { requestTimeoutMs: 150, timeouts });
     assert.equal(!outcome.ok && outcome.reason, 'timeout');
-    assert.ok(Date.now() - started < 30_000, 'ended long before the target timeout');
+    assert.equal(timeouts.length, 1);
+    assert.ok(timeouts[0]! <= 150, `the attempt got ${timeouts[0]} ms, not the target's 60000`);
   });
 
   test('fallback on_status_codes: an unlisted status is the answer', async () => {

@@ -68,6 +68,80 @@ for (const engine of fullEngines()) {
       assert.equal(limited.received.length, 2);
     });
 
+    test('the wait asked by the upstream (retry-after-ms, Retry-After) is read from its answer: longer than the budget ends the retries', async () => {
+      // Were the headers lost on the way, the backoff (at most 250 ms here) would fit the budget and a second call would follow.
+      for (const asked of [{ 'retry-after-ms': '60000' }, { 'retry-after': '60' }] as Array<Record<string, string>>) {
+        const limited = await upstream([{ kind: 'status', status: 429, headers: asked }, { kind: 'ok' }]);
+        await assert.rejects(
+          create({ provider: 'openai', api_key: 'sk', custom_host: limited.url, retry: { attempts: 3, use_retry_after_header: true, max_retry_wait_ms: 1000 } }),
+          (error: InstanceType<typeof OpenAI.APIError>) => error.status === 429,
+        );
+        assert.equal(limited.received.length, 1, JSON.stringify(asked));
+      }
+    });
+
+    test('what a child inherits reaches the wire: credentials, override_params (merged), forward_headers, retry, request_timeout, cache', { timeout: 60_000 }, async () => {
+      const failing = await upstream([{ kind: 'status', status: 503 }]);
+      const hang = await upstream([{ kind: 'hang' }]);
+      const good = await upstream([{ kind: 'ok', content: 'nested child' }]);
+      const config: ConfigNode = {
+        strategy: { mode: 'fallback' },
+        provider: 'openai',
+        api_key: 'sk-root',
+        forward_headers: ['x-team'],
+        override_params: { temperature: 0.3, seed: 7 },
+        retry: { attempts: 1 },
+        request_timeout: 100,
+        cache: { mode: 'simple', max_age: 60 },
+        targets: [
+          { custom_host: failing.url },
+          { custom_host: hang.url },
+          // Its own timeout, so a slow machine cannot fail the serving leaf; the hang above has only the inherited 100 ms.
+          { strategy: { mode: 'single' }, override_params: { temperature: 0.9 }, request_timeout: 30_000, targets: [{ custom_host: good.url }] },
+        ],
+      };
+      const first = await create(config, { 'x-team': 'blue' });
+      assert.equal(first.data.choices[0]!.message.content, 'nested child');
+      assert.equal(first.headers.get('x-gw-last-used-option-index'), '2.0');
+      assert.equal(failing.received.length, 2, 'the inherited retry made one retry');
+      assert.equal(hang.received.length, 1, 'the inherited request_timeout ended the hang and fallback moved on');
+      const sent = good.received[0]!;
+      assert.equal(sent.headers.authorization, 'Bearer sk-root');
+      assert.equal(sent.headers['x-team'], 'blue');
+      assert.equal(sent.body.temperature, 0.9);
+      assert.equal(sent.body.seed, 7);
+      const second = await create(config, { 'x-team': 'blue' });
+      assert.equal(second.headers.get('x-gw-cache-status'), 'HIT', 'the inherited cache answered at the nested leaf');
+      assert.equal(good.received.length, 1);
+    });
+
+    test('when every target fails, the error answer still names the last target tried and its retries', async () => {
+      const first = await upstream([{ kind: 'status', status: 503 }]);
+      const last = await upstream([{ kind: 'status', status: 500, message: 'last one down' }]);
+      await assert.rejects(
+        create({ strategy: { mode: 'fallback' }, provider: 'openai', api_key: 'sk', retry: { attempts: 2 }, targets: [{ custom_host: first.url }, { custom_host: last.url }] }),
+        (error: InstanceType<typeof OpenAI.APIError>) => {
+          assert.equal(error.status, 500);
+          assert.match(error.message, /last one down/);
+          assert.equal(error.headers?.get('x-gw-last-used-option-index'), '1');
+          assert.equal(error.headers?.get('x-gw-retry-attempt-count'), '2');
+          assert.equal(error.headers?.get('x-gw-cache-status'), 'DISABLED');
+          return true;
+        },
+      );
+      assert.equal(first.received.length, 3);
+      assert.equal(last.received.length, 3);
+    });
+
+    test("a refused connection is retried through gw's own transport, then answers 502", async () => {
+      const refused = await refusedUrl();
+      await assert.rejects(create({ provider: 'openai', api_key: 'sk', custom_host: refused, retry: { attempts: 2 } }), (error: InstanceType<typeof OpenAI.APIError>) => {
+        assert.equal(error.status, 502);
+        assert.equal(error.headers?.get('x-gw-retry-attempt-count'), '2');
+        return true;
+      });
+    });
+
     test('without retries a 429 keeps its status; with on_status_codes fallback stops on other statuses', async () => {
       const limited = await upstream([{ kind: 'status', status: 429, headers: { 'retry-after': '1' } }]);
       await assert.rejects(create({ provider: 'openai', api_key: 'sk', custom_host: limited.url }), (error: InstanceType<typeof OpenAI.APIError>) => error.status === 429);

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import { matches } from '../../gateway/routing/conditions.js';
-import { inherit } from '../../gateway/routing/inheritance.js';
+import { INHERITED_WHOLE, STRUCTURE_KEYS, inherit } from '../../gateway/routing/inheritance.js';
 import type { Outcome } from '../../gateway/routing/outcome.js';
 import { conditionalProblems, runStrategyTree, type Leaf } from '../../gateway/routing/strategy-tree.js';
+import { projectRoot } from '../../server/project-root.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 type Script = Record<string, Outcome<string>>;
@@ -202,6 +205,18 @@ describe('strategy tree', () => {
     assert.deepEqual(third!.override_params, { temperature: 0.1, max_tokens: 5, seed: 1 });
     assert.equal(leaves[2]!.path, '2.0');
     assert.deepEqual(inherit({}, { name: 'x', weight: 3, provider: 'p' }), { provider: 'p' });
+  });
+
+  test('the written inheritance rule (spec description, README table) names every key the code inherits or keeps', () => {
+    const spec = JSON.parse(readFileSync(path.join(projectRoot(), 'generated/openapi.json'), 'utf8')) as { components: { schemas: Record<string, { description?: string }> } };
+    const specText = spec.components.schemas.ConfigTarget!.description ?? '';
+    const readme = readFileSync(path.join(projectRoot(), 'README.md'), 'utf8');
+    const readmeTable = readme.slice(readme.indexOf('What a child target inherits'), readme.indexOf('- Retry (`retry`)'));
+    const keys = [...INHERITED_WHOLE, ...STRUCTURE_KEYS, 'override_params', 'provider', 'api_key', 'virtual_key', 'custom_host'];
+    for (const key of keys) {
+      assert.ok(specText.includes(`\`${key}\``), `the ConfigTarget description names ${key}`);
+      assert.ok(readmeTable.includes(`\`${key}\``), `the README inheritance table names ${key}`);
+    }
   });
 
   test('conditional names that match no target are reported by path', () => {

@@ -2,7 +2,9 @@
  * Azure OpenAI (cloud1): the OpenAI wire format at
  * https://{resource}.openai.azure.com/openai/deployments/{deployment}/chat/completions?api-version=...,
  * keyed by an `api-key` header. The deployment decides the model; the body's `model` is kept for
- * the answer. A custom host replaces the resource's origin.
+ * the answer. A custom host replaces the resource's origin. The deployment's real model
+ * (x-gw-cloud1-model-name), when given, is what the model-family rules judge, since a client may
+ * send any name for a deployment.
  */
 import { ValidationError } from '../../../server/errors.js';
 import { createOpenAiCompatibleAdapter } from '../openai-compatible/adapter.js';
@@ -32,7 +34,7 @@ export const azureOpenAi = createOpenAiCompatibleAdapter({
   // Only a placeholder for the base check: the URL comes from the cloud1 fields.
   baseUrl: 'https://openai.azure.com',
   auth: (apiKey) => ({ 'api-key': apiKey }),
-  checkRequest: assertTokenLimitField,
+  checkRequest: (request, target) => assertTokenLimitField(target.azure?.modelName ? { ...request, model: target.azure.modelName } : request),
   chatUrl: deploymentUrl,
   modelsUrl: (target) => `${resourceOrigin(target)}/openai/models?api-version=${apiVersion(target)}`,
 });

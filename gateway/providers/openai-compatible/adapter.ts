@@ -35,7 +35,7 @@ export interface OpenAiCompatibleOptions {
   /** The host takes `stream_options` (default true); otherwise it reports usage unasked. */
   streamOptions?: boolean;
   /** Model-family rules checked before any upstream call; throws ValidationError. */
-  checkRequest?: (request: ChatRequest) => void;
+  checkRequest?: (request: ChatRequest, target: ProviderTarget) => void;
   /** Full chat URL for a target (Azure's deployment URL); default `<base>/chat/completions`. */
   chatUrl?: (target: ProviderTarget, base: string) => string;
   /** Full models-list URL; default `<base>/models`. */
@@ -92,7 +92,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
     defaultCustomHost: options.defaultCustomHost,
 
     buildChatRequest(context: ChatContext): UpstreamRequest {
-      options.checkRequest?.(context.request);
+      options.checkRequest?.(context.request, context.target);
       const target = context.target;
       const base = baseFor(target);
       return {

@@ -1,0 +1,32 @@
+/**
+ * A chat call refused before the pipeline ran (the spec rejected its body, or the key lacks the
+ * scope) is still a gateway request of a known caller: it is logged with its status and error,
+ * like one the pipeline failed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Call } from '../../server/call.js';
+import type { ApiError } from '../../server/errors.js';
+import type { ChatRequest } from '../providers/types.js';
+import type { ChatState } from './chat-state.js';
+import { chatLogEntry } from './log-entry.js';
+
+export function logRefusedChat(call: Call, body: unknown, error: ApiError): void {
+  if (!call.principal) return; // No caller, no organisation to log it under.
+  const request = (body !== null && typeof body === 'object' ? body : {}) as ChatRequest;
+  const state: ChatState = {
+    call,
+    principal: call.principal,
+    request,
+    stream: request.stream === true,
+    includeUsage: false,
+    id: randomUUID(),
+    clientGone: new AbortController(),
+    provider: null,
+    model: typeof request.model === 'string' ? request.model : null,
+    status: error.status,
+    cacheStatus: 'DISABLED',
+    firstByteMs: null,
+    error,
+  };
+  call.services.requestLogs.record(chatLogEntry(state));
+}
