@@ -19,6 +19,8 @@ export const SAVED_RESOURCE_TOPICS = {
   integrations: 'integrations',
   configs: 'configs',
   organisationSettings: 'organisation_settings',
+  /** Published (id: workspace id) when a workspace's defaults change or it is deleted. */
+  workspaces: 'workspaces',
 } as const;
 
 /** A safety net only: invalidation is what makes changes visible at once. */
@@ -55,6 +57,7 @@ export class StoreSavedResources implements SavedResources {
   private readonly providers = new InvalidatedCache<SavedProvider>(10_000, TTL_MS);
   private readonly configs = new InvalidatedCache<SavedConfig>(10_000, TTL_MS);
   private readonly settings = new InvalidatedCache<OrganisationSettings>(1_000, TTL_MS);
+  private readonly workspaceDefaults = new InvalidatedCache<{ configId: string | null }>(10_000, TTL_MS);
 
   constructor(
     private readonly store: Store,
@@ -66,6 +69,7 @@ export class StoreSavedResources implements SavedResources {
     bus.subscribe(SAVED_RESOURCE_TOPICS.integrations, clearProviders);
     bus.subscribe(SAVED_RESOURCE_TOPICS.configs, () => this.configs.clear());
     bus.subscribe(SAVED_RESOURCE_TOPICS.organisationSettings, () => this.settings.clear());
+    bus.subscribe(SAVED_RESOURCE_TOPICS.workspaces, () => this.workspaceDefaults.clear());
   }
 
   provider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined> {
@@ -80,6 +84,14 @@ export class StoreSavedResources implements SavedResources {
   async organisationSettings(organisationId: string): Promise<OrganisationSettings> {
     const settings = await this.settings.get(organisationId, async () => (await this.store.organisations.get(organisationId))?.settings);
     return settings ?? {};
+  }
+
+  async workspaceDefaultConfig(organisationId: string, workspaceId: string): Promise<string | null> {
+    const entry = await this.workspaceDefaults.get(`${organisationId}\n${workspaceId}`, async () => {
+      const configId = (await this.store.workspaces.get(organisationId, workspaceId))?.defaults.user_api_key_config;
+      return { configId: typeof configId === 'string' ? configId : null };
+    });
+    return entry?.configId ?? null;
   }
 
   /** Decrypted key and cloud fields of a stored record, flat as a config target carries them. */

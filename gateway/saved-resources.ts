@@ -41,4 +41,6 @@ export interface SavedResources {
   provider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined>;
   config(organisationId: string, workspaceId: string, idOrSlug: string): Promise<SavedConfig | undefined>;
   organisationSettings(organisationId: string): Promise<OrganisationSettings>;
+  /** The config id a workspace's user keys fall back to (`defaults.user_api_key_config`), or null. */
+  workspaceDefaultConfig(organisationId: string, workspaceId: string): Promise<string | null>;
 }

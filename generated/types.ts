@@ -174,7 +174,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation with its token: creates the user and their workspace memberships. */
+        /**
+         * Accept an invitation with its token: creates the user and their workspace memberships.
+         * @description Each membership gets an auto-created user key where auto-create is on, as on member add.
+         */
         post: operations["acceptInvite"];
         delete?: never;
         options?: never;
@@ -280,7 +283,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new secret; the old one works for `key_transition_period_ms` more. */
+        /**
+         * Issue a new secret; the old one works for `key_transition_period_ms` more.
+         * @description Needs `api_keys.update`, except that a key acting for a user may rotate that user's own user keys (any workspace of the organisation) without it: this is how a user obtains the secret of a key gw auto-created for them, which is shown to no one at creation.
+         */
         post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
@@ -923,7 +929,10 @@ export interface paths {
         /** List the members of a workspace. */
         get: operations["listWorkspaceMembers"];
         put?: never;
-        /** Add a user to a workspace with a role. */
+        /**
+         * Add a user to a workspace with a role.
+         * @description With user key auto-create on for the workspace, the user also gets an auto-created workspace user key (`auto_created: true`); its secret is not in this answer.
+         */
         post: operations["addWorkspaceMember"];
         delete?: never;
         options?: never;
@@ -945,7 +954,7 @@ export interface paths {
         /** Change a member's workspace role. */
         put: operations["updateWorkspaceMember"];
         post?: never;
-        /** Remove a user from a workspace; their user keys of it are revoked. */
+        /** Remove a user from a workspace; their user keys of it (auto-created ones included) are revoked. */
         delete: operations["removeWorkspaceMember"];
         options?: never;
         head?: never;
@@ -1191,6 +1200,8 @@ export interface components {
             total_tokens: number;
         };
         ApiKey: {
+            /** @description True for a workspace user key gw created when its user joined the workspace (see the organisation's `user_api_key_auto_create` settings). Its secret was shown to no one; the user obtains it by rotating the key. */
+            auto_created: boolean;
             created_at: components["schemas"]["Timestamp"];
             created_by?: string | null;
             description?: string | null;
@@ -2123,6 +2134,7 @@ export interface components {
             block_inline_config: boolean;
             /** @description True when the deployment forces block_inline_config on (BLOCK_INLINE_CONFIG=true). */
             block_inline_config_forced: boolean;
+            /** @description The auto-create switch for the default workspace when it sets none itself. */
             default_workspace_user_api_key_auto_create: boolean;
             disable_auto_provision_user: boolean;
             email_domains: {
@@ -2136,7 +2148,9 @@ export interface components {
             object: "organisation_settings";
             organisation_id: components["schemas"]["Uuid"];
             security_settings: components["schemas"]["OrganisationSecuritySettings"];
+            /** @description Create a workspace user key for each user who joins a workspace (member add or accepted invitation; not the bootstrap owner). A workspace's own `user_api_key_auto_create` overrides this; for the default workspace `default_workspace_user_api_key_auto_create` does. The key's secret is shown to no one: its user gets one by rotating the key. */
             user_api_key_auto_create: boolean;
+            /** @description Scopes of auto-created keys, cut to what the user's role allows in the workspace. */
             user_api_key_auto_create_scopes: components["schemas"]["Scope"][];
             /** @description Days, with weekly/monthly normalised to 7/30. */
             user_api_key_rotation_period: number | null;
@@ -2144,13 +2158,16 @@ export interface components {
         OrganisationSettingsFields: {
             /** @description Only saved providers and configs are accepted by the gateway. Defaults to true for organisations created on or after 2026-06-19; BLOCK_INLINE_CONFIG=true forces it on. */
             block_inline_config?: boolean;
+            /** @description The auto-create switch for the default workspace when it sets none itself. */
             default_workspace_user_api_key_auto_create?: boolean;
             disable_auto_provision_user?: boolean;
             email_domains?: components["schemas"]["EmailDomain"][];
             export_settings?: {
                 deniedFields?: string[];
             };
+            /** @description Create a workspace user key for each user who joins a workspace (member add or accepted invitation; not the bootstrap owner). A workspace's own `user_api_key_auto_create` overrides this; for the default workspace `default_workspace_user_api_key_auto_create` does. The key's secret is shown to no one: its user gets one by rotating the key. */
             user_api_key_auto_create?: boolean;
+            /** @description Scopes of auto-created keys, cut to what the user's role allows in the workspace. */
             user_api_key_auto_create_scopes?: components["schemas"]["Scope"][];
             user_api_key_rotation_period?: components["schemas"]["RotationPeriodSetting"];
         };
@@ -2576,7 +2593,7 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
             workspaces: components["schemas"]["UserWorkspace"][];
         };
-        /** @description Seconds an auto-created user key lives; null for no expiry. */
+        /** @description Seconds an auto-created user key lives (expires_at = creation + this); null for no expiry. */
         UserApiKeyTtl: number | null;
         UserContentPart: components["schemas"]["TextPart"] | components["schemas"]["ImagePart"] | components["schemas"]["AudioPart"] | components["schemas"]["FilePart"];
         UserList: components["schemas"]["ListEnvelope"] & {
@@ -2614,6 +2631,7 @@ export interface components {
             slug: string;
             updated_at: components["schemas"]["Timestamp"];
             usage_limits?: components["schemas"]["AttachedUsageLimits"];
+            /** @description When on, a user added to this workspace (member add or accepted invitation) gets a workspace user key named `auto: <email>` with the organisation's `user_api_key_auto_create_scopes` (cut to the user's role) and `auto_created: true`; at most one active such key per user and workspace. Removing the member revokes it. Unset, the organisation's settings decide. */
             user_api_key_auto_create: boolean;
             user_api_key_ttl: components["schemas"]["UserApiKeyTtl"];
         };
@@ -2624,7 +2642,7 @@ export interface components {
             workspace_ids: string[];
         };
         WorkspaceDefaults: {
-            /** @description Config (id or slug) attached to auto-created user keys; answered as the config's slug. */
+            /** @description Config (id or slug; answered as the config's slug) that every workspace user key of this workspace, auto-created or not, uses on gateway calls carrying no other provider signal (no x-gw-config, x-gw-provider, x-gw-virtual-key, custom host or `@slug/model`). */
             user_api_key_config?: string | null;
         };
         WorkspaceFields: {
@@ -2634,6 +2652,7 @@ export interface components {
             rate_limits?: components["schemas"]["AttachedRateLimits"];
             security_settings?: components["schemas"]["SecuritySections"];
             usage_limits?: components["schemas"]["AttachedUsageLimits"];
+            /** @description When on, a user added to this workspace (member add or accepted invitation) gets a workspace user key named `auto: <email>` with the organisation's `user_api_key_auto_create_scopes` (cut to the user's role) and `auto_created: true`; at most one active such key per user and workspace. Removing the member revokes it. Unset, the organisation's settings decide. */
             user_api_key_auto_create?: boolean;
             user_api_key_ttl?: components["schemas"]["UserApiKeyTtl"];
         };

@@ -81,11 +81,13 @@ export async function createApi(definition: Document, handlers: Record<string, H
         const principal = (result as { principal?: Call['principal'] })?.principal;
         if (principal) call.principal = principal;
       }
-      const operation = c.operation as { 'x-gw-scope'?: string; 'x-gw-key-kinds'?: string[] };
+      const operation = c.operation as { 'x-gw-scope'?: string; 'x-gw-key-kinds'?: string[]; 'x-gw-own-key'?: boolean };
       if (!call.principal) return;
       try {
         if (operation['x-gw-key-kinds']) requireKeyKind(call.principal, operation['x-gw-key-kinds']);
-        if (operation['x-gw-scope']) requireScope(call.principal, operation['x-gw-scope']);
+        // x-gw-own-key: a user's key may act on that user's own keys without the scope; the handler checks ownership.
+        const ownKeyWaiver = operation['x-gw-own-key'] === true && call.principal.userId !== null;
+        if (operation['x-gw-scope'] && !ownKeyWaiver) requireScope(call.principal, operation['x-gw-scope']);
       } catch (denied) {
         // A refused administrative write is itself worth auditing.
         if (denied instanceof ApiError) await recordAudit(c, call, denied.status);

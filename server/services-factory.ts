@@ -65,7 +65,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     logger,
   );
   const logExports = new LogExportRunner(store, { dir: path.join(config.dataDir, 'exports') }, now, logger);
-  await logExports.resumeInterrupted();
+  await logExports.start();
   const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays }, now, logger);
   logRetention.start();
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);

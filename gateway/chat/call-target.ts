@@ -5,14 +5,16 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../../server/errors.js';
-import type { ChatContext, ChatRequest } from '../providers/types.js';
-import { resolveLeafTarget } from '../resolve/leaf-target.js';
+import type { Reservation } from '../limits/limits-engine.js';
+import type { ChatContext, ChatRequest, ProviderTarget, Usage } from '../providers/types.js';
+import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';
 import { failureFromError, type Outcome } from '../routing/outcome.js';
 import type { Leaf } from '../routing/strategy-tree.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import type { ChatState } from './chat-state.js';
 import { guardTargetAnswer, guardTargetRequest } from './chat-guardrails.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
+import { keepForSettlement, reserveProviderLimits, settleFailedAttempt } from './target-limits.js';
 
 async function readJson(body: Dispatcher.ResponseData['body']): Promise<unknown> {
   const text = await body.text();
@@ -41,6 +43,9 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
   const { services } = state.call;
   let attempt: UpstreamAttempt | undefined;
   let upstreamHeaders: Record<string, string> | undefined;
+  // This attempt's hold on a saved provider's limits, and what it is priced with when settled.
+  let held: Reservation[] = [];
+  let priced: { target: ProviderTarget; model: string; usage?: Usage } | undefined;
   try {
     // A denial here is this target's failure (446): a fallback moves on to the next target.
     request = await guardTargetRequest(state, leaf, request);
@@ -64,6 +69,10 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       created: Math.floor(state.call.startedAt / 1000),
       id: `chatcmpl-${state.id}`,
     };
+    const slug = savedProviderSlugOf(leaf.settings);
+    // Before any upstream call; a refusal is this target's failure, so a fallback moves on.
+    if (slug !== undefined) held = await reserveProviderLimits(state, slug, target, context.request);
+    priced = { target, model: context.request.model };
     const upstream = await adapter.buildChatRequest(context);
     attempt = new UpstreamAttempt(timeoutMs, state.clientGone.signal);
     const response = await services.upstreams.send(upstream, {
@@ -79,14 +88,18 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       throw new UpstreamError(response.statusCode, parsed.message, parsed.code ?? 'upstream_error', retryAfter ? { headers: { 'retry-after': retryAfter } } : {});
     }
     if (state.stream) {
+      keepForSettlement(state, held);
       return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: adapter.createStreamTranslator(context), attempt } };
     }
     const parsed = adapter.parseChatResponse(await response.body.json(), context);
+    priced.usage = parsed.usage;
     attempt.dispose();
     const completion = await guardTargetAnswer(state, leaf, parsed);
+    keepForSettlement(state, held);
     return { ok: true, status: response.statusCode, value: { kind: 'json', completion } };
   } catch (error) {
     attempt?.abort();
+    if (priced) await settleFailedAttempt(state, held, priced.target, priced.model, priced.usage);
     return failureFromError(attempt ? attempt.failure(error) : error, upstreamHeaders);
   }
 }

@@ -22,13 +22,12 @@ function factsOf(state: ChatState): RequestFacts {
   return facts;
 }
 
-/** Organisation policies plus the limits on the request's key, workspace and saved provider. */
+/** Organisation policies plus the limits on the request's key and workspace; a saved provider's own limits apply per attempt (target-limits.ts). */
 function policiesOf(state: ChatState) {
   return state.call.services.limitPolicies.forRequest({
     organisationId: state.principal.organisationId,
     apiKeyId: state.principal.keyId,
     workspaceId: state.principal.gatewayWorkspaceId,
-    providerSlug: savedProviderSlug(state),
   });
 }
 
@@ -67,7 +66,11 @@ export const usageLimitsReserve: ChatStage = {
   },
 };
 
-/** Called once the request is over: a cache hit used no provider tokens, so it costs nothing. */
+/**
+ * Called once the request is over, for the request's reservations and those of the attempt that
+ * served (a saved provider's, target-limits.ts), priced as that attempt. A cache hit used no
+ * provider tokens, so it costs nothing.
+ */
 export async function settleLimits(state: ChatState): Promise<void> {
   const reservations = state.limitReservations;
   if (!reservations?.length) return;

@@ -36,6 +36,7 @@ const resolveProvider: ChatStage = {
       workspaceId: state.principal.gatewayWorkspaceId,
       savedResources: services.savedResources,
       blockInlineConfig: services.config.blockInlineConfig,
+      workspaceUserKey: state.principal.keyType === 'workspace' && state.principal.subType === 'user',
     });
     if (state.plan.model !== undefined) state.request = { ...state.request, model: state.plan.model };
   },

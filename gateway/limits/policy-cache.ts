@@ -44,8 +44,6 @@ export interface LimitOwners {
   organisationId: string;
   apiKeyId: string;
   workspaceId: string;
-  /** A saved provider's slug, when the request named one. */
-  providerSlug?: string;
 }
 
 const NONE: OrganisationPolicies = { usage: [], rate: [] };
@@ -68,19 +66,21 @@ export class LimitPolicies {
     bus.subscribe(SAVED_RESOURCE_TOPICS.providers, () => this.attached.clear());
   }
 
-  /** The organisation's policies plus the limits set on the request's key, workspace and saved provider. */
+  /** The organisation's policies plus the limits set on the request's key and workspace. */
   async forRequest(owners: LimitOwners): Promise<OrganisationPolicies> {
-    const { organisationId, apiKeyId, workspaceId, providerSlug } = owners;
-    const { apiKeys, workspaces, providers } = this.store;
-    const [organisation, key, workspace, provider] = await Promise.all([
+    const { organisationId, apiKeyId, workspaceId } = owners;
+    const { apiKeys, workspaces } = this.store;
+    const [organisation, key, workspace] = await Promise.all([
       this.of(organisationId),
       this.ownerPolicies('api_key', apiKeyId, async () => ownerOf(await apiKeys.get(organisationId, apiKeyId), (r) => r.id)),
       this.ownerPolicies('workspace_id', workspaceId, async () => ownerOf(await workspaces.get(organisationId, workspaceId), (r) => r.id)),
-      providerSlug === undefined
-        ? NONE
-        : this.ownerPolicies('provider', `${workspaceId}/${providerSlug}`, async () => ownerOf(await providers.find(organisationId, providerSlug, workspaceId), (r) => r.slug)),
     ]);
-    return mergePolicies(organisation, key, workspace, provider);
+    return mergePolicies(organisation, key, workspace);
+  }
+
+  /** The limits set on one saved provider: applied per attempt at a routing target using it. */
+  forProvider(organisationId: string, workspaceId: string, slug: string): Promise<OrganisationPolicies> {
+    return this.ownerPolicies('provider', `${workspaceId}/${slug}`, async () => ownerOf(await this.store.providers.find(organisationId, slug, workspaceId), (r) => r.slug));
   }
 
   private async ownerPolicies(kind: LimitOwnerKind, id: string, load: () => Promise<LimitOwner | undefined>): Promise<OrganisationPolicies> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +13,14 @@ export interface LogExportRunnerOptions {
   dir: string;
   /** Rows read and written per step; progress is checkpointed after each. */
   pageSize?: number;
+  /** This instance's name on the leases it holds; a fresh id per process by default. */
+  owner?: string;
+  /** How long a lease holds without renewal: how soon another instance takes over after a crash. */
+  leaseMs?: number;
+  /** How often held leases are renewed; well under leaseMs. */
+  renewMs?: number;
+  /** How often to look for exports no instance holds (started elsewhere, or their holder died). */
+  sweepMs?: number;
 }
 
 /**
@@ -21,9 +30,15 @@ export interface LogExportRunnerOptions {
  * left in_progress by a stop or crash are resumed: the file is cut back to the last checkpoint
  * and writing goes on from its cursor, so no row is lost or written twice. An export whose file
  * lost checkpointed rows (removed, or GW_DATA_DIR not shared between instances) fails with that reason.
+ *
+ * Several instances may share one database, so an export runs only under a lease: claimed
+ * atomically in log_exports, renewed on every page and on a timer, released at the end. A lease
+ * left by a crashed instance lapses after leaseMs and the next sweep of any instance takes over.
  */
 export class LogExportRunner {
   private readonly active = new Map<string, Promise<void>>();
+  private readonly owner: string;
+  private timers: NodeJS.Timeout[] = [];
   private closing = false;
 
   constructor(
@@ -31,7 +46,9 @@ export class LogExportRunner {
     private readonly options: LogExportRunnerOptions,
     private readonly now: () => number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.owner = options.owner ?? randomUUID();
+  }
 
   filePath(id: string): string {
     return path.join(this.options.dir, `${id}.jsonl`);
@@ -40,14 +57,33 @@ export class LogExportRunner {
   /** Starts processing an in_progress export unless it already runs here. */
   run(id: string): void {
     if (this.closing || this.active.has(id)) return;
-    const job = this.process(id)
-      .catch((error: unknown) => this.fail(id, error))
+    const job = this.runLeased(id)
+      .catch((error: unknown) => this.logger.error({ export_id: id, err: error instanceof Error ? error.message : error }, 'log export lease bookkeeping failed'))
       .finally(() => this.active.delete(id));
     this.active.set(id, job);
   }
 
-  async resumeInterrupted(): Promise<void> {
-    for (const id of await this.store.logExports.idsInStatus('in_progress')) this.run(id);
+  /** Boot: resumes exports no instance holds, then keeps sweeping for them and renewing held leases. */
+  async start(): Promise<void> {
+    await this.sweep();
+    if (this.closing || this.timers.length) return;
+    const quietly = (work: () => Promise<void>) => () =>
+      void work().catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : error }, 'log export sweep failed'));
+    this.timers = [
+      setInterval(quietly(() => this.sweep()), this.options.sweepMs ?? 15_000).unref(),
+      setInterval(quietly(() => this.renewLeases()), this.options.renewMs ?? 10_000).unref(),
+    ];
+  }
+
+  /** Starts every export in progress whose lease is free or lapsed (the claim decides who runs it). */
+  async sweep(): Promise<void> {
+    if (this.closing) return;
+    for (const id of await this.store.logExports.idsUnleased(this.iso())) this.run(id);
+  }
+
+  /** Keeps the leases of exports running here alive, also while one page takes long. */
+  async renewLeases(): Promise<void> {
+    await Promise.all([...this.active.keys()].map((id) => this.store.logExports.renewLease(id, this.owner, this.leaseEnd())));
   }
 
   /** Resolves when no export is being processed (tests, shutdown). */
@@ -55,9 +91,11 @@ export class LogExportRunner {
     while (this.active.size) await Promise.all(this.active.values());
   }
 
-  /** Stops after the current page; unfinished exports stay in_progress and resume on the next start. */
+  /** Stops after the current page; unfinished exports stay in_progress, their leases released for any instance to resume. */
   async close(): Promise<void> {
     this.closing = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
     await this.idle();
   }
 
@@ -67,6 +105,22 @@ export class LogExportRunner {
 
   private iso(): string {
     return new Date(this.now()).toISOString();
+  }
+
+  private leaseEnd(): string {
+    return new Date(this.now() + (this.options.leaseMs ?? 30_000)).toISOString();
+  }
+
+  /** Runs the export only if this instance wins its lease, and gives the lease back when done or stopped. */
+  private async runLeased(id: string): Promise<void> {
+    if (!(await this.store.logExports.claimLease(id, this.owner, this.iso(), this.leaseEnd()))) return;
+    try {
+      await this.process(id);
+    } catch (error) {
+      await this.fail(id, error);
+    } finally {
+      await this.store.logExports.releaseLease(id, this.owner);
+    }
   }
 
   private async process(id: string): Promise<void> {
@@ -89,13 +143,12 @@ export class LogExportRunner {
     while (!this.closing) {
       const rows = await this.store.requestLogs.pageAscending(filter, record.resume_cursor, pageSize);
       if (!rows.length) {
-        await this.store.logExports.transition(id, ['in_progress'], 'success', { finished_at: this.iso() }, this.iso());
+        await this.store.logExports.finishLeased(id, this.owner, 'success', { finished_at: this.iso() }, this.iso());
         return;
       }
       const text = rows.map((row) => JSON.stringify(pickFields(presentLog(row), record.requested_fields)) + '\n').join('');
-      // Re-read before writing: a cancel (or delete) since the last page stops the export here.
-      const current = await this.store.logExports.getById(id);
-      if (!current || current.status !== 'in_progress' || current.archived_at) return;
+      // Renew before writing: a cancel, a delete or a lost lease since the last page stops the export here.
+      if (!(await this.store.logExports.renewLease(id, this.owner, this.leaseEnd()))) return;
       await appendFile(file, text);
       const last = rows[rows.length - 1]!;
       const progress: Pick<LogExportRecord, 'resume_cursor' | 'bytes_written' | 'processed_rows'> = {
@@ -103,7 +156,7 @@ export class LogExportRunner {
         bytes_written: record.bytes_written + Buffer.byteLength(text),
         processed_rows: record.processed_rows + rows.length,
       };
-      await this.store.logExports.update(id, progress, this.iso());
+      if (!(await this.store.logExports.checkpoint(id, this.owner, progress, this.leaseEnd(), this.iso()))) return;
       record = { ...record, ...progress };
     }
   }
@@ -112,7 +165,7 @@ export class LogExportRunner {
     const message = error instanceof Error ? error.message : String(error);
     this.logger.error({ export_id: id, err: message }, 'log export failed');
     await this.store.logExports
-      .transition(id, ['in_progress'], 'failed', { error: { code: 'export_failed', message }, finished_at: this.iso() }, this.iso())
+      .finishLeased(id, this.owner, 'failed', { error: { code: 'export_failed', message }, finished_at: this.iso() }, this.iso())
       .catch(() => undefined);
   }
 }

@@ -34,15 +34,21 @@ export interface LeafInput {
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
+/** The saved provider a leaf uses, without its `@`: from `virtual_key`, or `provider: "@slug"`. */
+export function savedProviderSlugOf(settings: ConfigNode): string | undefined {
+  const provider = str(settings.provider);
+  const slug = str(settings.virtual_key) ?? (provider?.startsWith('@') ? provider : undefined);
+  return slug?.startsWith('@') ? slug.slice(1) : slug;
+}
+
 async function baseTarget(input: LeafInput): Promise<ProviderTarget> {
   const { settings } = input;
-  const slug = str(settings.virtual_key);
-  if (slug === undefined) {
+  const bare = savedProviderSlugOf(settings);
+  if (bare === undefined) {
     const provider = str(settings.provider);
     if (!provider) throw new ValidationError('The config target names no provider', 'x-gw-config', 'provider_missing');
     return withExtraFields(targetFromFields(provider, settings), settings);
   }
-  const bare = slug.startsWith('@') ? slug.slice(1) : slug;
   const saved = await input.savedResources.provider(input.organisationId, input.workspaceId, bare);
   if (!saved) throw new ValidationError(`No saved provider @${bare} in this workspace`, 'x-gw-provider', 'provider_not_found');
   const perModel = saved.models[input.model];

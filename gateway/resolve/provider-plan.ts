@@ -7,6 +7,9 @@
  * 3. custom host: `x-gw-custom-host` + `x-gw-provider` (+ `Authorization`);
  * 4. provider name: `x-gw-provider` (+ `Authorization`, or the provider's cloud headers).
  *
+ * With none of these, a workspace user key falls back to its workspace's default config
+ * (`defaults.user_api_key_config`, read from memory), run as mode 1; anything else is a 400.
+ *
  * Modes 2-4 become a one-leaf config, so routing, retries and caching see one shape. Inline
  * modes (3, 4 and an inline config) are refused while `block_inline_config` is on.
  */
@@ -38,6 +41,8 @@ export interface PlanInput {
   savedResources: SavedResources;
   /** BLOCK_INLINE_CONFIG: forces block_inline_config on for every organisation. */
   blockInlineConfig: boolean;
+  /** The caller is a workspace user key: it may fall back to the workspace's default config. */
+  workspaceUserKey?: boolean;
 }
 
 const NO_MODE =
@@ -117,6 +122,10 @@ export async function resolveProviderPlan(input: PlanInput): Promise<ProviderPla
       configId: null,
       model: undefined,
     };
+  }
+  if (input.workspaceUserKey) {
+    const defaultConfigId = await input.savedResources.workspaceDefaultConfig(input.organisationId, input.workspaceId);
+    if (defaultConfigId !== null) return configPlan(input, defaultConfigId);
   }
   throw new ValidationError(NO_MODE, 'x-gw-provider', 'provider_missing');
 }

@@ -11,6 +11,8 @@ export type FailureReason =
   | 'connection'
   /** A guardrail denied the request or the answer: counts as a failure for fallback. */
   | 'guardrail'
+  /** A saved provider's own rate limit or budget refused the attempt (429) before any upstream call. */
+  | 'limit'
   /** Anything else (a translation error); not retried. */
   | 'other';
 
@@ -37,6 +39,8 @@ export type Outcome<T> = Success<T> | Failure;
 export const TIMEOUT_STATUS = 408;
 /** Status of a guardrail denial. */
 export const GUARDRAIL_DENIED_STATUS = 446;
+/** Status of a limit refusal (RateLimitedError). */
+export const LIMIT_REFUSED_STATUS = 429;
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
@@ -60,6 +64,8 @@ export function failureFromError(error: unknown, upstreamHeaders?: Record<string
   const apiError = error as { status?: unknown; type?: unknown };
   const status = typeof apiError?.status === 'number' ? apiError.status : null;
   if (apiError?.type === 'guardrail_error' || status === GUARDRAIL_DENIED_STATUS) return { ok: false, reason: 'guardrail', status: GUARDRAIL_DENIED_STATUS, error };
+  // Only the gateway's own limits throw rate_limit_error; an upstream 429 is an upstream_error.
+  if (apiError?.type === 'rate_limit_error') return { ok: false, reason: 'limit', status: LIMIT_REFUSED_STATUS, error };
   if (apiError?.type === 'timeout_error' || status === TIMEOUT_STATUS) return { ok: false, reason: 'timeout', status: TIMEOUT_STATUS, error };
   // Before the status check: a transport may wrap a refused connection in a 502 UpstreamError.
   if (isConnectionError(error)) return { ok: false, reason: 'connection', status: null, error };

@@ -2,7 +2,7 @@
  * Retries of one target. `attempts` counts retries after the first try (at most 5). A failure is
  * retried when its status is in `on_status_codes` (default 429, 500, 502, 503, 504; a timeout
  * stands for 408) or when the connection failed (refused, reset, socket hang up). Guardrail
- * denials and other errors are not retried.
+ * denials, a saved provider's limit refusals and other errors are not retried.
  *
  * Waits use exponential backoff with full jitter: random() * min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2^n).
  * With `use_retry_after_header`, an upstream's `retry-after-ms` / `Retry-After` replaces the backoff.

@@ -3,7 +3,8 @@
  * - single: its first target;
  * - fallback: targets in order until one succeeds; with `strategy.on_status_codes`, only a
  *   failure whose status is listed moves on (a timeout is 408, a guardrail denial 446, a refused
- *   connection has no status and always moves on); any other failure is the answer;
+ *   connection has no status and always moves on, and so does a saved provider's own limit
+ *   refusal, since that provider was never called); any other failure is the answer;
  * - loadbalance: one target drawn by weight (default 1) from an injectable random source;
  * - conditional: the target named by the first matching `strategy.conditions[].then`, else by
  *   `strategy.default`.
@@ -88,7 +89,7 @@ class TreeRun<T> {
   }
 
   private movesOn(failure: Failure, statusCodes: number[] | undefined): boolean {
-    if (!statusCodes || failure.status === null) return true;
+    if (!statusCodes || failure.status === null || failure.reason === 'limit') return true;
     return statusCodes.includes(failure.status);
   }
 

@@ -2,7 +2,7 @@ import type { Context } from 'openapi-backend';
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../server/auth/api-key-secret.js';
 import type { Principal } from '../../server/auth/principal.js';
-import { principalOf, type Call } from '../../server/call.js';
+import { principalOf, requireScope, type Call } from '../../server/call.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../server/errors.js';
 import type { ApiKeyRecord, ApiKeySubType, ApiKeyType } from '../../store/repositories/api-keys.js';
 import { body, pathId, query, type Handler } from '../types.js';
@@ -169,9 +169,21 @@ export const deleteApiKey: Handler = async (c, call) => {
   return { body: { id: record.id, object: 'api_key', deleted: true } };
 };
 
+/**
+ * Rotate reaches the keys the caller manages (api_keys.update) and, without that scope, the user's
+ * own user keys (x-gw-own-key): how a user gets the secret of a key gw auto-created for them.
+ */
+async function rotatableKey(call: Call, id: string): Promise<ApiKeyRecord> {
+  const principal = principalOf(call);
+  const record = await call.services.store.apiKeys.get(principal.organisationId, id);
+  if (record && principal.userId !== null && record.user_id === principal.userId) return record;
+  requireScope(principal, 'api_keys.update');
+  return visibleKey(call, id);
+}
+
 export const rotateApiKey: Handler = async (c: Context, call) => {
   const principal = principalOf(call);
-  const record = await visibleKey(call, pathId(c));
+  const record = await rotatableKey(call, pathId(c));
   if (record.status !== 'active') throw new ValidationError('Only an active key can be rotated', null, 'key_not_active');
   const { store, bus, now } = call.services;
   const transitionMs = body<'rotateApiKey'>(c).key_transition_period_ms ?? 0;

@@ -27,6 +27,7 @@ export function presentApiKey(record: ApiKeyRecord, now: number): ApiKey {
     last_rotated_at: record.last_rotated_at,
     ...presentAttachedLimits(record),
     created_by: record.created_by,
+    auto_created: record.auto_created,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

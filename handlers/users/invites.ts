@@ -6,6 +6,7 @@ import { effectiveSettings } from '../../store/repositories/organisations.js';
 import type { Invitation } from '../../store/repositories/invitations.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';
+import { autoCreateUserKey } from '../workspaces/auto-create-key.js';
 import { presentUser } from './present.js';
 
 type InviteBody = components['schemas']['Invite'];
@@ -136,8 +137,10 @@ export const acceptInvite: Handler = async (c, call) => {
       created = await tx.users.create({ organisation_id: invitation.organisation_id, email: invitation.email, role: invitation.role, ...names }, at);
     }
     for (const { workspace_id, role } of invitation.workspaces) {
-      if (await tx.workspaces.get(invitation.organisation_id, workspace_id)) {
+      const workspace = await tx.workspaces.get(invitation.organisation_id, workspace_id);
+      if (workspace) {
         await tx.workspaceMembers.add({ organisation_id: invitation.organisation_id, workspace_id, user_id: created.id, role }, at);
+        await autoCreateUserKey(tx, workspace, created, now());
       }
     }
     await tx.invitations.update(invitation.id, { status: 'accepted', accepted_at: at }, at);

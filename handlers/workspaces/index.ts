@@ -9,6 +9,7 @@ import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow, visibleWorkspace } from '../workspace-access.js';
 import { presentWorkspace, type WorkspaceSettings } from './present.js';
 import { LIMIT_POLICIES_TOPIC } from '../../gateway/limits/policy-cache.js';
+import { SAVED_RESOURCE_TOPICS } from '../../gateway/saved-resources-store.js';
 import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
 import { attachedLimitsInput } from '../policies/attached-limits.js';
 import { applySecuritySettings } from './security-settings.js';
@@ -27,11 +28,14 @@ function slugFrom(name: string): string {
   return base || `workspace-${randomBytes(3).toString('hex')}`;
 }
 
-/** The config a workspace default names (id or slug), stored as its id; it must be the organisation's and usable here. */
+/**
+ * The config a workspace default names (id or slug), stored as its id; it must be the organisation's
+ * and usable here: organisation-wide, or of this workspace (so never another workspace's on create).
+ */
 async function resolveDefaultConfig(call: Call, workspaceId: string | null, idOrSlug: string): Promise<string> {
   const principal = principalOf(call);
   const config = await call.services.store.configs.find(principal.organisationId, idOrSlug);
-  if (!config || (config.workspace_id !== null && workspaceId !== null && config.workspace_id !== workspaceId)) {
+  if (!config || (config.workspace_id !== null && config.workspace_id !== workspaceId)) {
     throw new ValidationError(`No config ${idOrSlug} in this workspace`, 'defaults.user_api_key_config', 'unknown_config');
   }
   return config.id;
@@ -100,6 +104,8 @@ async function update(c: Context, call: Call) {
   await call.services.store.workspaces.update(principal.organisationId, workspace.id, changes, isoNow(call));
   // The gateway reads a workspace's own limits from memory; this drops them there.
   if (Object.keys(limits).length) await call.services.bus.publish(LIMIT_POLICIES_TOPIC, workspace.id);
+  // The gateway reads defaults.user_api_key_config from memory too.
+  if (input.defaults) await call.services.bus.publish(SAVED_RESOURCE_TOPICS.workspaces, workspace.id);
   const updated = (await call.services.store.workspaces.get(principal.organisationId, workspace.id))!;
   return { body: await presentWorkspace(call.services.store, updated) };
 }
@@ -119,5 +125,6 @@ export const deleteWorkspace: Handler = async (c, call) => {
   const keyIds = await store.apiKeys.idsInWorkspace(workspace.id);
   await store.workspaces.delete(principal.organisationId, workspace.id);
   for (const keyId of keyIds) await bus.publish(API_KEYS_TOPIC, keyId);
+  await bus.publish(SAVED_RESOURCE_TOPICS.workspaces, workspace.id);
   return { body: { id: workspace.id, object: 'workspace', deleted: true } };
 };

@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError } from '../../server/errors.js';
 import type { User } from '../../store/repositories/users.js';
 import type { WorkspaceMember } from '../../store/repositories/workspace-members.js';
 import { recheckKeysOf } from '../users/key-recheck.js';
+import { autoCreateUserKey } from './auto-create-key.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow, visibleWorkspace } from '../workspace-access.js';
 
@@ -49,10 +50,15 @@ export const addWorkspaceMember: Handler = async (c, call) => {
   if (await store.workspaceMembers.get(workspace.id, user.id)) {
     throw new ConflictError('The user is already a member of this workspace', 'already_member', 'user_id');
   }
-  const member = await store.workspaceMembers.add(
-    { organisation_id: workspace.organisation_id, workspace_id: workspace.id, user_id: user.id, role: input.role },
-    isoNow(call),
-  );
+  const member = await store.transaction(async (tx) => {
+    const added = await tx.workspaceMembers.add(
+      { organisation_id: workspace.organisation_id, workspace_id: workspace.id, user_id: user.id, role: input.role },
+      isoNow(call),
+    );
+    // Its secret is not in this answer: the admin adding the member never sees it.
+    await autoCreateUserKey(tx, workspace, user, call.services.now());
+    return added;
+  });
   return { status: 201, body: presentMember(member, user) };
 };
 

@@ -6,6 +6,8 @@ import * as requestLogs from './004_request_logs.js';
 import * as semanticCache from './005_semantic_cache.js';
 import * as limits from './006_limits.js';
 import * as guardrails from './007_guardrails.js';
+import * as autoCreatedKeys from './008_auto_created_keys.js';
+import * as exportLeases from './009_export_leases.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -19,4 +21,6 @@ export const migrations: Record<string, Knex.Migration> = {
   '005_semantic_cache': semanticCache,
   '006_limits': limits,
   '007_guardrails': guardrails,
+  '008_auto_created_keys': autoCreatedKeys,
+  '009_export_leases': exportLeases,
 };

@@ -30,17 +30,25 @@ export interface ApiKeyRecord extends AttachedLimits {
   next_rotation_at: string | null;
   last_rotated_at: string | null;
   created_by: string | null;
+  /** Made by gw when the user joined the workspace (organisation/workspace auto-create settings). */
+  auto_created: boolean;
   created_at: string;
   updated_at: string;
 }
 
-export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'created_at' | 'updated_at' | 'previous_key_hash' | 'previous_key_expires_at' | 'last_rotated_at' | 'status'> & {
+export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'created_at' | 'updated_at' | 'previous_key_hash' | 'previous_key_expires_at' | 'last_rotated_at' | 'status' | 'auto_created'> & {
   status?: ApiKeyStatus;
+  auto_created?: boolean;
 };
 
-type Row = Omit<ApiKeyRecord, 'scopes'> & { scopes: unknown };
+type Row = Omit<ApiKeyRecord, 'scopes' | 'auto_created'> & { scopes: unknown; auto_created: unknown };
 
-const toRecord = (row: Row): ApiKeyRecord => ({ ...row, scopes: fromJson(row.scopes, []), ...readLimitColumns(row as unknown as Record<string, unknown>) });
+const toRecord = (row: Row): ApiKeyRecord => ({
+  ...row,
+  scopes: fromJson(row.scopes, []),
+  auto_created: Boolean(row.auto_created),
+  ...readLimitColumns(row as unknown as Record<string, unknown>),
+});
 
 export class ApiKeysRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
@@ -50,6 +58,7 @@ export class ApiKeysRepository {
       ...input,
       id: randomUUID(),
       status: input.status ?? 'active',
+      auto_created: input.auto_created ?? false,
       previous_key_hash: null,
       previous_key_expires_at: null,
       last_rotated_at: null,
@@ -105,6 +114,12 @@ export class ApiKeysRepository {
     return (await this.db('api_keys').where({ organisation_id: organisationId, user_id: userId, status: 'active' }).select('id')).map(
       (row: { id: string }) => row.id,
     );
+  }
+
+  /** The user's active auto-created key in a workspace, if any: auto-create makes at most one. */
+  async activeAutoCreated(workspaceId: string, userId: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db('api_keys').where({ workspace_id: workspaceId, user_id: userId, auto_created: true, status: 'active' }).first();
+    return row ? toRecord(row) : undefined;
   }
 
   async idsInWorkspace(workspaceId: string): Promise<string[]> {

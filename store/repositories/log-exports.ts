@@ -38,7 +38,8 @@ export interface LogExportRecord {
   archived_at: string | null;
 }
 
-const toRecord = (row: Record<string, unknown>): LogExportRecord => ({
+// The lease columns are the runners' bookkeeping, not part of the export a caller sees.
+const toRecord = ({ lease_owner: _owner, lease_expires_at: _expires, ...row }: Record<string, unknown>): LogExportRecord => ({
   ...(row as unknown as LogExportRecord),
   filters: fromJson(row.filters, {}),
   requested_fields: fromJson(row.requested_fields, []),
@@ -94,13 +95,45 @@ export class LogExportsRepository {
     return paginate(query, page, toRecord);
   }
 
-  async idsInStatus(status: LogExportStatus): Promise<string[]> {
-    const rows = await this.db('log_exports').select('id').where({ status }).whereNull('archived_at');
+  /** Exports in progress that no instance holds: never claimed, released, or their holder's lease lapsed. */
+  async idsUnleased(now: string): Promise<string[]> {
+    const rows = await this.running().where((q) => q.whereNull('lease_owner').orWhere('lease_expires_at', '<', now)).select('id');
     return rows.map((row: { id: string }) => row.id);
   }
 
-  async update(id: string, changes: LogExportChanges, now: string): Promise<void> {
-    await this.db('log_exports').where({ id }).update(this.toRow({ ...changes, updated_at: now }));
+  /** Takes the export for `owner` until `expiresAt` unless another instance holds a live lease; says whether it did. */
+  async claimLease(id: string, owner: string, now: string, expiresAt: string): Promise<boolean> {
+    const count = await this.running()
+      .where({ id })
+      .where((q) => q.whereNull('lease_owner').orWhere('lease_expires_at', '<', now))
+      .update({ lease_owner: owner, lease_expires_at: expiresAt });
+    return count > 0;
+  }
+
+  /** Extends the lease `owner` holds; false once it is lost or the export is no longer running (cancelled, deleted). */
+  async renewLease(id: string, owner: string, expiresAt: string): Promise<boolean> {
+    const count = await this.running().where({ id, lease_owner: owner }).update({ lease_expires_at: expiresAt });
+    return count > 0;
+  }
+
+  async releaseLease(id: string, owner: string): Promise<void> {
+    await this.db('log_exports').where({ id, lease_owner: owner }).update({ lease_owner: null, lease_expires_at: null });
+  }
+
+  /** Records progress and renews the lease, only while `owner` still holds it. */
+  async checkpoint(id: string, owner: string, progress: LogExportChanges, expiresAt: string, now: string): Promise<boolean> {
+    const count = await this.running()
+      .where({ id, lease_owner: owner })
+      .update({ ...this.toRow({ ...progress, updated_at: now }), lease_expires_at: expiresAt });
+    return count > 0;
+  }
+
+  /** Ends a running export (success or failed) and drops its lease, only if `owner` still holds it. */
+  async finishLeased(id: string, owner: string, to: LogExportStatus, changes: LogExportChanges, now: string): Promise<boolean> {
+    const count = await this.running()
+      .where({ id, lease_owner: owner })
+      .update({ ...this.toRow({ ...changes, status: to, updated_at: now }), lease_owner: null, lease_expires_at: null });
+    return count > 0;
   }
 
   /** Moves the export to `to` only if it is still in one of `from`; says whether it moved (no lost race). */
@@ -111,6 +144,10 @@ export class LogExportsRepository {
       .whereNull('archived_at')
       .update(this.toRow({ ...changes, status: to, updated_at: now }));
     return count > 0;
+  }
+
+  private running(): Knex.QueryBuilder {
+    return this.db('log_exports').where({ status: 'in_progress' }).whereNull('archived_at');
   }
 
   private toRow(values: LogExportChanges): Record<string, unknown> {
