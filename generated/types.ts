@@ -285,7 +285,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new secret; the old one works for `key_transition_period_ms` more.
-         * @description Needs `api_keys.update`, except that a key acting for a user may rotate that user's own user keys (any workspace of the organisation) without it: this is how a user obtains the secret of a key gw auto-created for them, which is shown to no one at creation.
+         * @description Needs `api_keys.update`, except that a key acting for a user may rotate that user's own user keys without it when the key to rotate holds no scope the caller lacks, or when it is a key gw auto-created for them that nobody has claimed yet (never rotated): this is how a user obtains that key's secret, which is shown to no one at creation.
          */
         post: operations["rotateApiKey"];
         delete?: never;

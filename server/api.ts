@@ -44,10 +44,15 @@ export async function createApi(definition: Document, handlers: Record<string, H
     definition,
     strict: true,
     validate: true,
+    // quick: validators compile on first use instead of all at boot; request validators are then
+    // compiled explicitly after init (below), response validators (tests only) stay lazy.
+    quick: true,
     coerceTypes: true,
     // OpenAPI 3.1 schemas are JSON Schema 2020-12.
+    // openapi-backend makes one ajv per operation and context; validateSchema false spares each of
+    // them compiling the 2020-12 meta-schema (seconds per boot): assertValidSpec has checked the spec.
     customizeAjv: (_ajv, options) => {
-      const ajv = new Ajv2020({ ...options, strict: false, discriminator: true, verbose: true, allErrors: false });
+      const ajv = new Ajv2020({ ...options, strict: false, discriminator: true, verbose: true, allErrors: false, validateSchema: false });
       addFormats.default(ajv);
       return ajv as never;
     },
@@ -116,6 +121,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
   });
 
   await api.init();
+  api.validator.preCompileRequestValidators();
   speedUpRouter(api);
   registerHandlers(api, handlers);
   return api;

@@ -173,10 +173,20 @@ export const deleteApiKey: Handler = async (c, call) => {
  * Rotate reaches the keys the caller manages (api_keys.update) and, without that scope, the user's
  * own user keys (x-gw-own-key): how a user gets the secret of a key gw auto-created for them.
  */
+/**
+ * Without api_keys.update, a user's key may rotate (and so read the secret of) another key of the
+ * same user only when that key can do nothing the caller cannot, or when it is an auto-created key
+ * nobody has claimed yet: otherwise a leaked narrow key could mint a broader one.
+ */
+function mayClaimOwnKey(principal: Principal, record: ApiKeyRecord): boolean {
+  if (record.auto_created && record.last_rotated_at === null) return true;
+  return record.scopes.every((scope) => principal.scopes.has(scope));
+}
+
 async function rotatableKey(call: Call, id: string): Promise<ApiKeyRecord> {
   const principal = principalOf(call);
   const record = await call.services.store.apiKeys.get(principal.organisationId, id);
-  if (record && principal.userId !== null && record.user_id === principal.userId) return record;
+  if (record && principal.userId !== null && record.user_id === principal.userId && mayClaimOwnKey(principal, record)) return record;
   requireScope(principal, 'api_keys.update');
   return visibleKey(call, id);
 }

@@ -188,6 +188,10 @@ for (const engine of fullEngines()) {
       assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
       const secret = rotated.body.key as string;
       assert.ok(secret);
+      // Once claimed, the narrower key may not rotate it again: that would mint a broader secret.
+      const again = await app.http.post(`/v1/api-keys/${auto.id}/rotate`).set({ 'x-gw-api-key': ownerKey }).send({});
+      assert.equal(again.status, 403, JSON.stringify(again.body));
+      assert.equal(again.body.error.code, 'missing_scope');
 
       const chat = (key: string) => app.http.post('/v1/chat/completions').set({ 'x-gw-api-key': key }).send({ model: 'gpt-4o', messages });
       const served = await chat(secret);
