@@ -8,6 +8,7 @@ import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../limits/pricing/cost.j
 import type { Usage } from '../providers/types.js';
 import type { RequestLogEntry } from '../request-log.js';
 import type { ChatState } from './chat-state.js';
+import { servingProvider } from './respond.js';
 
 /** Always hashed: they carry credentials. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-gw-api-key', 'api-key', 'x-api-key', 'cookie', 'x-gw-cloud3-secret-access-key', 'x-gw-cloud3-session-token'];
@@ -42,9 +43,7 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
   const now = call.services.now();
   const usage = state.usage;
   const headers = state.headers;
-  // A cache hit calls no upstream: the provider is the one the served leaf names.
-  const leafProvider = state.route?.leaf.settings.provider;
-  const provider = state.provider ?? (typeof leafProvider === 'string' ? leafProvider : null);
+  const provider = servingProvider(state);
   const model = state.model ?? (typeof state.request.model === 'string' ? state.request.model : null);
   return {
     id: state.id,

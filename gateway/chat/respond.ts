@@ -13,9 +13,16 @@ import { SseWriter } from './sse-writer.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
 
 /** Response headers that say who served: x-gw-provider, and with a config the route taken. */
+/** The provider that served: the one called, or on a cache hit (no upstream call) the one the served leaf names. */
+export function servingProvider(state: ChatState): string | null {
+  const leafProvider = state.route?.leaf.settings.provider;
+  return state.provider ?? (typeof leafProvider === 'string' ? leafProvider : null);
+}
+
 export function servedHeaders(state: ChatState): Record<string, string> {
   const headers: Record<string, string> = { 'x-gw-cache-status': state.cacheStatus };
-  if (state.provider) headers['x-gw-provider'] = state.provider;
+  const provider = servingProvider(state);
+  if (provider) headers['x-gw-provider'] = provider;
   if (state.route) {
     headers['x-gw-retry-attempt-count'] = String(state.route.retries);
     if (state.plan?.mode === 'config') headers['x-gw-last-used-option-index'] = state.route.path;

@@ -65,6 +65,9 @@ for (const engine of fullEngines()) {
       const q = question();
       assert.deepEqual(await ask(config, q), { content: 'answer 0', status: 'MISS' });
       assert.deepEqual(await ask(config, q), { content: 'answer 0', status: 'HIT' });
+      const { response: hit } = await gw(config).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: q }] }).withResponse();
+      assert.equal(hit.headers.get('x-gw-cache-status'), 'HIT');
+      assert.equal(hit.headers.get('x-gw-provider'), 'openai', 'a cache hit names the provider of the leaf that served');
       const streamed = await askStreamed(config, q);
       assert.equal(streamed.content, 'answer 0');
       assert.equal(streamed.status, 'HIT');
