@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ORGANISATION_SETTINGS_TOPIC } from '../../gateway/saved-resources.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { sharedDb } from '../helpers/test-db.js';
+import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 import { makeUser } from './people.js';
 
 /**
@@ -23,21 +21,17 @@ if (!engines.length) test.skip('cross-instance invalidation needs GW_TEST_REDIS_
 
 for (const engine of engines) {
   describe(`changes reach every instance at once (${engine.name})`, () => {
-    let db: Awaited<ReturnType<typeof sharedDb>>;
+    let cluster: TestCluster | undefined;
     let a: TestApp;
     let b: TestApp;
     const admin = () => ({ 'x-gw-api-key': a.adminKey });
 
     before(async () => {
-      db = await sharedDb(engine.databaseUrl);
-      const env = { GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:`, GW_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
-      a = await startTestApp({ engine, sharedDb: db, env });
-      b = await startTestApp({ engine, sharedDb: db, env });
+      cluster = await startTestCluster(2, { engine });
+      [a, b] = cluster.apps as [TestApp, TestApp];
     });
     after(async () => {
-      await a?.close();
-      await b?.close();
-      await db?.drop();
+      await cluster?.close();
     });
 
     async function keyOnBoth(scopes = ['workspaces.read']) {

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines, type Engine } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { sharedDb } from '../helpers/test-db.js';
+import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 
 /**
  * A provider or config changed through the Admin API is in force on the gateway's very next chat
@@ -28,7 +26,7 @@ const messages = [{ role: 'user', content: 'hi' }];
 for (const setup of setups) {
   describe(`the gateway's next request sees admin changes (${setup.name})`, () => {
     let fake: FakeOpenAi;
-    let db: Awaited<ReturnType<typeof sharedDb>> | undefined;
+    let cluster: TestCluster | undefined;
     /** Where changes are made. */
     let writer: TestApp;
     /** Where gateway traffic goes: the writer itself, or a second instance. */
@@ -39,20 +37,12 @@ for (const setup of setups) {
 
     before(async () => {
       fake = await startFakeOpenAi();
-      // One encryption key and one Redis prefix: two instances of one deployment.
-      const env = { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_ENCRYPTION_KEY: randomBytes(32).toString('hex'), GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:` };
-      if (setup.instances === 1) {
-        writer = gateway = await startTestApp({ engine: setup.engine, env });
-        return;
-      }
-      db = await sharedDb(setup.engine.databaseUrl);
-      writer = await startTestApp({ engine: setup.engine, sharedDb: db, env });
-      gateway = await startTestApp({ engine: setup.engine, sharedDb: db, env });
+      cluster = await startTestCluster(setup.instances, { engine: setup.engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
+      writer = cluster.apps[0]!;
+      gateway = cluster.apps.at(-1)!;
     });
     after(async () => {
-      if (gateway !== writer) await gateway?.close();
-      await writer?.close();
-      await db?.drop();
+      await cluster?.close();
       await fake?.close();
     });
 

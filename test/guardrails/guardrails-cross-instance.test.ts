@@ -4,10 +4,8 @@
  * Redis pub/sub). Needs GW_TEST_REDIS_URL; SQLite file, and Postgres with GW_TEST_DATABASE_URL.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { sharedDb } from '../helpers/test-db.js';
+import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 
 const redisUrl = process.env.GW_TEST_REDIS_URL;
 const engines = redisUrl
@@ -31,21 +29,17 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 
 for (const engine of engines) {
   describe(`guardrail changes reach every instance (${engine.name})`, () => {
-    let db: Awaited<ReturnType<typeof sharedDb>>;
+    let cluster: TestCluster | undefined;
     let a: TestApp;
     let b: TestApp;
     const admin = () => ({ 'x-gw-api-key': a.adminKey });
 
     before(async () => {
-      db = await sharedDb(engine.databaseUrl);
-      const env = { GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:`, GW_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
-      a = await startTestApp({ engine, sharedDb: db, env });
-      b = await startTestApp({ engine, sharedDb: db, env });
+      cluster = await startTestCluster(2, { engine });
+      [a, b] = cluster.apps as [TestApp, TestApp];
     });
     after(async () => {
-      await a?.close();
-      await b?.close();
-      await db?.drop();
+      await cluster?.close();
     });
 
     test('an update, a default and an exclusion made on A are read by B', async () => {

@@ -11,7 +11,7 @@ import { loadConfig } from '../../server/config.js';
 import { closeServices, createServices } from '../../server/services-factory.js';
 import type { Services } from '../../server/services.js';
 import type { Engine } from './engines.js';
-import { privateDb } from './test-db.js';
+import { privateDb, sharedDb } from './test-db.js';
 
 export const ADMIN_KEY = 'gw-test-admin-key-0123456789abcdef';
 
@@ -82,4 +82,30 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface TestCluster {
+  apps: TestApp[];
+  close(): Promise<void>;
+}
+
+/**
+ * Several gw instances as replicas are deployed: one database, one Redis key prefix, one
+ * encryption key; each with its own in-memory caches. The database is dropped on close.
+ */
+export async function startTestCluster(count: number, options: Omit<TestAppOptions, 'sharedDb'> = {}): Promise<TestCluster> {
+  const db = await sharedDb(options.engine?.databaseUrl);
+  const env = { GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:`, GW_ENCRYPTION_KEY: randomBytes(32).toString('hex'), ...options.env };
+  const apps: TestApp[] = [];
+  const close = async () => {
+    for (const app of apps) await app.close();
+    await db.drop();
+  };
+  try {
+    for (let i = 0; i < count; i++) apps.push(await startTestApp({ ...options, env, sharedDb: db }));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { apps, close };
 }

@@ -5,12 +5,10 @@
  * a cost budget. Without GW_TEST_REDIS_URL the same runs on one instance with memory counters.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Engine } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { sharedDb } from '../helpers/test-db.js';
+import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 
 const redisUrl = process.env.GW_TEST_REDIS_URL;
 const databaseUrl = process.env.GW_TEST_DATABASE_URL;
@@ -27,22 +25,18 @@ const NANO_USD_PER_CALL = 11 * 2500 + 7 * 10_000;
 
 for (const setup of setups) {
   describe(`exact limits under concurrency (${setup.name})`, () => {
-    let db: Awaited<ReturnType<typeof sharedDb>>;
+    let cluster: TestCluster | undefined;
     let fake: FakeOpenAi;
-    const apps: TestApp[] = [];
+    let apps: TestApp[] = [];
 
     before(async () => {
-      db = await sharedDb(setup.engine.databaseUrl);
       fake = await startFakeOpenAi();
-      const env = { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:`, GW_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
-      for (let i = 0; i < setup.instances; i++) {
-        apps.push(await startTestApp({ engine: setup.engine, sharedDb: db, env, upstreamOriginOverrides: { openai: fake.origin } }));
-      }
+      cluster = await startTestCluster(setup.instances, { engine: setup.engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' }, upstreamOriginOverrides: { openai: fake.origin } });
+      apps = cluster.apps;
     });
     after(async () => {
-      for (const app of apps) await app.close();
+      await cluster?.close();
       await fake?.close();
-      await db?.drop();
     });
 
     /** Creates the policy on the first instance and waits until every instance's cache holds it. */
