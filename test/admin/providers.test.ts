@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
+import { leakWatch } from '../helpers/leak-watch.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { PROVIDER_SCOPES, rawTable, workspaceWithKey } from './admin-fixtures.js';
 
@@ -12,19 +13,14 @@ for (const engine of fullEngines()) {
   describe(`providers and virtual keys (${engine.name})`, () => {
     let app: TestApp;
     const admin = () => ({ 'x-gw-api-key': app.adminKey });
-    const bodies: string[] = [];
-    const call = async (method: 'get' | 'post' | 'put' | 'delete', path: string, headers: Record<string, string>, body?: unknown) => {
-      const request = app.http[method](path).set(headers);
-      const response = body === undefined ? await request : await request.send(body as object);
-      bodies.push(JSON.stringify(response.body));
-      return response;
-    };
+    const watch = leakWatch(() => app);
+    const call = watch.call;
 
     before(async () => {
       app = await startTestApp({ engine });
     });
     after(async () => {
-      for (const secret of [PROVIDER_KEY, INTEGRATION_KEY, AWS_SECRET]) assert.ok(!bodies.some((b) => b.includes(secret)), `${secret} leaked`);
+      watch.assertNothingLeaked([PROVIDER_KEY, INTEGRATION_KEY, AWS_SECRET]);
       await app.close();
     });
 
