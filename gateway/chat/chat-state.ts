@@ -5,6 +5,7 @@ import type { Principal } from '../../server/auth/principal.js';
 import type { CacheStatus } from '../cache/response-cache.js';
 import type { HookResults } from '../guardrails/hook-results.js';
 import type { Reservation } from '../limits/limits-engine.js';
+import type { OrganisationPolicies, RequestFacts } from '../limits/policy-types.js';
 import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
 import type { ProviderPlan } from '../resolve/provider-plan.js';
 import type { RouteReport, Served } from '../routing/route-request.js';
@@ -40,6 +41,8 @@ export interface ChatState {
   hookResults?: HookResults;
   /** Rate-limit and budget reservations the request holds until it is settled. */
   limitReservations?: Reservation[];
+  /** The policies and request facts the limit stages share, read once. */
+  limitInputs?: LimitInputs;
   /** The serving provider's integration pricing multiplier (1 when none). */
   pricingMultiplier?: number;
 }
@@ -48,4 +51,9 @@ export interface ChatState {
 export interface ChatStage {
   readonly name: string;
   run(state: ChatState): Promise<void | 'done'> | void | 'done';
+}
+
+export interface LimitInputs {
+  policies: OrganisationPolicies;
+  facts: RequestFacts;
 }

@@ -7,8 +7,7 @@ import { expectedAmounts, actualAmounts } from '../limits/request-amounts.js';
 import { highestPriceOf, priceOf } from '../limits/pricing/cost.js';
 import type { ModelPrice } from '../limits/pricing/pricing-table.js';
 import { requestFacts } from '../limits/policy-match.js';
-import type { RequestFacts } from '../limits/policy-types.js';
-import type { ChatStage, ChatState } from './chat-state.js';
+import type { ChatStage, ChatState, LimitInputs } from './chat-state.js';
 
 /** The saved provider a request named (`@slug`, virtual key, `@slug/model`); undefined for configs and inline providers. */
 function savedProviderSlug(state: ChatState): string | undefined {
@@ -16,19 +15,23 @@ function savedProviderSlug(state: ChatState): string | undefined {
   return typeof slug === 'string' ? slug.replace(/^@/, '') : undefined;
 }
 
-function factsOf(state: ChatState): RequestFacts {
-  const facts = requestFacts({ apiKeyId: state.principal.keyId, workspaceId: state.principal.gatewayWorkspaceId, metadata: state.headers?.metadata });
-  facts.provider = savedProviderSlug(state);
-  return facts;
-}
-
-/** Organisation policies plus the limits on the request's key and workspace; a saved provider's own limits apply per attempt (target-limits.ts). */
-function policiesOf(state: ChatState) {
-  return state.call.services.limitPolicies.forRequest({
-    organisationId: state.principal.organisationId,
-    apiKeyId: state.principal.keyId,
-    workspaceId: state.principal.gatewayWorkspaceId,
+/**
+ * What both limit stages look at, worked out once per request: organisation policies plus the
+ * limits on the request's key and workspace (a saved provider's own limits apply per attempt,
+ * target-limits.ts), and the request's facts that conditions and group_by read.
+ */
+async function limitInputs(state: ChatState): Promise<LimitInputs> {
+  if (state.limitInputs) return state.limitInputs;
+  const { principal } = state;
+  const policies = await state.call.services.limitPolicies.forRequest({
+    organisationId: principal.organisationId,
+    apiKeyId: principal.keyId,
+    workspaceId: principal.gatewayWorkspaceId,
   });
+  const facts = requestFacts({ apiKeyId: principal.keyId, workspaceId: principal.gatewayWorkspaceId, metadata: state.headers?.metadata });
+  facts.provider = savedProviderSlug(state);
+  state.limitInputs = { policies, facts };
+  return state.limitInputs;
 }
 
 /** The price and multiplier a reservation assumes: the saved or named provider's when known, else the dearest. */
@@ -47,10 +50,10 @@ export const rateLimits: ChatStage = {
   name: 'rate-limits',
   async run(state) {
     const { services } = state.call;
-    const policies = await policiesOf(state);
+    const { policies, facts } = await limitInputs(state);
     if (!policies.rate.length) return;
     const expected = expectedAmounts(state.request, undefined, 1);
-    state.limitReservations = [...(state.limitReservations ?? []), ...(await services.limits.checkRateLimits(policies, factsOf(state), expected))];
+    state.limitReservations = [...(state.limitReservations ?? []), ...(await services.limits.checkRateLimits(policies, facts, expected))];
   },
 };
 
@@ -58,11 +61,11 @@ export const usageLimitsReserve: ChatStage = {
   name: 'usage-limits-reserve',
   async run(state) {
     const { services } = state.call;
-    const policies = await policiesOf(state);
+    const { policies, facts } = await limitInputs(state);
     if (!policies.usage.length) return;
     const pricing = await reservationPricing(state);
     const expected = expectedAmounts(state.request, pricing.price, pricing.multiplier);
-    state.limitReservations = [...(state.limitReservations ?? []), ...(await services.limits.reserveUsage(policies, factsOf(state), expected))];
+    state.limitReservations = [...(state.limitReservations ?? []), ...(await services.limits.reserveUsage(policies, facts, expected))];
   },
 };
 
