@@ -4,6 +4,7 @@ import type { ApiError } from '../../server/errors.js';
 import type { Principal } from '../../server/auth/principal.js';
 import type { CacheStatus } from '../cache/response-cache.js';
 import type { HookResults } from '../guardrails/hook-results.js';
+import type { GuardrailDefinition } from '../guardrails/definition.js';
 import type { Reservation } from '../limits/limits-engine.js';
 import type { OrganisationPolicies, RequestFacts } from '../limits/policy-types.js';
 import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
@@ -39,6 +40,8 @@ export interface ChatState {
   firstByteMs: number | null;
   /** Every guardrail's results so far: logged, and sent as `hook_results`. */
   hookResults?: HookResults;
+  /** The guardrails the whole answer goes through, resolved once (guardrail-stages.ts). */
+  outputGuardrails?: GuardrailDefinition[];
   /** Rate-limit and budget reservations the request holds until it is settled. */
   limitReservations?: Reservation[];
   /** The policies and request facts the limit stages share, read once. */

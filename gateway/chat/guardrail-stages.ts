@@ -16,13 +16,18 @@ export const inputGuardrails: ChatStage = {
   },
 };
 
-/** Output guardrails for the whole answer: the defaults and the root's, and for streams the serving target's own too (they could not run in its call). */
+/**
+ * Output guardrails for the whole answer: the defaults and the root's, and for streams the serving
+ * target's own too (they could not run in its call). Resolved once: a stream asks twice (to know
+ * whether to hold it, then to judge it once it has ended).
+ */
 async function outputGuardrailsFor(state: ChatState, streamed: boolean) {
-  return [
+  state.outputGuardrails ??= [
     ...(await defaultGuardrails(state, 'output')),
     ...(await resolveGuardrails(state, state.plan!.config.output_guardrails, 'config.output_guardrails')),
     ...(streamed ? await ownGuardrails(state, state.route!.leaf, 'output_guardrails') : []),
   ];
+  return state.outputGuardrails;
 }
 
 export const outputGuardrails: ChatStage = {
