@@ -36,7 +36,7 @@ build: install
 run: build
 	node dist/server/main.js
 
-bench: install
+bench: build
 	$(TSX) scripts/bench.ts
 
 clean:

@@ -47,6 +47,8 @@ export interface RequestLogEntry {
 export interface RequestLogSink {
   /** Queues the entry; never blocks the request and never throws. */
   record(entry: RequestLogEntry): void;
-  /** Writes everything queued (shutdown, tests). */
+  /** Writes everything queued (tests). */
   flush(): Promise<void>;
+  /** Shutdown: writes everything queued, then releases the writer. */
+  close(): Promise<void>;
 }

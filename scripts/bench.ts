@@ -9,6 +9,7 @@
  *   (data/bench-profile/gw-<connections>.cpuprofile) and prints its top costs.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,9 +34,11 @@ interface Started {
   child: ChildProcess;
 }
 
+/** Starts a bench server; gw runs from dist/ (`make bench` builds it first), as `make run` does. */
 function start(file: string, args: string[] = [], env: Record<string, string> = {}): Promise<Started> {
-  const child = fork(path.join(here, 'bench', file), args, {
-    execArgv: ['--import', 'tsx'],
+  const built = file.endsWith('.js');
+  const child = fork(built ? path.resolve('dist/scripts/bench', file) : path.join(here, 'bench', file), args, {
+    execArgv: built ? [] : ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -96,7 +99,7 @@ async function main(): Promise<void> {
     const upstreamPort = upstream.port;
     const proxy = await start('bare-proxy.ts', [String(upstreamPort)]);
     const proxyPort = proxy.port;
-    const gw = await start('gw-server.ts', [], {
+    const gw = await start('gw-server.js', [], {
       GW_DATA_DIR: dataDir,
       GW_ADMIN_API_KEY: adminKey,
       GW_LOG_LEVEL: 'info',
@@ -125,6 +128,7 @@ async function main(): Promise<void> {
     const results = new Map<string, LoadResult>();
     const profiles: string[] = [];
     const cpu = new Map<string, number>();
+    let gwRequests = 0;
     for (let round = 1; round <= rounds; round += 1) {
       for (const connections of connectionCounts) {
         for (const target of targets) {
@@ -136,6 +140,7 @@ async function main(): Promise<void> {
           const { url, headers } = target;
           const result = await load({ url, headers, body, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
           const cpuPerRequest = ((await cpuMicros(target.server)) - cpuBefore) / result.allRequests;
+          if (target.name === 'gw') gwRequests += result.allRequests;
           if (profiled) {
             mkdirSync(profileDir, { recursive: true });
             const file = path.join(profileDir, `gw-${connections}.cpuprofile`);
@@ -149,11 +154,21 @@ async function main(): Promise<void> {
       }
     }
     report(results, cpu, targets.map((target) => target.name));
+    await stopAll();
+    reportLogged(dataDir, gwRequests);
     for (const file of profiles) console.log(`\ngw CPU profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summarise(file, 20)}`);
   } finally {
     await stopAll();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** gw was measured with request logging on: after its shutdown flush, every request it answered must have its log row. */
+function reportLogged(dataDir: string, requests: number): void {
+  const db = new Database(path.join(dataDir, 'gw.sqlite'), { readonly: true });
+  const { rows } = db.prepare('select count(*) as rows from request_logs').get() as { rows: number };
+  db.close();
+  console.log(`gw request logs written: ${rows} of ${requests} requests${rows === requests ? '' : '  (MISMATCH: logging did not keep up)'}`);
 }
 
 function report(results: Map<string, LoadResult>, cpu: Map<string, number>, names: string[]): void {

@@ -12,13 +12,8 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return undefined;
 
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
-  }
+  const chunks = await readChunks(req, maxBytes);
+  const size = chunks.reduce((total, chunk) => total + chunk.length, 0);
   if (size === 0) return undefined;
   const contentType = req.headers['content-type'] ?? '';
   if (!JSON_TYPE.test(contentType)) {
@@ -34,6 +29,27 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
 }
 
+/** Event listeners rather than `for await`: the async iterator costs a few microseconds per request on the hot path. */
+function readChunks(req: IncomingMessage, maxBytes: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.resume();
+      reject(tooLarge(maxBytes));
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks));
+    req.once('error', reject);
+  });
+}
+
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes`, 'invalid_request_error');
+  // The rest of the body is discarded unread, so the connection cannot carry another request.
+  return new ApiError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes`, 'invalid_request_error', {
+    headers: { connection: 'close' },
+  });
 }

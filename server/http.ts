@@ -4,6 +4,7 @@ import type { OpenAPIBackend } from 'openapi-backend';
 import { readJsonBody } from './body.js';
 import type { Call } from './call.js';
 import { ApiError, InternalError, errorBody } from './errors.js';
+import { createHotOperations } from './hot-operations.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
 
@@ -20,6 +21,7 @@ function traceIdOf(req: IncomingMessage): string {
  * straight from the http server (gateway hot path): body, trace id, spec routing, errors.
  */
 export function createDispatcher(api: OpenAPIBackend, services: Services) {
+  const hot = createHotOperations(api);
   return async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const traceId = traceIdOf(req);
     res.setHeader('x-gw-trace-id', traceId);
@@ -34,7 +36,9 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
     };
     try {
       const body = await readJsonBody(req, MAX_BODY_BYTES);
-      await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
+      const hotOperation = hot.get(`${req.method} ${req.url}`);
+      if (hotOperation) await hotOperation(call, body);
+      else await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
     } catch (error) {
       sendError(call, error);
     }

@@ -7,7 +7,9 @@ import { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
 import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import { LogRetentionJob } from '../gateway/logs/log-retention.js';
-import { createDb, type DbOptions } from '../store/db.js';
+import { createDb, sqliteFileOf, type DbOptions } from '../store/db.js';
+import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js';
+import { SqliteWriterThread } from '../store/sqlite-writer-thread.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { guardedCheckTools } from '../gateway/guardrails/guarded-fetch.js';
@@ -53,8 +55,9 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const secrets = new SecretBox(config.encryptionKey);
   const now = options.now ?? Date.now;
   const semanticCache = new SemanticStore(store, bus, now, logger);
+  const sqliteFile = sqliteFileOf(db);
   const requestLogs = new BatchingLogSink(
-    store.requestLogs,
+    sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile)) : store.requestLogs,
     {
       batchSize: config.logBatchSize,
       flushIntervalMs: config.logFlushIntervalMs,
@@ -98,7 +101,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
 /** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */
 export async function closeServices(services: Services): Promise<void> {
   // Logs first, while the database is still open: shutdown drains the queue.
-  await services.requestLogs.flush();
+  await services.requestLogs.close();
   await services.logExports.close();
   await services.logRetention.stop();
   await services.semanticCache.idle();

@@ -27,15 +27,20 @@ function statementFor(connection: SqliteConnection, sql: string): SqliteStatemen
   return statement;
 }
 
+export function insertSql(table: string, columns: readonly string[]): string {
+  const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  return `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values (${columns.map(() => '?').join(', ')})`;
+}
+
 /** What better-sqlite3 can bind: booleans as 0/1, dates as epoch ms, undefined as NULL, as knex's SQLite client does. */
-function sqliteValue(value: unknown): unknown {
+export function sqliteValue(value: unknown): unknown {
   if (value === undefined) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Date) return value.valueOf();
   return value;
 }
 
-function sameColumns(rows: Row[], columns: string[]): boolean {
+export function sameColumns(rows: Row[], columns: string[]): boolean {
   return rows.every((row) => {
     const keys = Object.keys(row);
     return keys.length === columns.length && keys.every((key, i) => key === columns[i]);
@@ -54,8 +59,7 @@ export async function insertRows(db: Knex | Knex.Transaction, table: string, row
     else await (db as Knex).transaction(write);
     return;
   }
-  const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
-  const sql = `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values (${columns.map(() => '?').join(', ')})`;
+  const sql = insertSql(table, columns);
   const connection = (await db.client.acquireConnection()) as SqliteConnection;
   try {
     const statement = statementFor(connection, sql);

@@ -24,6 +24,25 @@ export function dialectOf(db: Knex): Dialect {
   return db.client.config.client === 'pg' ? 'postgres' : 'sqlite';
 }
 
+interface SqlitePragmas {
+  pragma(sql: string): unknown;
+}
+
+/** Every gw connection to a SQLite file, the log writer thread's included, runs with these. */
+export function configureSqlite(connection: SqlitePragmas): void {
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+}
+
+/** The file behind a SQLite store; undefined on Postgres and for an in-memory database. */
+export function sqliteFileOf(db: Knex): string | undefined {
+  if (dialectOf(db) !== 'sqlite') return undefined;
+  const filename = (db.client.config.connection as { filename?: string } | undefined)?.filename;
+  return filename && filename !== ':memory:' ? filename : undefined;
+}
+
 export function createDb(options: DbOptions): Knex {
   if (options.databaseUrl) {
     return knexFactory({
@@ -43,11 +62,8 @@ export function createDb(options: DbOptions): Knex {
       // better-sqlite3 is synchronous: one connection serialises writers, WAL lets readers go on.
       min: 1,
       max: 1,
-      afterCreate(connection: { pragma: (sql: string) => unknown }, done: (err: Error | null, c: unknown) => void) {
-        connection.pragma('journal_mode = WAL');
-        connection.pragma('synchronous = NORMAL');
-        connection.pragma('foreign_keys = ON');
-        connection.pragma('busy_timeout = 5000');
+      afterCreate(connection: SqlitePragmas, done: (err: Error | null, c: unknown) => void) {
+        configureSqlite(connection);
         done(null, connection);
       },
     },

@@ -4,6 +4,7 @@ import { prepareEntry } from './prepare-entry.js';
 
 export interface LogWriter {
   insertMany(entries: RequestLogEntry[]): Promise<void>;
+  close?(): Promise<void>;
 }
 
 export interface BatchingLogSinkOptions {
@@ -61,6 +62,12 @@ export class BatchingLogSink implements RequestLogSink {
       if (this.writing) await this.writing;
       else if (!(await this.writeBatch())) break;
     }
+  }
+
+  /** Shutdown: writes what is queued (as far as the store takes it), then releases the writer. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.writer.close?.();
   }
 
   private kick(): void {

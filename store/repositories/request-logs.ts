@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
 import { insertRows } from '../bulk-insert.js';
+import type { SqliteWriterThread } from '../sqlite-writer-thread.js';
 import { fromJson, toJson } from '../json-column.js';
 import { applyLogFilter, type LogFilter } from '../log-filter.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
@@ -102,6 +103,19 @@ export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
     error: fromJson(row.error, null),
     guardrail_results: fromJson(row.guardrail_results, null),
   };
+}
+
+/** Gateway request logs through a SQLite writer thread: the same rows, written off the event loop. */
+export class ThreadedRequestLogWriter {
+  constructor(private readonly thread: SqliteWriterThread) {}
+
+  insertMany(entries: RequestLogEntry[]): Promise<void> {
+    return this.thread.insert('request_logs', entries.map((entry) => toLogRow(entry, 'gateway')));
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
+  }
 }
 
 export class RequestLogsRepository {

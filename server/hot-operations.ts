@@ -1,0 +1,88 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
+import type { ErrorObject } from 'ajv';
+import type { Call } from './call.js';
+
+/**
+ * The gateway calls, served through the handlers openapi-backend has registered (security,
+ * scope checks, validation, the operation, the response) but without its per-request routing:
+ * openapi-backend parses and matches the request two or three times and rebuilds the parameter
+ * object with lodash, which cost about a sixth of the chat path's CPU (`BENCH_PROFILE=1 make bench`).
+ * Only exact paths without a query string come here; everything else takes the general route.
+ */
+const HOT_OPERATIONS = ['createChatCompletion', 'listModels'] as const;
+
+export type HotOperation = (call: Call, body: unknown) => Promise<void>;
+
+/** `METHOD /path` -> the operation's runner, for the operations above. */
+export function createHotOperations(api: OpenAPIBackend): ReadonlyMap<string, HotOperation> {
+  const hot = new Map<string, HotOperation>();
+  for (const operationId of HOT_OPERATIONS) {
+    const operation = api.getOperation(operationId);
+    if (!operation) throw new Error(`hot operation ${operationId} is not in the spec`);
+    if (operation.path.includes('{')) throw new Error(`hot operation ${operationId} has path parameters`);
+    hot.set(`${operation.method.toUpperCase()} ${operation.path}`, runner(api, operation));
+  }
+  return hot;
+}
+
+function runner(api: OpenAPIBackend, operation: Operation): HotOperation {
+  const operationId = operation.operationId as string;
+  const requirements = operation.security ?? [];
+  const schemes = [...new Set(requirements.flatMap((requirement) => Object.keys(requirement)))];
+  const validators = api.validator.getRequestValidatorsForOperation(operationId);
+  const handler = api.handlers[operationId];
+  const { postSecurityHandler, unauthorizedHandler, validationFail, postResponseHandler } = api.handlers;
+  if (!handler || !postSecurityHandler || !unauthorizedHandler || !validationFail || !postResponseHandler) {
+    throw new Error(`hot operation ${operationId} needs its handler and the security, validation and response handlers registered`);
+  }
+
+  return async (call, body) => {
+    const headers = call.req.headers;
+    const c = {
+      api,
+      operation,
+      request: { method: operation.method, path: operation.path, headers, query: {}, params: {}, cookies: {}, requestBody: body },
+    } as unknown as Context;
+
+    const results: Record<string, unknown> = {};
+    for (const name of schemes) {
+      try {
+        results[name] = await api.securityHandlers[name]!(c, call);
+      } catch (error) {
+        results[name] = { error: error || new Error('security handler rejected') };
+      }
+    }
+    const authorized = requirements.some((requirement) => Object.keys(requirement).every((name) => passed(results[name])));
+    c.security = { ...results, authorized };
+    await postSecurityHandler(c, call);
+    if (!authorized && requirements.length > 0) return void (await unauthorizedHandler(c, call));
+
+    const errors = validate(validators, headers, body);
+    if (errors) {
+      c.validation = { valid: false, errors };
+      return void (await validationFail(c, call));
+    }
+    c.response = await handler(c, call);
+    await postResponseHandler(c, call);
+  };
+}
+
+/** A scheme passes as in openapi-backend: a truthy result that carries no truthy `error`. */
+function passed(result: unknown): boolean {
+  return Boolean(result) && !(typeof result === 'object' && (result as { error?: unknown }).error);
+}
+
+/**
+ * openapi-backend's compiled validators take { path, query, header, cookie, requestBody }. Headers
+ * are copied because coercion (coerceTypes) rewrites the object it validates.
+ */
+function validate(validators: ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>, headers: IncomingHttpHeaders, body: unknown): ErrorObject[] | null {
+  const parameters: Record<string, unknown> = { path: {}, query: {}, header: { ...headers }, cookie: {} };
+  if (body !== undefined) parameters.requestBody = body;
+  let errors: ErrorObject[] | null = null;
+  for (const check of validators) {
+    if (!check(parameters)) (errors ??= []).push(...(check.errors ?? []));
+  }
+  return errors;
+}

@@ -1,0 +1,89 @@
+import { Worker } from 'node:worker_threads';
+import { insertSql, sameColumns, sqliteValue } from './bulk-insert.js';
+import type { BatchDone, WriteBatch } from './sqlite-writer-worker.js';
+
+type Row = Record<string, unknown>;
+
+interface Waiting {
+  worker: Worker;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+// Sources run under tsx (tests, scripts), dist/ runs compiled JavaScript. A thread does not inherit
+// the loader hooks, so from sources the thread registers tsx before it imports the TypeScript worker.
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(`./sqlite-writer-worker${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url);
+
+function spawnWorker(filename: string): Worker {
+  if (!FROM_SOURCES) return new Worker(WORKER_URL, { workerData: { filename } });
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { filename } });
+}
+
+/**
+ * Bulk inserts into a SQLite file from a worker thread. better-sqlite3 is synchronous, so on the
+ * main thread every log batch, and now and then a WAL checkpoint with its fsync, stalls all
+ * requests in flight. Rows cross as arrays of bindable values; the caller learns when its batch
+ * is committed, or why not (a thread that died fails its batches, and the next insert starts a new one).
+ */
+export class SqliteWriterThread {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly waiting = new Map<number, Waiting>();
+
+  constructor(private readonly filename: string) {}
+
+  insert(table: string, rows: Row[]): Promise<void> {
+    if (!rows.length) return Promise.resolve();
+    const columns = Object.keys(rows[0]!);
+    if (!sameColumns(rows, columns)) return Promise.reject(new Error(`rows for ${table} differ in their columns`));
+    const batch: WriteBatch = {
+      id: (this.nextId += 1),
+      sql: insertSql(table, columns),
+      rows: rows.map((row) => columns.map((column) => sqliteValue(row[column]))),
+    };
+    const worker = this.started();
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(batch.id, { worker, resolve, reject });
+      // Referenced only while a batch is in flight: an idle writer never holds the process open.
+      worker.ref();
+      worker.postMessage(batch);
+    });
+  }
+
+  /** Waits for nothing: callers flush first. Stops the thread and its connection. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = spawnWorker(this.filename);
+    worker.unref();
+    worker.on('message', (done: BatchDone) => this.settle(done.id, done.error === undefined ? undefined : new Error(done.error)));
+    worker.on('error', (error) => this.failAll(worker, error));
+    worker.on('exit', (code) => this.failAll(worker, new Error(`the SQLite writer thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(id: number, error: Error | undefined): void {
+    const waiting = this.waiting.get(id);
+    this.waiting.delete(id);
+    if (![...this.waiting.values()].some((other) => other.worker === waiting?.worker)) waiting?.worker.unref();
+    if (error) waiting?.reject(error);
+    else waiting?.resolve();
+  }
+
+  private failAll(worker: Worker, error: Error): void {
+    if (this.worker === worker) this.worker = undefined;
+    for (const [id, waiting] of this.waiting) {
+      if (waiting.worker !== worker) continue;
+      this.waiting.delete(id);
+      waiting.reject(error);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Knex } from 'knex';
+import { createDb } from '../../store/db.js';
+import { migrateToLatest } from '../../store/migrate.js';
+import { RequestLogsRepository, ThreadedRequestLogWriter } from '../../store/repositories/request-logs.js';
+import { SqliteWriterThread } from '../../store/sqlite-writer-thread.js';
+import { logEntry } from './log-fixtures.js';
+
+// On a SQLite file (what `make run` uses) gateway logs are written by a worker thread with its own connection.
+describe('request logs through the SQLite writer thread', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-writer-thread-'));
+  const file = path.join(dir, 'gw.sqlite');
+  let db: Knex;
+  const ids = { organisation_id: 'org-thread', workspace_id: 'ws-thread' };
+
+  before(async () => {
+    db = createDb({ sqliteFile: file });
+    await migrateToLatest(db);
+  });
+  after(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('commits each batch before it resolves, with the rows the repository writes', async () => {
+    const writer = new ThreadedRequestLogWriter(new SqliteWriterThread(file));
+    try {
+      const streamed = logEntry({ ...ids, stream: true, cache_status: 'HIT', metadata: { _user: 'ada' }, first_byte_ms: 12 });
+      const many = Array.from({ length: 300 }, () => logEntry(ids));
+      await writer.insertMany([streamed, ...many]);
+      const repository = new RequestLogsRepository(db);
+      assert.equal(await repository.count({ organisation_id: ids.organisation_id }), 301);
+      const read = await repository.get({ organisation_id: ids.organisation_id }, streamed.id);
+      assert.equal(read?.stream, true);
+      assert.equal(read?.cache_status, 'HIT');
+      assert.deepEqual(read?.metadata, { _user: 'ada' });
+      assert.deepEqual(read?.request_body, streamed.request_body);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('a batch the database refuses fails with its reason, whole, and the thread goes on writing', async () => {
+    const thread = new SqliteWriterThread(file);
+    try {
+      const good = logEntry(ids);
+      const refused = logEntry({ ...ids, organisation_id: null as unknown as string });
+      await assert.rejects(new ThreadedRequestLogWriter(thread).insertMany([good, refused]), /NOT NULL constraint failed: request_logs\.organisation_id/);
+      assert.equal(await db('request_logs').where({ id: good.id }).first(), undefined, 'the batch is one transaction');
+      await new ThreadedRequestLogWriter(thread).insertMany([good]);
+      assert.equal((await db('request_logs').where({ id: good.id }).first())?.id, good.id);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('a batch in flight when the thread stops fails (the sink keeps it), and the next insert starts a new thread', async () => {
+    const thread = new SqliteWriterThread(file);
+    const writer = new ThreadedRequestLogWriter(thread);
+    const lost = logEntry(ids);
+    const inFlight = writer.insertMany([lost]);
+    await thread.close();
+    await assert.rejects(inFlight, /SQLite writer thread exited/);
+    const next = logEntry(ids);
+    await writer.insertMany([next]);
+    assert.equal((await db('request_logs').where({ id: next.id }).first())?.id, next.id);
+    await writer.close();
+  });
+});
