@@ -3,7 +3,20 @@
  * text (pg would otherwise turn a JS array into a Postgres array) and read back either way.
  */
 export function toJson(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
+  if (value === undefined || value === null) return null;
+  return value instanceof JsonText ? value.text : JSON.stringify(value);
+}
+
+/**
+ * A value serialised once already (request log bodies, measured against the size cap on the way
+ * in): written as this text, not serialised again.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
 }
 
 export function fromJson<T>(value: unknown, fallback: T): T {

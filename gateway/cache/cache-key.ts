@@ -5,7 +5,7 @@
  * store). The partition is the `x-gw-cache-namespace` when given, which then replaces the
  * request's metadata (x-gw-metadata) in the key; without it, the metadata is part of the key.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../server/sha256.js';
 import { stableStringify } from './stable-json.js';
 
 const CACHE_IRRELEVANT_FIELDS = ['stream', 'stream_options', 'user', 'metadata', 'store'];
@@ -29,7 +29,7 @@ function partition(scope: CacheScope): unknown {
   return scope.namespace !== undefined ? { namespace: scope.namespace } : { metadata: scope.metadata ?? {} };
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const sha256 = sha256Hex;
 
 /** The simple cache's key for one request at one target. */
 export function simpleCacheKey(scope: CacheScope, request: Record<string, unknown>): string {

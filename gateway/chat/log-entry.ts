@@ -2,7 +2,7 @@
  * The request log entry for one chat call, whatever its outcome. Credentials and the headers the
  * request or the operator named sensitive are stored only as hashes.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../server/sha256.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../limits/pricing/cost.js';
 import type { Usage } from '../providers/types.js';
@@ -15,7 +15,7 @@ const CREDENTIAL_HEADERS = ['authorization', 'x-gw-api-key', 'api-key', 'x-api-k
 
 /** Same form as gateway/logs/prepare-entry.ts, so the writer's masking pass leaves these alone. */
 function hashed(value: string): string {
-  return 'sha256:' + createHash('sha256').update(value).digest('hex');
+  return 'sha256:' + sha256Hex(value);
 }
 
 export function loggedHeaders(headers: IncomingHttpHeaders, sensitive: readonly string[], organisationMasked: readonly string[]): Record<string, string> {

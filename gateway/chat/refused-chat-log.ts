@@ -3,7 +3,7 @@
  * scope) is still a gateway request of a known caller: it is logged with its status and error,
  * like one the pipeline failed.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../store/time-ordered-id.js';
 import type { Call } from '../../server/call.js';
 import type { ApiError } from '../../server/errors.js';
 import type { ChatRequest } from '../providers/types.js';
@@ -19,7 +19,7 @@ export function logRefusedChat(call: Call, body: unknown, error: ApiError): void
     request,
     stream: request.stream === true,
     includeUsage: false,
-    id: randomUUID(),
+    id: timeOrderedId(call.startedAt),
     clientGone: new AbortController(),
     provider: null,
     model: typeof request.model === 'string' ? request.model : null,

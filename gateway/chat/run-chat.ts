@@ -2,7 +2,7 @@
  * Runs the chat stages for one request and logs it whatever happens. Returns the completion for
  * the handler to answer with, or undefined when the answer was streamed.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { ApiError, InternalError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
 import type { ChatCompletion, ChatRequest } from '../providers/types.js';
@@ -28,7 +28,7 @@ export async function runChat(call: Call, request: ChatRequest): Promise<ChatRes
     request,
     stream: request.stream === true,
     includeUsage: request.stream === true && request.stream_options?.include_usage === true,
-    id: randomUUID(),
+    id: timeOrderedId(call.startedAt),
     clientGone,
     provider: null,
     model: null,

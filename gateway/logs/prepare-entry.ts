@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../server/sha256.js';
 import type { RequestLogEntry } from '../request-log.js';
+import { JsonText } from '../../store/json-column.js';
 
 /** Prefix of a header value already replaced by its hash, so masking twice changes nothing. */
 const HASHED = 'sha256:';
 
 function hashValue(value: string): string {
-  return value.startsWith(HASHED) ? value : HASHED + createHash('sha256').update(value).digest('hex');
+  return value.startsWith(HASHED) ? value : HASHED + sha256Hex(value);
 }
 
 /**
@@ -22,14 +23,15 @@ export function maskHeaders(headers: Record<string, string>, masked: ReadonlySet
 
 /**
  * Bodies above the cap are stored as a marker with their size and a text preview, so one huge
- * prompt cannot blow up a batch or the table.
+ * prompt cannot blow up a batch or the table. A body within it keeps the JSON text measured here.
  */
 export function capBody(body: unknown, maxBytes: number): unknown {
   if (body === null || body === undefined) return null;
   const text = JSON.stringify(body);
   if (text === undefined) return null;
-  const bytes = Buffer.byteLength(text);
-  if (bytes <= maxBytes) return body;
+  // UTF-8 needs at most 3 bytes per UTF-16 unit: short texts need no exact count.
+  const bytes = text.length * 3 <= maxBytes ? text.length : Buffer.byteLength(text);
+  if (bytes <= maxBytes) return new JsonText(text);
   return { gw_truncated: true, bytes, preview: text.slice(0, Math.min(4096, maxBytes)) };
 }
 

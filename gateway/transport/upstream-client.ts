@@ -5,7 +5,7 @@
  * private address after it was checked. Timeouts are the caller's (UpstreamAttempt): undici's own
  * are off so they never cut a call the caller allowed longer.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { createGuardedLookup } from '../outbound/pinned-lookup.js';
 import type { ResolveHost } from '../outbound/url-guard.js';
 import type { UpstreamRequest } from '../providers/types.js';
@@ -44,12 +44,15 @@ export class UpstreamClient {
   }
 
   send(upstream: UpstreamRequest, options: SendOptions): Promise<Dispatcher.ResponseData> {
-    return request(this.urlFor(upstream.url, options), {
-      method: upstream.method,
+    const { origin, path } = splitUrl(this.urlFor(upstream.url, options));
+    const dispatcher = options.guarded ? this.guarded : this.direct;
+    return dispatcher.request({
+      origin,
+      path,
+      method: upstream.method as Dispatcher.HttpMethod,
       headers: upstream.headers,
       body: upstream.body,
       signal: options.signal,
-      dispatcher: options.guarded ? this.guarded : this.direct,
     });
   }
 
@@ -64,4 +67,29 @@ export class UpstreamClient {
     const parsed = new URL(url);
     return origin.replace(/\/+$/, '') + parsed.pathname + parsed.search;
   }
+}
+
+interface SplitUrl {
+  origin: string;
+  path: string;
+}
+
+/**
+ * Provider URLs repeat call after call; parsing one costs more than the rest of dispatching it.
+ * URLs with a query string are not kept: some providers take a key there.
+ */
+const splitUrls = new Map<string, SplitUrl>();
+const SPLIT_URLS_MAX = 1_000;
+
+/** Origin and path of an absolute URL, as the dispatcher takes them. */
+function splitUrl(url: string): SplitUrl {
+  let split = splitUrls.get(url);
+  if (!split) {
+    const parsed = new URL(url);
+    split = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+    if (parsed.search) return split;
+    if (splitUrls.size >= SPLIT_URLS_MAX) splitUrls.clear();
+    splitUrls.set(url, split);
+  }
+  return split;
 }

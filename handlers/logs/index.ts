@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { toLogFilter } from '../../gateway/logs/log-filter-input.js';
 import { prepareEntry } from '../../gateway/logs/prepare-entry.js';
 import { presentLog, presentLogSummary } from '../../gateway/logs/present-log.js';
@@ -51,7 +52,7 @@ function toEntry(input: CustomLogInput, context: { organisationId: string; works
   const prompt = input.prompt_tokens ?? 0;
   const completion = input.completion_tokens ?? 0;
   return {
-    id: randomUUID(),
+    id: timeOrderedId(),
     trace_id: input.trace_id ?? randomUUID(),
     span_id: input.span_id ?? null,
     parent_span_id: input.parent_span_id ?? null,

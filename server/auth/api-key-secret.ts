@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../sha256.js';
 
 const PREFIX = 'gw-';
 
@@ -9,7 +10,7 @@ export function generateApiKeySecret(): string {
 
 /** SHA-256 is enough for secrets with 192 bits of entropy, and cheap on every request. */
 export function hashApiKeySecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return sha256Hex(secret);
 }
 
 export function maskApiKeySecret(secret: string): string {
