@@ -6,7 +6,8 @@
  *   BENCH_ROUNDS (1): repeat the whole sequence and keep each target's best round, which
  *   tames a machine that other work keeps busy (rounds interleave, so all targets see it alike).
  *   BENCH_PROFILE=1 records a CPU profile of the gw process during each of its runs
- *   (data/bench-profile/gw-<connections>.cpuprofile) and prints its top costs.
+ *   (data/bench-profile/gw-<connections>.cpuprofile) and prints its top costs; BENCH_PROFILE=alloc
+ *   records sampled allocations instead (.heapprofile), for what keeps the garbage collector busy.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
@@ -17,14 +18,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuMessage, ReadyMessage } from './bench/child-ipc.js';
 import type { LoadJob, LoadResult } from './bench/load-generator.js';
-import { summarise } from './bench/profile-summary.js';
+import { summarise, summariseAllocations } from './bench/profile-summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const connectionCounts = (process.env.BENCH_CONNECTIONS ?? '32,4').split(',').map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
-const profile = process.env.BENCH_PROFILE === '1';
+const profile = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
+const profileKind = process.env.BENCH_PROFILE === 'alloc' ? 'heapprofile' : 'cpuprofile';
 const profileDir = path.resolve('data/bench-profile');
 
 const children: ChildProcess[] = [];
@@ -58,12 +60,12 @@ function load(job: LoadJob): Promise<LoadResult> {
   });
 }
 
-function cpuMicros(child: ChildProcess): Promise<number> {
+function cpuMicros(child: ChildProcess): Promise<CpuMessage> {
   return new Promise((resolve) => {
     const listen = (message: Partial<CpuMessage>) => {
       if (message.cpuMicros === undefined) return;
       child.off('message', listen);
-      resolve(message.cpuMicros);
+      resolve(message as CpuMessage);
     };
     child.on('message', listen);
     child.send({ cpu: true });
@@ -128,6 +130,7 @@ async function main(): Promise<void> {
     const results = new Map<string, LoadResult>();
     const profiles: string[] = [];
     const cpu = new Map<string, number>();
+    const loop = new Map<string, number>();
     let gwRequests = 0;
     for (let round = 1; round <= rounds; round += 1) {
       for (const connections of connectionCounts) {
@@ -139,24 +142,30 @@ async function main(): Promise<void> {
           const cpuBefore = await cpuMicros(target.server);
           const { url, headers } = target;
           const result = await load({ url, headers, body, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
-          const cpuPerRequest = ((await cpuMicros(target.server)) - cpuBefore) / result.allRequests;
+          const cpuAfter = await cpuMicros(target.server);
+          const cpuPerRequest = (cpuAfter.cpuMicros - cpuBefore.cpuMicros) / result.allRequests;
+          const loopPerRequest = (cpuAfter.loopMicros - cpuBefore.loopMicros) / result.allRequests;
           if (target.name === 'gw') gwRequests += result.allRequests;
           if (profiled) {
             mkdirSync(profileDir, { recursive: true });
-            const file = path.join(profileDir, `gw-${connections}.cpuprofile`);
+            const file = path.join(profileDir, `gw-${connections}.${profileKind}`);
             await profiler(gw.child, { profile: 'stop', file });
             profiles.push(file);
           }
           const best = results.get(key);
           if (!best || result.requestsPerSecond > best.requestsPerSecond) results.set(key, result);
           cpu.set(key, Math.min(cpu.get(key) ?? Infinity, cpuPerRequest));
+          loop.set(key, Math.min(loop.get(key) ?? Infinity, loopPerRequest));
         }
       }
     }
-    report(results, cpu, targets.map((target) => target.name));
+    report(results, cpu, loop, targets.map((target) => target.name));
     await stopAll();
     reportLogged(dataDir, gwRequests);
-    for (const file of profiles) console.log(`\ngw CPU profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summarise(file, 20)}`);
+    for (const file of profiles) {
+      const summary = profileKind === 'heapprofile' ? summariseAllocations(file, 30) : summarise(file, 20);
+      console.log(`\ngw profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summary}`);
+    }
   } finally {
     await stopAll();
     rmSync(dataDir, { recursive: true, force: true });
@@ -171,14 +180,17 @@ function reportLogged(dataDir: string, requests: number): void {
   console.log(`gw request logs written: ${rows} of ${requests} requests${rows === requests ? '' : '  (MISMATCH: logging did not keep up)'}`);
 }
 
-function report(results: Map<string, LoadResult>, cpu: Map<string, number>, names: string[]): void {
-  const rows = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'statuses']];
+function report(results: Map<string, LoadResult>, cpu: Map<string, number>, loop: Map<string, number>, names: string[]): void {
+  // Event loop busy time per request (wall clock, so a crowded machine inflates it): one thread does
+  // all of it, so it caps a process's throughput however many cores are free.
+  const rows = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'loop busy us/req', 'statuses']];
   for (const connections of connectionCounts) {
     for (const name of names) {
       const r = results.get(`${name}@${connections}`)!;
       const statuses = Object.entries(r.statuses).map(([status, count]) => `${status}:${count}`).join(' ');
       const cpuPerRequest = cpu.get(`${name}@${connections}`)!;
-      rows.push([name, String(connections), r.requestsPerSecond.toFixed(0), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), cpuPerRequest.toFixed(0), statuses]);
+      const loopPerRequest = loop.get(`${name}@${connections}`)!;
+      rows.push([name, String(connections), r.requestsPerSecond.toFixed(0), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), cpuPerRequest.toFixed(0), loopPerRequest.toFixed(0), statuses]);
     }
   }
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));

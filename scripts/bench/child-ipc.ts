@@ -4,9 +4,13 @@ export interface ReadyMessage {
   port: number;
 }
 
-/** CPU time this process has used so far, in microseconds: noise from other processes on the machine does not inflate it. */
+/**
+ * CPU time this process has used so far, in microseconds, all threads (noise from other processes
+ * on the machine does not inflate it), and the time its event loop has been busy (the main thread).
+ */
 export interface CpuMessage {
   cpuMicros: number;
+  loopMicros: number;
 }
 
 export function reportReady(port: number): void {
@@ -14,7 +18,7 @@ export function reportReady(port: number): void {
   process.on('message', (message: { cpu?: true }) => {
     if (message.cpu) {
       const { user, system } = process.cpuUsage();
-      process.send!({ cpuMicros: user + system } satisfies CpuMessage);
+      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000 } satisfies CpuMessage);
     }
   });
   process.send({ ready: true, port } satisfies ReadyMessage);

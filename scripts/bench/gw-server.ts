@@ -17,17 +17,23 @@ const app = await createApp(services);
 const server = createServer({ keepAliveTimeout: 65_000 }, app.listener);
 server.listen(0, '127.0.0.1', () => reportReady((server.address() as AddressInfo).port));
 
-// The parent asks for a CPU profile of exactly one load run, so boot and idle time stay out of it.
+// The parent asks for a profile of exactly one load run, so boot and idle time stay out of it:
+// CPU time (BENCH_PROFILE=1) or sampled allocations (BENCH_PROFILE=alloc).
 const inspector = new Session();
+const allocations = process.env.BENCH_PROFILE === 'alloc';
 process.on('message', (message: { profile?: 'start' | 'stop'; file?: string }) => {
   if (!message.profile) return;
   void (async () => {
     if (message.profile === 'start') {
       inspector.connect();
-      await inspector.post('Profiler.enable');
-      await inspector.post('Profiler.start');
+      if (allocations) // Collected objects included: the point is the allocation rate, not what stays alive.
+        await inspector.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+      else {
+        await inspector.post('Profiler.enable');
+        await inspector.post('Profiler.start');
+      }
     } else {
-      const { profile } = await inspector.post('Profiler.stop');
+      const { profile } = allocations ? await inspector.post('HeapProfiler.stopSampling') : await inspector.post('Profiler.stop');
       writeFileSync(message.file!, JSON.stringify(profile));
       inspector.disconnect();
     }

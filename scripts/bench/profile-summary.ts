@@ -77,6 +77,36 @@ export function summarise(file: string, rows = 25): string {
   return `self time by file or package:\n${top(byPlace)}\n\nself time by function:\n${top(byFunction)}\n\ninclusive time of gw's own functions:\n${top(inclusive)}\n`;
 }
 
+interface AllocationNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: AllocationNode[];
+}
+
+/** Reads a sampled allocation profile (HeapProfiler.stopSampling) and prints bytes allocated per function, with its caller. */
+export function summariseAllocations(file: string, rows = 25): string {
+  const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: AllocationNode };
+  const bytes = new Map<string, number>();
+  const name = (frame: ProfileNode['callFrame']) => `${frame.functionName || '(anonymous)'} ${place(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+  const walk = (node: AllocationNode, parent: AllocationNode | undefined) => {
+    if (node.selfSize > 0) {
+      const key = `${name(node.callFrame)}  <  ${parent ? name(parent.callFrame) : '(root)'}`;
+      bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, node);
+  };
+  walk(head, undefined);
+  const total = [...bytes.values()].reduce((sum, value) => sum + value, 0);
+  const top = [...bytes.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, rows)
+    .map(([key, size]) => `  ${((100 * size) / total).toFixed(1).padStart(5)}%  ${key}`)
+    .join('\n');
+  return `sampled allocations by function (and caller):\n${top}\n`;
+}
+
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
-  console.log(summarise(process.argv[2]!, Number(process.argv[3] ?? 25)));
+  const file = process.argv[2]!;
+  const rows = Number(process.argv[3] ?? 25);
+  console.log(file.endsWith('.heapprofile') ? summariseAllocations(file, rows) : summarise(file, rows));
 }
