@@ -11,6 +11,7 @@ import { resolveProviderPlan } from '../resolve/provider-plan.js';
 import type { ConfigNode } from '../routing/config-node.js';
 import { inherit, rootSettings } from '../routing/inheritance.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
+import { ClientGone } from '../transport/client-gone.js';
 import { KNOWN_MODELS } from './known-models.js';
 
 const PROVIDER_SIGNALS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
@@ -65,8 +66,8 @@ export async function listModels(call: Call): Promise<ModelList> {
   if (!adapter.buildModelsRequest || !adapter.parseModelsResponse) return catalog(adapter.name);
 
   const upstream = await adapter.buildModelsRequest(target);
-  const clientGone = new AbortController();
-  const attempt = new UpstreamAttempt(services.config.requestTimeoutMs, clientGone.signal);
+  const clientGone = new ClientGone();
+  const attempt = new UpstreamAttempt(services.config.requestTimeoutMs, clientGone);
   try {
     const response = await services.upstreams.send(upstream, { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt.signal });
     const text = await response.body.text();

@@ -74,7 +74,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     if (slug !== undefined) held = await reserveProviderLimits(state, slug, target, context.request);
     priced = { target, model: context.request.model };
     const upstream = await adapter.buildChatRequest(context);
-    attempt = new UpstreamAttempt(timeoutMs, state.clientGone.signal);
+    attempt = new UpstreamAttempt(timeoutMs, state.clientGone);
     const response = await services.upstreams.send(upstream, {
       provider: target.provider,
       customHost: target.customHost !== undefined,

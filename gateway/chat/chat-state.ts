@@ -10,6 +10,7 @@ import type { OrganisationPolicies, RequestFacts } from '../limits/policy-types.
 import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
 import type { ProviderPlan } from '../resolve/provider-plan.js';
 import type { RouteReport, Served } from '../routing/route-request.js';
+import type { ClientGone } from '../transport/client-gone.js';
 import type { GatewayHeaders } from './gateway-headers.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
 
@@ -24,7 +25,7 @@ export interface ChatState {
   /** Log entry id; also the completion id when a provider gives none. */
   readonly id: string;
   /** Fires when the client goes away before the answer is complete. */
-  readonly clientGone: AbortController;
+  readonly clientGone: ClientGone;
   headers?: GatewayHeaders;
   plan?: ProviderPlan;
   served?: Served<UpstreamAnswer>;

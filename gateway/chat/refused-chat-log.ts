@@ -4,6 +4,7 @@
  * like one the pipeline failed.
  */
 import { timeOrderedId } from '../../store/time-ordered-id.js';
+import { ClientGone } from '../transport/client-gone.js';
 import type { Call } from '../../server/call.js';
 import type { ApiError } from '../../server/errors.js';
 import type { ChatRequest } from '../providers/types.js';
@@ -20,7 +21,7 @@ export function logRefusedChat(call: Call, body: unknown, error: ApiError): void
     stream: request.stream === true,
     includeUsage: false,
     id: timeOrderedId(call.startedAt),
-    clientGone: new AbortController(),
+    clientGone: new ClientGone(),
     provider: null,
     model: typeof request.model === 'string' ? request.model : null,
     status: error.status,

@@ -6,6 +6,7 @@ import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { ApiError, InternalError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
 import type { ChatCompletion, ChatRequest } from '../providers/types.js';
+import { ClientGone } from '../transport/client-gone.js';
 import type { ChatState } from './chat-state.js';
 import { chatLogEntry } from './log-entry.js';
 import { servedHeaders } from './respond.js';
@@ -21,7 +22,7 @@ export interface ChatResult {
 }
 
 export async function runChat(call: Call, request: ChatRequest): Promise<ChatResult> {
-  const clientGone = new AbortController();
+  const clientGone = new ClientGone();
   const state: ChatState = {
     call,
     principal: principalOf(call),

@@ -31,7 +31,7 @@ export function embedderFor(state: ChatState) {
         throw new ValidationError(`cache.embedding: ${target.provider} has no OpenAI-shaped embeddings endpoint; set custom_host`, 'cache.embedding.provider');
       }
       const post: JsonPost = async (url, headers, body, ms) => {
-        const attempt = new UpstreamAttempt(ms, state.clientGone.signal);
+        const attempt = new UpstreamAttempt(ms, state.clientGone);
         try {
           const response = await services.upstreams.send(
             { method: 'POST', url, headers, body },

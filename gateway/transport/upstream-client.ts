@@ -5,6 +5,7 @@
  * private address after it was checked. Timeouts are the caller's (UpstreamAttempt): undici's own
  * are off so they never cut a call the caller allowed longer.
  */
+import type { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import { createGuardedLookup } from '../outbound/pinned-lookup.js';
 import type { ResolveHost } from '../outbound/url-guard.js';
@@ -27,7 +28,7 @@ export interface SendOptions {
   customHost: boolean;
   /** Connect through the DNS-guarded agent (an untrusted custom host). */
   guarded: boolean;
-  signal: AbortSignal;
+  signal: AbortSignal | EventEmitter;
 }
 
 const POOL = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, headersTimeout: 0, bodyTimeout: 0, pipelining: 1 } as const;
