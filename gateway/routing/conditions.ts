@@ -2,7 +2,10 @@
  * Conditional routing queries: a small MongoDB-style matcher over the request's
  * `metadata.*` and `params.*` (the request body). Field paths are dotted; top-level keys
  * of a query are ANDed; `$and` / `$or` combine sub-queries. A plain value means `$eq`.
+ * `$regex` patterns run on RE2 in linear time (gateway/linear-regex.ts).
  */
+import { linearRegex } from '../linear-regex.js';
+
 export interface ConditionSubject {
   metadata: Record<string, unknown>;
   params: Record<string, unknown>;
@@ -59,7 +62,7 @@ function applyOperator(operator: string, actual: unknown, expected: unknown): bo
     case '$nin':
       return Array.isArray(expected) && !expected.some((item) => equals(actual, item));
     case '$regex':
-      return typeof actual === 'string' && typeof expected === 'string' && new RegExp(expected).test(actual);
+      return typeof actual === 'string' && typeof expected === 'string' && linearRegex(expected).test(actual);
     default:
       throw new Error(`Unknown condition operator ${operator}`);
   }
@@ -83,7 +86,7 @@ export function queryProblems(query: unknown, at = 'query'): string[] {
         else if ((operator === '$in' || operator === '$nin') && !Array.isArray(operand)) problems.push(`${at}.${key}.${operator}`);
         else if (operator === '$regex') {
           try {
-            new RegExp(String(operand));
+            linearRegex(String(operand));
           } catch {
             problems.push(`${at}.${key}.${operator}`);
           }

@@ -86,6 +86,16 @@ describe('default.regexMatch', () => {
     assert.match(parametersError('default.regexMatch', {}) ?? '', /must have required property 'rule'/);
     assert.equal(parametersError('default.regexMatch', { rule: '^a', flags: 'im', not: false }), undefined);
   });
+
+  it('matches in linear time (RE2): constructs a backtracking engine needs are refused, nested quantifiers are safe', async () => {
+    // JavaScript's RegExp takes these two; RE2 cannot run them in linear time, so a rule cannot use them.
+    assert.match(parametersError('default.regexMatch', { rule: '(?<=order )#\\d+' }) ?? '', /not a valid regular expression: .*no lookaround, no backreferences/);
+    assert.match(parametersError('default.regexMatch', { rule: '(a)\\1' }) ?? '', /not a valid regular expression/);
+    // (a+)+$ on a's and a mismatch is exponential for a backtracking engine; here it is a plain miss.
+    assert.equal(await verdictOf('default.regexMatch', { rule: '(a+)+$' }, `${'a'.repeat(24)}!`), false);
+    assert.equal(await verdictOf('default.regexMatch', { rule: '(a+)+$' }, 'a'.repeat(24)), true);
+    assert.equal(await verdictOf('default.regexMatch', { rule: '^\\p{Lu}' }, 'Élan'), true, 'unicode classes work (RE2 runs in unicode mode)');
+  });
 });
 
 describe('default.contains', () => {

@@ -45,6 +45,11 @@ describe('config validation (spec schema + routing rules)', () => {
       { strategy: { mode: 'conditional', conditions: [{ query: { $or: [{ 'params.model': { $regex: '(' } }] }, then: 'a' }] }, targets: [{ name: 'a', provider: 'openai' }] },
       'config.strategy.conditions[0].query.$or[0].params.model.$regex',
     );
+    // A lookbehind compiles in JavaScript but not in RE2, which $regex runs on (linear time, gateway/linear-regex.ts).
+    rejectsWith(
+      { strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': { $regex: '(?<=x)y' } }, then: 'a' }] }, targets: [{ name: 'a', provider: 'openai' }] },
+      'config.strategy.conditions[0].query.metadata.a.$regex',
+    );
     rejectsWith(
       { strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': { $in: 'x' } }, then: 'a' }] }, targets: [{ name: 'a', provider: 'openai' }] },
       'config.strategy.conditions[0].query.metadata.a.$in',

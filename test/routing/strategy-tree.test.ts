@@ -114,7 +114,7 @@ describe('strategy tree', () => {
   });
 
   test('condition operators', () => {
-    const subject = { metadata: { user: 'alice', count: '7' }, params: { temperature: 0.7, model: 'gpt-4o', n: 2 } };
+    const subject = { metadata: { user: 'alice', count: '7', probe: `${'a'.repeat(24)}!` }, params: { temperature: 0.7, model: 'gpt-4o', n: 2 } };
     const cases: Array<[Record<string, unknown>, boolean]> = [
       [{ 'metadata.user': 'alice' }, true],
       [{ 'metadata.user': { $eq: 'bob' } }, false],
@@ -126,6 +126,9 @@ describe('strategy tree', () => {
       [{ 'params.model': { $in: ['gpt-4o', 'gpt-4.1'] } }, true],
       [{ 'params.model': { $nin: ['gpt-4o'] } }, false],
       [{ 'params.model': { $regex: '^gpt-4' } }, true],
+      // Exponential for a backtracking engine on a long enough value; RE2 answers in linear time.
+      [{ 'metadata.probe': { $regex: '(a+)+$' } }, false],
+      [{ 'metadata.probe': { $regex: '(a+)+!$' } }, true],
       [{ $and: [{ 'params.n': { $gte: 2 } }, { 'metadata.user': { $ne: 'alice' } }] }, false],
       [{ $or: [{ 'params.n': { $gt: 5 } }, { 'metadata.user': 'alice' }] }, true],
       [{ 'metadata.missing': { $gt: 1 } }, false],

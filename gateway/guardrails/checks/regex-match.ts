@@ -1,31 +1,18 @@
-import { LRUCache } from 'lru-cache';
 import { ValidationError } from '../../../server/errors.js';
+import { linearRegex } from '../../linear-regex.js';
 import type { GuardrailCheck } from '../check-types.js';
 import { applyNot, notParameter } from './invert.js';
 
 type RegexMatchParams = { rule: string; flags?: string; not?: boolean };
 
-// Patterns come from saved guardrails, so a few hundred distinct ones cover every live config.
-const compiled = new LRUCache<string, RegExp>({ max: 500 });
-
-function compile(rule: string, flags = ''): RegExp {
-  const key = `${flags}/${rule}`;
-  let regex = compiled.get(key);
-  if (!regex) {
-    regex = new RegExp(rule, flags);
-    compiled.set(key, regex);
-  }
-  return regex;
-}
-
-/** Passes when the text matches `rule` (a JavaScript regular expression). */
+/** Passes when the text matches `rule` (RE2 syntax, matched in linear time: gateway/linear-regex.ts). */
 export const regexMatchCheck: GuardrailCheck<RegexMatchParams> = {
   id: 'default.regexMatch',
   phases: ['input', 'output'],
   parametersSchema: {
     type: 'object',
     properties: {
-      rule: { type: 'string', minLength: 1, description: 'JavaScript regular expression, without slashes.' },
+      rule: { type: 'string', minLength: 1, description: 'Regular expression in RE2 syntax (no lookaround or backreferences), without slashes.' },
       // g and y make a RegExp stateful between calls, so they are not offered.
       flags: { type: 'string', pattern: '^[imsu]*$', description: 'Any of i, m, s, u.' },
       not: notParameter,
@@ -35,13 +22,13 @@ export const regexMatchCheck: GuardrailCheck<RegexMatchParams> = {
   },
   assertParameters(params, param) {
     try {
-      compile(params.rule, params.flags);
+      linearRegex(params.rule, params.flags);
     } catch (error) {
       throw new ValidationError(`${param}.rule is not a valid regular expression: ${(error as Error).message}`, `${param}.rule`);
     }
   },
   run(params, subject) {
-    const match = compile(params.rule, params.flags).exec(subject.text);
+    const match = linearRegex(params.rule, params.flags).exec(subject.text);
     const result = match
       ? { verdict: true, explanation: 'The text matches the pattern.', data: { match: match[0], index: match.index } }
       : { verdict: false, explanation: 'The text does not match the pattern.', data: { match: null } };
