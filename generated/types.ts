@@ -2788,7 +2788,7 @@ export interface components {
         "log-parameters_Metadata": string;
         "log-parameters_Provider": string;
         "log-parameters_TraceId": string;
-        /** @description A JSON object of string values; `_user`, `_prompt`, `_organisation`, `_environment` are special. */
+        /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
         Metadata: string;
         Model: string;
         /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
@@ -3276,7 +3276,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_by: "model" | "provider" | "user" | "metadata" | "api_key" | "workspace" | "status";
+                /** @description `user`, `environment`, `organisation` and `prompt` group by the special metadata keys `_user`, `_environment`, `_organisation` (your customer's organisation) and `_prompt`. */
+                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "metadata" | "api_key" | "workspace" | "status";
             };
             cookie?: never;
         };
@@ -3663,7 +3664,7 @@ export interface operations {
                 "x-gw-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description Comma-separated names of headers sent upstream unprocessed. */
                 "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
-                /** @description A JSON object of string values; `_user`, `_prompt`, `_organisation`, `_environment` are special. */
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
                 "x-gw-metadata"?: components["parameters"]["Metadata"];
                 /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
                 "x-gw-provider"?: components["parameters"]["Provider"];

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
 import { applyLogFilter, isMetadataKey, type LogFilter } from './log-filter.js';
+import { isSpecialMetadataKey, SPECIAL_METADATA_COLUMNS } from './special-metadata.js';
 
 export interface AnalyticsTotals {
   requests: number;
@@ -27,12 +28,16 @@ export interface FeedbackTotals {
   feedback_avg: number | null;
 }
 
-export type GroupDimension = 'model' | 'provider' | 'user' | 'metadata' | 'api_key' | 'workspace' | 'status';
+export type GroupDimension = 'model' | 'provider' | 'user' | 'environment' | 'organisation' | 'prompt' | 'metadata' | 'api_key' | 'workspace' | 'status';
 
 const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
   model: 'model',
   provider: 'provider',
-  user: 'user_id',
+  // The special metadata keys (store/special-metadata.ts).
+  user: SPECIAL_METADATA_COLUMNS._user,
+  environment: SPECIAL_METADATA_COLUMNS._environment,
+  organisation: SPECIAL_METADATA_COLUMNS._organisation,
+  prompt: SPECIAL_METADATA_COLUMNS._prompt,
   api_key: 'api_key_id',
   workspace: 'workspace_id',
   status: 'status',
@@ -150,6 +155,7 @@ export class LogAnalytics {
   private groupExpression(dimension: GroupDimension, metadataKey?: string): string {
     if (dimension !== 'metadata') return GROUP_COLUMNS[dimension];
     if (!metadataKey || !isMetadataKey(metadataKey)) throw new Error('a valid metadata key is required');
+    if (isSpecialMetadataKey(metadataKey)) return SPECIAL_METADATA_COLUMNS[metadataKey];
     // The key is restricted to [A-Za-z0-9_.-], so it can sit in the SQL text.
     return this.postgres ? `metadata->>'${metadataKey}'` : `json_extract(metadata, '$."${metadataKey}"')`;
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
+import { isSpecialMetadataKey, SPECIAL_METADATA_COLUMNS } from './special-metadata.js';
 
 /** What logs lists, analytics and exports can be narrowed by. Times are epoch ms, end exclusive. */
 export interface LogFilter {
@@ -44,7 +45,12 @@ export function applyLogFilter(db: Knex, query: Knex.QueryBuilder, filter: LogFi
       }
     });
   }
-  const metadata = Object.entries(filter.metadata ?? {});
+  // Special keys have columns of their own; the rest are read from the JSON.
+  const metadata: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+    if (isSpecialMetadataKey(key)) query.where(col(SPECIAL_METADATA_COLUMNS[key]), value);
+    else metadata.push([key, value]);
+  }
   if (metadata.length) {
     if (dialectOf(db) === 'postgres') {
       // Containment uses the GIN index.

@@ -4,6 +4,7 @@
  * headers. The spec has checked their types; this checks what it cannot say (metadata is a JSON
  * object of strings; forwarded names are not gw's own or hop-by-hop headers).
  */
+import { isSpecialMetadataKey, SPECIAL_METADATA_MAX_LENGTH } from '../../store/special-metadata.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationError } from '../../server/errors.js';
 
@@ -54,6 +55,9 @@ function metadataOf(raw: string | undefined): Record<string, string> {
   }
   for (const [key, value] of Object.entries(parsed)) {
     if (typeof value !== 'string') throw new ValidationError(`x-gw-metadata.${key} must be a string`, 'x-gw-metadata', 'invalid_metadata');
+    if (isSpecialMetadataKey(key) && (value === '' || value.length > SPECIAL_METADATA_MAX_LENGTH)) {
+      throw new ValidationError(`x-gw-metadata.${key} must be 1 to ${SPECIAL_METADATA_MAX_LENGTH} characters`, 'x-gw-metadata', 'invalid_metadata');
+    }
   }
   return parsed as Record<string, string>;
 }

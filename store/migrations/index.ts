@@ -8,6 +8,7 @@ import * as limits from './006_limits.js';
 import * as guardrails from './007_guardrails.js';
 import * as autoCreatedKeys from './008_auto_created_keys.js';
 import * as exportLeases from './009_export_leases.js';
+import * as specialMetadata from './010_special_metadata.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -23,4 +24,5 @@ export const migrations: Record<string, Knex.Migration> = {
   '007_guardrails': guardrails,
   '008_auto_created_keys': autoCreatedKeys,
   '009_export_leases': exportLeases,
+  '010_special_metadata': specialMetadata,
 };
