@@ -56,12 +56,16 @@ function runner(api: OpenAPIBackend, operation: Operation): HotOperation {
     const authorized = requirements.some((requirement) => Object.keys(requirement).every((name) => passed(results[name])));
     c.security = { ...results, authorized };
     await postSecurityHandler(c, call);
-    if (!authorized && requirements.length > 0) return void (await unauthorizedHandler(c, call));
+    if (!authorized && requirements.length > 0) {
+      await unauthorizedHandler(c, call);
+      return;
+    }
 
     const errors = validate(validators, headers, body);
     if (errors) {
       c.validation = { valid: false, errors };
-      return void (await validationFail(c, call));
+      await validationFail(c, call);
+      return;
     }
     c.response = await handler(c, call);
     await postResponseHandler(c, call);
