@@ -1657,7 +1657,7 @@ export interface components {
             created_at?: components["schemas"]["Timestamp"];
             /** @default 0 */
             latency_ms: number;
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["LogMetadata"];
             model?: string;
             parent_span_id?: string;
             /** @default 0 */
@@ -2039,6 +2039,15 @@ export interface components {
         LogList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["LogSummary"][];
         };
+        /** @description String map, as `x-gw-metadata` takes it: the special keys `_user`, `_environment`, `_organisation` and `_prompt` are 1 to 128 characters. */
+        LogMetadata: {
+            _environment?: components["schemas"]["SpecialMetadataValue"];
+            _organisation?: components["schemas"]["SpecialMetadataValue"];
+            _prompt?: components["schemas"]["SpecialMetadataValue"];
+            _user?: components["schemas"]["SpecialMetadataValue"];
+        } & {
+            [key: string]: string;
+        };
         LogRouteStep: {
             error?: string;
             /** @description The config target tried, as x-gw-last-used-option-index names it (indices of `targets` from the root, joined by dots, such as "1" or "0.2"). */
@@ -2364,6 +2373,7 @@ export interface components {
             network?: components["schemas"]["NetworkSecurity"];
         };
         Slug: string;
+        SpecialMetadataValue: string;
         Strategy: {
             conditions?: {
                 /** @description Operators $eq $ne $gt $gte $lt $lte $in $nin $regex $and $or over metadata.* and params.*. */

@@ -75,6 +75,25 @@ for (const engine of storeEngines()) {
     });
   });
 
+  describe(`special metadata keys in custom logs (${engine.name})`, () => {
+    let gw: GatewayApp;
+    before(async () => {
+      gw = await startGatewayApp({ engine });
+    });
+    after(() => gw.close());
+
+    it('fill the same columns, and a value outside 1 to 128 characters is refused naming the field', async () => {
+      const admin = { 'x-gw-api-key': gw.app.adminKey };
+      const created = await gw.app.http.post('/v1/logs').set(admin).send({ logs: [{ request: {}, response: {}, metadata: { _environment: 'batch', _user: 'cli' } }] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const row = await gw.app.services.db('request_logs').where({ source: 'custom' }).first();
+      assert.deepEqual([row.environment, row.user_id], ['batch', 'cli']);
+      const tooLong = await gw.app.http.post('/v1/logs').set(admin).send({ logs: [{ request: {}, response: {}, metadata: { _user: 'u'.repeat(300) } }] });
+      assert.equal(tooLong.status, 400);
+      assert.equal(tooLong.body.error.param, 'logs[0].metadata._user');
+    });
+  });
+
   describe(`special metadata columns are backfilled for rows logged before them (${engine.name})`, () => {
     let db: Knex;
     let drop: () => Promise<void>;
