@@ -12,16 +12,15 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return undefined;
 
-  const chunks = await readChunks(req, maxBytes);
-  const size = chunks.reduce((total, chunk) => total + chunk.length, 0);
-  if (size === 0) return undefined;
+  const raw = await readRaw(req, maxBytes);
+  if (raw.length === 0) return undefined;
   const contentType = req.headers['content-type'] ?? '';
   if (!JSON_TYPE.test(contentType)) {
     throw new ApiError(415, 'unsupported_media_type', 'Send the request body as application/json', 'invalid_request_error', {
       param: 'content-type',
     });
   }
-  const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  const text = raw.toString('utf8');
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -30,7 +29,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
 }
 
 /** Event listeners rather than `for await`: the async iterator costs a few microseconds per request on the hot path. */
-function readChunks(req: IncomingMessage, maxBytes: number): Promise<Buffer[]> {
+function readRaw(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -42,7 +41,7 @@ function readChunks(req: IncomingMessage, maxBytes: number): Promise<Buffer[]> {
       reject(tooLarge(maxBytes));
     };
     req.on('data', onData);
-    req.once('end', () => resolve(chunks));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.once('error', reject);
   });
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db.js';
 
 const ADDED = [
   ['environment', '_environment'],
@@ -14,7 +15,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('request_logs', (t) => {
     for (const [column] of ADDED) t.string(column, 128);
   });
-  const postgres = knex.client.config.client === 'pg';
+  const postgres = dialectOf(knex) === 'postgres';
   for (const [column, key] of ADDED) {
     const value = postgres ? `metadata->>'${key}'` : `json_extract(metadata, '$."${key}"')`;
     await knex.raw(`update request_logs set ${column} = substr(${value}, 1, 128) where ${value} is not null`);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ORGANISATION_SETTINGS_TOPIC } from '../../gateway/saved-resources.js';
+import { clusterEngines } from '../helpers/engines.js';
 import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 import { makeUser } from './people.js';
 
@@ -9,13 +10,7 @@ import { makeUser } from './people.js';
  * the other's very next request (Redis pub/sub carries the invalidation). Needs GW_TEST_REDIS_URL;
  * runs on a shared SQLite file and, with GW_TEST_DATABASE_URL, on Postgres.
  */
-const redisUrl = process.env.GW_TEST_REDIS_URL;
-const engines = redisUrl
-  ? [
-      { name: 'sqlite-file+redis', databaseUrl: undefined, redisUrl },
-      ...(process.env.GW_TEST_DATABASE_URL ? [{ name: 'postgres+redis', databaseUrl: process.env.GW_TEST_DATABASE_URL, redisUrl }] : []),
-    ]
-  : [];
+const engines = clusterEngines();
 
 if (!engines.length) test.skip('cross-instance invalidation needs GW_TEST_REDIS_URL', () => undefined);
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fullEngines, type Engine } from '../helpers/engines.js';
+import { clusterEngines, fullEngines, type Engine } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 
@@ -10,16 +10,7 @@ import { startTestCluster, type TestApp, type TestCluster } from '../helpers/tes
  * database when Redis carries the invalidation. No waiting between the change and the request.
  */
 const setups: Array<{ name: string; engine: Engine; instances: 1 | 2 }> = fullEngines().map((engine) => ({ name: engine.name, engine, instances: 1 }));
-if (process.env.GW_TEST_REDIS_URL) {
-  setups.push({ name: 'two instances, sqlite-file+redis', engine: { name: 'sqlite+redis', redisUrl: process.env.GW_TEST_REDIS_URL }, instances: 2 });
-  if (process.env.GW_TEST_DATABASE_URL) {
-    setups.push({
-      name: 'two instances, postgres+redis',
-      engine: { name: 'postgres+redis', databaseUrl: process.env.GW_TEST_DATABASE_URL, redisUrl: process.env.GW_TEST_REDIS_URL },
-      instances: 2,
-    });
-  }
-}
+for (const engine of clusterEngines()) setups.push({ name: `two instances, ${engine.name}`, engine, instances: 2 });
 
 const messages = [{ role: 'user', content: 'hi' }];
 

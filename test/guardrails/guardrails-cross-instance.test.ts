@@ -5,15 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { clusterEngines } from '../helpers/engines.js';
 import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 
-const redisUrl = process.env.GW_TEST_REDIS_URL;
-const engines = redisUrl
-  ? [
-      { name: 'sqlite-file+redis', databaseUrl: undefined, redisUrl },
-      ...(process.env.GW_TEST_DATABASE_URL ? [{ name: 'postgres+redis', databaseUrl: process.env.GW_TEST_DATABASE_URL, redisUrl }] : []),
-    ]
-  : [];
+const engines = clusterEngines();
 
 if (!engines.length) test.skip('cross-instance guardrail invalidation needs GW_TEST_REDIS_URL', () => undefined);
 

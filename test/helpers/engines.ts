@@ -25,3 +25,15 @@ export function fullEngines(): Engine[] {
   }
   return engines;
 }
+
+/**
+ * What several instances can share, so invalidation must cross between them: a SQLite file or
+ * Postgres, with Redis. Empty without GW_TEST_REDIS_URL.
+ */
+export function clusterEngines(): Engine[] {
+  const redisUrl = process.env.GW_TEST_REDIS_URL;
+  if (!redisUrl) return [];
+  const engines: Engine[] = [{ name: 'sqlite-file+redis', redisUrl }];
+  if (process.env.GW_TEST_DATABASE_URL) engines.push({ name: 'postgres+redis', databaseUrl: process.env.GW_TEST_DATABASE_URL, redisUrl });
+  return engines;
+}

@@ -1,6 +1,6 @@
 import type { GuardrailCheck } from '../check-types.js';
 import { firstJsonObjectIn } from './json-in-text.js';
-import { operatorParameter, satisfies, type SetOperator } from './operator.js';
+import { keysVerdict, operatorParameter, type SetOperator } from './operator.js';
 
 type JsonKeysParams = { keys: string[]; operator?: SetOperator };
 
@@ -21,13 +21,6 @@ export const jsonKeysCheck: GuardrailCheck<JsonKeysParams> = {
     const operator = params.operator ?? 'any';
     const object = firstJsonObjectIn(subject.text);
     if (!object) return { verdict: false, explanation: 'The text contains no JSON object.' };
-    const found = params.keys.filter((key) => Object.hasOwn(object, key));
-    const missing = params.keys.filter((key) => !Object.hasOwn(object, key));
-    const verdict = satisfies(operator, found.length, params.keys.length);
-    return {
-      verdict,
-      explanation: `${found.length} of ${params.keys.length} keys present; operator ${operator} ${verdict ? 'holds' : 'fails'}.`,
-      data: { found, missing },
-    };
+    return keysVerdict(params.keys, object, operator, 'keys');
   },
 };

@@ -1,3 +1,5 @@
+import type { CheckVerdict } from '../check-types.js';
+
 /** The any/all/none operator of checks that look for several things at once (words, JSON keys, metadata keys). */
 export type SetOperator = 'any' | 'all' | 'none';
 
@@ -8,4 +10,16 @@ export function satisfies(operator: SetOperator, found: number, wanted: number):
   if (operator === 'any') return found > 0;
   if (operator === 'all') return found === wanted;
   return found === 0;
+}
+
+/** The verdict of a key-presence check (JSON keys, metadata keys): which of `keys` `object` has at its top level, against the operator. */
+export function keysVerdict(keys: string[], object: object, operator: SetOperator, what: string): CheckVerdict {
+  const found = keys.filter((key) => Object.hasOwn(object, key));
+  const missing = keys.filter((key) => !Object.hasOwn(object, key));
+  const verdict = satisfies(operator, found.length, keys.length);
+  return {
+    verdict,
+    explanation: `${found.length} of ${keys.length} ${what} present; operator ${operator} ${verdict ? 'holds' : 'fails'}.`,
+    data: { found, missing },
+  };
 }

@@ -1,5 +1,5 @@
 import type { GuardrailCheck } from '../check-types.js';
-import { operatorParameter, satisfies, type SetOperator } from './operator.js';
+import { keysVerdict, operatorParameter, type SetOperator } from './operator.js';
 
 type RequiredMetadataKeysParams = { metadataKeys: string[]; operator?: SetOperator };
 
@@ -18,13 +18,6 @@ export const requiredMetadataKeysCheck: GuardrailCheck<RequiredMetadataKeysParam
   },
   run(params, subject) {
     const operator = params.operator ?? 'all';
-    const found = params.metadataKeys.filter((key) => Object.hasOwn(subject.metadata, key));
-    const missing = params.metadataKeys.filter((key) => !Object.hasOwn(subject.metadata, key));
-    const verdict = satisfies(operator, found.length, params.metadataKeys.length);
-    return {
-      verdict,
-      explanation: `${found.length} of ${params.metadataKeys.length} metadata keys present; operator ${operator} ${verdict ? 'holds' : 'fails'}.`,
-      data: { found, missing },
-    };
+    return keysVerdict(params.metadataKeys, subject.metadata, operator, 'metadata keys');
   },
 };
