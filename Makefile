@@ -5,7 +5,7 @@ TSX := node --import tsx
 TEST_FILES = $(shell find test -name '*.test.ts' | sort)
 TEST_CONCURRENCY ?= 2
 
-.PHONY: install generate check typecheck lint test run build bench clean
+.PHONY: install generate check typecheck lint test run build bench bench-instructions clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -38,6 +38,10 @@ run: build
 
 bench: build
 	$(TSX) scripts/bench.ts
+
+# Instructions per request under valgrind's callgrind: repeatable where wall-clock figures are not (minutes).
+bench-instructions: build
+	$(TSX) scripts/bench-instructions.ts
 
 clean:
 	rm -rf dist data

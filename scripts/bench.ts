@@ -36,7 +36,7 @@ interface Started {
   child: ChildProcess;
 }
 
-/** Starts a bench server; gw runs from dist/ (`make bench` builds it first), as `make run` does. */
+/** Starts a bench server; gw and the bare proxy run compiled from dist/ (`make bench` builds first), as `make run` does. */
 function start(file: string, args: string[] = [], env: Record<string, string> = {}): Promise<Started> {
   const built = file.endsWith('.js');
   const child = fork(built ? path.resolve('dist/scripts/bench', file) : path.join(here, 'bench', file), args, {
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   try {
     const upstream = await start('fake-upstream.ts');
     const upstreamPort = upstream.port;
-    const proxy = await start('bare-proxy.ts', [String(upstreamPort)]);
+    const proxy = await start('bare-proxy.js', [String(upstreamPort)]);
     const proxyPort = proxy.port;
     const gw = await start('gw-server.js', [], {
       GW_DATA_DIR: dataDir,
