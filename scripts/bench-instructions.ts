@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReadyMessage } from './bench/child-ipc.js';
-import type { LoadJob, LoadResult } from './bench/load-generator.js';
+import type { LoadJob } from './bench/load-generator.js';
+import { runLoad, stopAll } from './bench/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const warmupRequests = Number(process.env.BENCH_WARMUP_REQUESTS ?? 3000);
@@ -51,14 +52,6 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
   return { port: await ready(child, name), pid: child.pid! };
 }
 
-function load(job: LoadJob): Promise<LoadResult> {
-  const child = fork(path.join(here, 'bench', 'load-generator.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (result: LoadResult) => resolve(result));
-    child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
-    child.send(job);
-  });
-}
 
 function callgrind(pid: number, ...command: string[]): void {
   execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
@@ -75,7 +68,7 @@ interface Counted {
 async function loadAtLeast(name: string, job: Omit<LoadJob, 'warmupMs' | 'durationMs'>, requests: number): Promise<number> {
   let answered = 0;
   while (answered < requests) {
-    const result = await load({ ...job, warmupMs: 0, durationMs: 5_000 });
+    const result = await runLoad({ ...job, warmupMs: 0, durationMs: 5_000 });
     if (Object.keys(result.statuses).some((status) => !status.startsWith('2'))) {
       throw new Error(`${name} answered ${JSON.stringify(result.statuses)}: not a working chat path`);
     }
@@ -130,23 +123,11 @@ async function main(): Promise<void> {
     console.log(`gw          ${String(chat.requests).padEnd(8)}  ${k(chat.main).padStart(33)}  ${k(chat.all).padStart(11)}`);
     console.log(`\nbare proxy / gw, main thread: ${((100 * bare.main) / chat.main).toFixed(1)}%  all threads: ${((100 * bare.all) / chat.all).toFixed(1)}%`);
   } finally {
-    await stopAll();
+    await stopAll(children);
     rmSync(outDir, { recursive: true, force: true });
   }
 }
 
-function stopAll(): Promise<void> {
-  return Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  ).then(() => undefined);
-}
 
 main().catch((error: unknown) => {
   console.error('bench-instructions failed:', error);

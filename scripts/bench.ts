@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuMessage, ReadyMessage } from './bench/child-ipc.js';
-import type { LoadJob, LoadResult } from './bench/load-generator.js';
+import type { LoadResult } from './bench/load-generator.js';
+import { runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,14 +52,6 @@ function start(file: string, args: string[] = [], env: Record<string, string> = 
   });
 }
 
-function load(job: LoadJob): Promise<LoadResult> {
-  const child = fork(path.join(here, 'bench', 'load-generator.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (result: LoadResult) => resolve(result));
-    child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
-    child.send(job);
-  });
-}
 
 function cpuMicros(child: ChildProcess): Promise<CpuMessage> {
   return new Promise((resolve) => {
@@ -80,18 +73,6 @@ function profiler(gw: ChildProcess, message: { profile: 'start' } | { profile: '
   });
 }
 
-function stopAll(): Promise<void> {
-  return Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  ).then(() => undefined);
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));
@@ -141,7 +122,7 @@ async function main(): Promise<void> {
           if (profiled) await profiler(gw.child, { profile: 'start' });
           const cpuBefore = await cpuMicros(target.server);
           const { url, headers } = target;
-          const result = await load({ url, headers, body, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
+          const result = await runLoad({ url, headers, body, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
           const cpuAfter = await cpuMicros(target.server);
           const cpuPerRequest = (cpuAfter.cpuMicros - cpuBefore.cpuMicros) / result.allRequests;
           const loopPerRequest = (cpuAfter.loopMicros - cpuBefore.loopMicros) / result.allRequests;
@@ -160,14 +141,14 @@ async function main(): Promise<void> {
       }
     }
     report(results, cpu, loop, targets.map((target) => target.name));
-    await stopAll();
+    await stopAll(children);
     reportLogged(dataDir, gwRequests);
     for (const file of profiles) {
       const summary = profileKind === 'heapprofile' ? summariseAllocations(file, 30) : summarise(file, 20);
       console.log(`\ngw profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summary}`);
     }
   } finally {
-    await stopAll();
+    await stopAll(children);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -217,6 +198,6 @@ function report(results: Map<string, LoadResult>, cpu: Map<string, number>, loop
 
 main().catch(async (error: unknown) => {
   console.error('bench failed:', error);
-  await stopAll();
+  await stopAll(children);
   process.exit(1);
 });
