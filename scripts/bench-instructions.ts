@@ -17,9 +17,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ReadyMessage } from './bench/child-ipc.js';
 import type { LoadJob } from './bench/load-generator.js';
-import { runLoad, stopAll } from './bench/processes.js';
+import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, readyPort, runLoad, stopAll } from './bench/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const warmupRequests = Number(process.env.BENCH_WARMUP_REQUESTS ?? 3000);
@@ -30,10 +29,7 @@ const children: ChildProcess[] = [];
 
 function ready(child: ChildProcess, name: string): Promise<number> {
   children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: ReadyMessage) => resolve(message.port));
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
-  });
+  return readyPort(child, name);
 }
 
 interface Started {
@@ -51,7 +47,6 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
   });
   return { port: await ready(child, name), pid: child.pid! };
 }
-
 
 function callgrind(pid: number, ...command: string[]): void {
   execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
@@ -106,16 +101,13 @@ async function main(): Promise<void> {
     process.stderr.write('bench-instructions: starting gw and the bare proxy under callgrind (a minute or two) ...\n');
     const [proxy, gw] = await Promise.all([
       underCallgrind('bare-proxy', [String(upstreamPort)], {}, outDir),
-      underCallgrind('gw-server', [], { GW_DATA_DIR: outDir, GW_ADMIN_API_KEY: adminKey, GW_LOG_LEVEL: 'info', TRUSTED_CUSTOM_HOSTS: '127.0.0.1' }, outDir),
+      underCallgrind('gw-server', [], gwEnv(outDir, adminKey), outDir),
     ]);
-    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
-    const plain = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
-    const gwHeaders = { ...plain, 'x-gw-api-key': adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': `http://127.0.0.1:${upstreamPort}/v1` };
     process.stderr.write(`bench-instructions: ${warmupRequests} requests to warm up, then at least ${countedRequests} counted, ${connections} connections each ...\n`);
     // Both at once: callgrind counts instructions, which sharing the machine does not change.
     const [bare, chat] = await Promise.all([
-      count('bare-proxy', proxy.pid, { url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`, headers: plain, body, connections }, outDir),
-      count('gw-server', gw.pid, { url: `http://127.0.0.1:${gw.port}/v1/chat/completions`, headers: gwHeaders, body, connections }, outDir),
+      count('bare-proxy', proxy.pid, { url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`, headers: PLAIN_HEADERS, body: CHAT_BODY, connections }, outDir),
+      count('gw-server', gw.pid, { url: `http://127.0.0.1:${gw.port}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort), body: CHAT_BODY, connections }, outDir),
     ]);
     const k = (n: number) => `${(n / 1000).toFixed(0)}k`;
     console.log(`\ntarget      requests  instructions/request: main thread  all threads`);

@@ -16,9 +16,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CpuMessage, ReadyMessage } from './bench/child-ipc.js';
+import type { CpuMessage } from './bench/child-ipc.js';
 import type { LoadResult } from './bench/load-generator.js';
-import { runLoad, stopAll } from './bench/processes.js';
+import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, readyPort, runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,12 +46,8 @@ function start(file: string, args: string[] = [], env: Record<string, string> = 
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: ReadyMessage) => resolve({ port: message.port, child }));
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code} before it was ready`)));
-  });
+  return readyPort(child, file).then((port) => ({ port, child }));
 }
-
 
 function cpuMicros(child: ChildProcess): Promise<CpuMessage> {
   return new Promise((resolve) => {
@@ -82,30 +78,13 @@ async function main(): Promise<void> {
     const upstreamPort = upstream.port;
     const proxy = await start('bare-proxy.js', [String(upstreamPort)]);
     const proxyPort = proxy.port;
-    const gw = await start('gw-server.js', [], {
-      GW_DATA_DIR: dataDir,
-      GW_ADMIN_API_KEY: adminKey,
-      GW_LOG_LEVEL: 'info',
-      TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
-    });
+    const gw = await start('gw-server.js', [], gwEnv(dataDir, adminKey));
     const gwPort = gw.port;
 
-    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
-    const plain = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
     const targets = [
-      { name: 'upstream', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, headers: plain },
-      { name: 'bare proxy', server: proxy.child, url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: plain },
-      {
-        name: 'gw',
-        server: gw.child,
-        url: `http://127.0.0.1:${gwPort}/v1/chat/completions`,
-        headers: {
-          ...plain,
-          'x-gw-api-key': adminKey,
-          'x-gw-provider': 'openai',
-          'x-gw-custom-host': `http://127.0.0.1:${upstreamPort}/v1`,
-        },
-      },
+      { name: 'upstream', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, headers: PLAIN_HEADERS },
+      { name: 'bare proxy', server: proxy.child, url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: PLAIN_HEADERS },
+      { name: 'gw', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort) },
     ];
 
     const results = new Map<string, LoadResult>();
@@ -122,7 +101,7 @@ async function main(): Promise<void> {
           if (profiled) await profiler(gw.child, { profile: 'start' });
           const cpuBefore = await cpuMicros(target.server);
           const { url, headers } = target;
-          const result = await runLoad({ url, headers, body, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
+          const result = await runLoad({ url, headers, body: CHAT_BODY, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
           const cpuAfter = await cpuMicros(target.server);
           const cpuPerRequest = (cpuAfter.cpuMicros - cpuBefore.cpuMicros) / result.allRequests;
           const loopPerRequest = (cpuAfter.loopMicros - cpuBefore.loopMicros) / result.allRequests;

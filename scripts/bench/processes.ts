@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ReadyMessage } from './child-ipc.js';
 import type { LoadJob, LoadResult } from './load-generator.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,4 +28,25 @@ export function stopAll(children: readonly ChildProcess[]): Promise<void> {
         }),
     ),
   ).then(() => undefined);
+}
+
+/** Resolves with the port a bench server reports once it listens (child-ipc.ts); rejects if it exits first. */
+export function readyPort(child: ChildProcess, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: ReadyMessage) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
+  });
+}
+
+/** The chat request every bench sends, and the headers for the upstream/proxy and for gw. */
+export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
+export const PLAIN_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
+
+export function gwHeaders(adminKey: string, upstreamPort: number): Record<string, string> {
+  return { ...PLAIN_HEADERS, 'x-gw-api-key': adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': `http://127.0.0.1:${upstreamPort}/v1` };
+}
+
+/** gw's environment in a bench: SQLite in `dataDir`, request logs on, the fake upstream's loopback host trusted. */
+export function gwEnv(dataDir: string, adminKey: string): Record<string, string> {
+  return { GW_DATA_DIR: dataDir, GW_ADMIN_API_KEY: adminKey, GW_LOG_LEVEL: 'info', TRUSTED_CUSTOM_HOSTS: '127.0.0.1' };
 }
