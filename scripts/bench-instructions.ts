@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob } from './bench/load-generator.js';
-import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const warmupRequests = Number(process.env.BENCH_WARMUP_REQUESTS ?? 3000);
@@ -41,7 +41,7 @@ interface Started {
 async function underCallgrind(name: string, args: string[], env: Record<string, string>, outDir: string): Promise<Started> {
   const child = fork(path.resolve('dist/scripts/bench', `${name}.js`), args, {
     execPath: 'valgrind',
-    execArgv: ['--tool=callgrind', '--smc-check=all', '--separate-threads=yes', `--callgrind-out-file=${path.join(outDir, name)}.%p`, process.execPath],
+    execArgv: ['--tool=callgrind', '--smc-check=all', '--separate-threads=yes', `--callgrind-out-file=${path.join(outDir, name)}.%p`, process.execPath, ...nodeFlags()],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuMessage } from './bench/child-ipc.js';
 import type { LoadResult } from './bench/load-generator.js';
-import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -37,11 +37,14 @@ interface Started {
   child: ChildProcess;
 }
 
-/** Starts a bench server; gw and the bare proxy run compiled from dist/ (`make bench` builds first), as `make run` does. */
+/**
+ * Starts a bench server; gw and the bare proxy run compiled from dist/ (`make bench` builds first)
+ * with the Node flags `make run` gives gw (GW_NODE_FLAGS, from the Makefile).
+ */
 function start(file: string, args: string[] = [], env: Record<string, string> = {}): Promise<Started> {
   const built = file.endsWith('.js');
   const child = fork(built ? path.resolve('dist/scripts/bench', file) : path.join(here, 'bench', file), args, {
-    execArgv: built ? [] : ['--import', 'tsx'],
+    execArgv: built ? nodeFlags() : ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
     const profiles: string[] = [];
     const cpu = new Map<string, number>();
     const loop = new Map<string, number>();
+    const gc = new Map<string, number>();
     let gwRequests = 0;
     for (let round = 1; round <= rounds; round += 1) {
       for (const connections of connectionCounts) {
@@ -105,6 +109,7 @@ async function main(): Promise<void> {
           const cpuAfter = await cpuMicros(target.server);
           const cpuPerRequest = (cpuAfter.cpuMicros - cpuBefore.cpuMicros) / result.allRequests;
           const loopPerRequest = (cpuAfter.loopMicros - cpuBefore.loopMicros) / result.allRequests;
+          const gcPerRequest = (cpuAfter.gcMicros - cpuBefore.gcMicros) / result.allRequests;
           if (target.name === 'gw') gwRequests += result.allRequests;
           if (profiled) {
             mkdirSync(profileDir, { recursive: true });
@@ -116,10 +121,11 @@ async function main(): Promise<void> {
           if (!best || result.requestsPerSecond > best.requestsPerSecond) results.set(key, result);
           cpu.set(key, Math.min(cpu.get(key) ?? Infinity, cpuPerRequest));
           loop.set(key, Math.min(loop.get(key) ?? Infinity, loopPerRequest));
+          gc.set(key, Math.min(gc.get(key) ?? Infinity, gcPerRequest));
         }
       }
     }
-    report(results, cpu, loop, targets.map((target) => target.name));
+    report(results, { cpu, loop, gc }, targets.map((target) => target.name));
     await stopAll(children);
     reportLogged(dataDir, gwRequests);
     for (const file of profiles) {
@@ -140,17 +146,24 @@ function reportLogged(dataDir: string, requests: number): void {
   console.log(`gw request logs written: ${rows} of ${requests} requests${rows === requests ? '' : '  (MISMATCH: logging did not keep up)'}`);
 }
 
-function report(results: Map<string, LoadResult>, cpu: Map<string, number>, loop: Map<string, number>, names: string[]): void {
+interface PerRequest {
+  cpu: Map<string, number>;
+  loop: Map<string, number>;
+  gc: Map<string, number>;
+}
+
+function report(results: Map<string, LoadResult>, { cpu, loop, gc }: PerRequest, names: string[]): void {
   // Event loop busy time per request (wall clock, so a crowded machine inflates it): one thread does
-  // all of it, so it caps a process's throughput however many cores are free.
-  const rows = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'loop busy us/req', 'statuses']];
+  // all of it, so it caps a process's throughput however many cores are free. GC pauses are part of it.
+  const rows = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'loop busy us/req', 'GC pause us/req', 'statuses']];
   for (const connections of connectionCounts) {
     for (const name of names) {
       const r = results.get(`${name}@${connections}`)!;
       const statuses = Object.entries(r.statuses).map(([status, count]) => `${status}:${count}`).join(' ');
       const cpuPerRequest = cpu.get(`${name}@${connections}`)!;
       const loopPerRequest = loop.get(`${name}@${connections}`)!;
-      rows.push([name, String(connections), r.requestsPerSecond.toFixed(0), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), cpuPerRequest.toFixed(0), loopPerRequest.toFixed(0), statuses]);
+      const gcPerRequest = gc.get(`${name}@${connections}`)!;
+      rows.push([name, String(connections), r.requestsPerSecond.toFixed(0), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), cpuPerRequest.toFixed(0), loopPerRequest.toFixed(0), gcPerRequest.toFixed(1), statuses]);
     }
   }
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));

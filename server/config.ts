@@ -127,7 +127,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),
     logLevel,
     cacheMemoryMaxBytes: integer(env, 'GW_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
-    logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 500, 1, 10_000),
+    logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 100, 1, 10_000),
     logFlushIntervalMs: integer(env, 'GW_LOG_FLUSH_INTERVAL_MS', 1000, 10, 60_000),
     logQueueMax: integer(env, 'GW_LOG_QUEUE_MAX', 50_000, 1, 10_000_000),
     logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),

@@ -1,3 +1,5 @@
+import { PerformanceObserver } from 'node:perf_hooks';
+
 /** How a bench child process tells the parent it is ready, and on which loopback port. */
 export interface ReadyMessage {
   ready: true;
@@ -11,14 +13,20 @@ export interface ReadyMessage {
 export interface CpuMessage {
   cpuMicros: number;
   loopMicros: number;
+  /** Main-thread garbage-collection pauses so far. */
+  gcMicros: number;
 }
 
 export function reportReady(port: number): void {
   if (!process.send) throw new Error('run this file through scripts/bench.ts, which forks it with an IPC channel');
+  let gcMillis = 0;
+  new PerformanceObserver((entries) => {
+    for (const entry of entries.getEntries()) gcMillis += entry.duration;
+  }).observe({ entryTypes: ['gc'] });
   process.on('message', (message: { cpu?: true }) => {
     if (message.cpu) {
       const { user, system } = process.cpuUsage();
-      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000 } satisfies CpuMessage);
+      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000, gcMicros: gcMillis * 1000 } satisfies CpuMessage);
     }
   });
   process.send({ ready: true, port } satisfies ReadyMessage);

@@ -38,6 +38,11 @@ export function readyPort(child: ChildProcess, name: string): Promise<number> {
   });
 }
 
+/** The Node flags `make run` starts gw with (the Makefile's NODE_FLAGS); both gw and the bare proxy get them. */
+export function nodeFlags(): string[] {
+  return (process.env.GW_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+}
+
 /** The chat request every bench sends, and the headers for the upstream/proxy and for gw. */
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
 export const PLAIN_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
