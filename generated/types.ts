@@ -1082,7 +1082,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The entities a policy has counted in its current period, with their usage. */
+        /**
+         * The entities a policy has counted in its current period, with their usage.
+         * @description Ordered by `entity_id` (ascending), not newest first; paginated with the cursor as every list is.
+         */
         get: operations["listUsageLimitsEntities"];
         put?: never;
         post?: never;
@@ -5806,7 +5809,12 @@ export interface operations {
     };
     listUsageLimitsEntities: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
             header?: never;
             path: {
                 id: components["parameters"]["IdPath"];

@@ -58,3 +58,24 @@ export async function paginate<Row, T>(
     next_cursor: hasMore && last ? encodeCursor([last[sortColumn] as string | number, last[idColumn] as string]) : null,
   };
 }
+
+export interface KeyPage {
+  keys: string[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * One page of distinct keys held in memory (a limit policy's entities), in ascending order, with
+ * opaque cursors like `paginate`'s: keys added between pages never shift the next page.
+ */
+export function pageOfKeys(keys: readonly string[], page: PageRequest): KeyPage {
+  const limit = page.limit ?? 20;
+  const sorted = [...keys].sort();
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor)[1];
+  const start = after === undefined ? 0 : sorted.findIndex((key) => key > after);
+  const rest = start < 0 ? [] : sorted.slice(start);
+  const hasMore = rest.length > limit;
+  const pageKeys = rest.slice(0, limit);
+  return { keys: pageKeys, has_more: hasMore, next_cursor: hasMore ? encodeCursor(['key', pageKeys[pageKeys.length - 1]!]) : null };
+}

@@ -9,6 +9,7 @@ import { usagePeriod, utcMidnight } from '../../gateway/limits/windows.js';
 import { principalOf, type Call } from '../../server/call.js';
 import { NotFoundError } from '../../server/errors.js';
 import type { RateLimitsPolicyRecord, UsageLimitsPolicyRecord } from '../../store/repositories/limit-policies.js';
+import { pageOfKeys } from '../../store/pagination.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, targetWorkspaceId } from '../workspace-target.js';
 import { presentEntity, presentRatePolicy, presentUsagePolicy } from './present.js';
@@ -104,13 +105,14 @@ export const listUsageLimitsEntities: Handler = async (c, call) => {
   const record = await usagePolicy(call, pathId(c));
   const period = usagePeriod(usagePolicyOf(record), call.services.now());
   const counters = call.services.limitCounters;
-  const ids = (await counters.members(usageIndexKey(record.id, period))).sort();
-  const used = await counters.read(ids.map((id) => usageCounterKey(record.id, period, id)));
-  const data = ids.flatMap((id, index) => {
+  // Only the page's counters are read: a policy grouped by key or user can count thousands.
+  const page = pageOfKeys(await counters.members(usageIndexKey(record.id, period)), query<'listUsageLimitsEntities'>(c));
+  const used = await counters.read(page.keys.map((id) => usageCounterKey(record.id, period, id)));
+  const data = page.keys.flatMap((id, index) => {
     const group = groupOfEntity(record.group_by, id);
     return group ? [presentEntity(record, id, group, used[index]!, period.end)] : [];
   });
-  return { body: { object: 'list', data, has_more: false, next_cursor: null } };
+  return { body: { object: 'list', data, has_more: page.has_more, next_cursor: page.next_cursor } };
 };
 
 export const resetUsageLimitsEntity: Handler = async (c, call) => {

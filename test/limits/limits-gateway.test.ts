@@ -104,6 +104,23 @@ for (const engine of fullEngines()) {
       assert.equal(byUser.bob.remaining, 1);
       assert.equal(byUser.bob.alert_threshold_reached, false);
 
+      // Pages of one, in entity_id order, until the cursor runs out.
+      const first = await app.http.get(`/v2/policies/usage-limits/${created.id}/entities?limit=1`).set(admin());
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(first.body.data.length, 1);
+      assert.equal(first.body.has_more, true);
+      const second = await app.http.get(`/v2/policies/usage-limits/${created.id}/entities?limit=1&cursor=${first.body.next_cursor}`).set(admin());
+      assert.equal(second.status, 200, JSON.stringify(second.body));
+      assert.deepEqual(second.body.has_more, false);
+      assert.equal(second.body.next_cursor, null);
+      assert.deepEqual(
+        [first.body.data[0].entity_id, second.body.data[0].entity_id],
+        entities.body.data.map((e: { entity_id: string }) => e.entity_id).sort(),
+      );
+      const badCursor = await app.http.get(`/v2/policies/usage-limits/${created.id}/entities?cursor=not-a-cursor`).set(admin());
+      assert.equal(badCursor.status, 400);
+      assert.equal(badCursor.body.error.param, 'cursor');
+
       const reset = await app.http.post(`/v2/policies/usage-limits/${created.id}/entities/${byUser.ann.entity_id}/reset`).set(admin());
       assert.equal(reset.status, 200);
       assert.equal(reset.body.usage, 0);
