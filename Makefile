@@ -4,7 +4,7 @@ BIN := node_modules/.bin
 TSX := node --import tsx
 TEST_FILES = $(shell find test -name '*.test.ts' | sort)
 TEST_CONCURRENCY ?= 2
-# V8's young generation sized for a gateway's allocation rate: a third as many scavenges per request,
+# V8's young generation sized for a gateway's allocation rate: half as many scavenges per request,
 # each about as cheap, since what survives one is mostly the requests in flight (README, Performance).
 NODE_FLAGS := --max-semi-space-size=32
 

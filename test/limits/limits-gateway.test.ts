@@ -111,7 +111,7 @@ for (const engine of fullEngines()) {
       assert.equal(first.body.has_more, true);
       const second = await app.http.get(`/v2/policies/usage-limits/${created.id}/entities?limit=1&cursor=${first.body.next_cursor}`).set(admin());
       assert.equal(second.status, 200, JSON.stringify(second.body));
-      assert.deepEqual(second.body.has_more, false);
+      assert.equal(second.body.has_more, false);
       assert.equal(second.body.next_cursor, null);
       assert.deepEqual(
         [first.body.data[0].entity_id, second.body.data[0].entity_id],
