@@ -1,19 +1,51 @@
 import type { Knex } from 'knex';
+import { dialectOf } from './db.js';
 import { migrations } from './migrations/index.js';
 
-const source: Knex.MigrationSource<string> = {
+export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => Object.keys(migrations),
   getMigrationName: (name) => name,
   getMigration: async (name) => migrations[name]!,
 };
 
+/** First key of the Postgres advisory lock that prepares knex's tables; the second is the schema's hash. */
+const PREPARE_LOCK_CLASS = 0x6777;
+
 function isLockContention(error: unknown): boolean {
   const text = String((error as Error)?.message ?? error);
-  // knex's own lock, and the races of several instances creating knex's bookkeeping tables at once.
-  return (
-    (error as Error)?.name === 'MigrationLocked' ||
-    /already locked|duplicate key value|already exists/i.test(text)
-  );
+  // knex's own lock, and (SQLite files) the races of several instances creating knex's tables at once.
+  return (error as Error)?.name === 'MigrationLocked' || /already locked|duplicate key value|already exists/i.test(text);
+}
+
+/**
+ * knex's bookkeeping tables on Postgres, made one instance at a time. knex checks for its lock row
+ * and then inserts one, so instances starting together can leave two rows; its lock then needs
+ * exactly one row to change and no instance can ever take it again. Several rows found here (an
+ * earlier race) are replaced by one unlocked row: with several, nobody can have held the lock.
+ * The table definitions are knex's own (migrate/table-creator.js).
+ */
+async function prepareKnexTables(db: Knex): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?, hashtext(current_schema()))', [PREPARE_LOCK_CLASS]);
+    if (!(await trx.schema.hasTable('knex_migrations'))) {
+      await trx.schema.createTable('knex_migrations', (table) => {
+        table.increments();
+        table.string('name');
+        table.integer('batch');
+        table.timestamp('migration_time');
+      });
+    }
+    if (!(await trx.schema.hasTable('knex_migrations_lock'))) {
+      await trx.schema.createTable('knex_migrations_lock', (table) => {
+        table.increments('index').primary();
+        table.integer('is_locked');
+      });
+    }
+    const rows = await trx('knex_migrations_lock').count({ rows: '*' });
+    if (Number(rows[0]!.rows) === 1) return;
+    await trx('knex_migrations_lock').del();
+    await trx('knex_migrations_lock').insert({ is_locked: 0 });
+  });
 }
 
 /**
@@ -21,10 +53,11 @@ function isLockContention(error: unknown): boolean {
  * knex's migration lock lets one run the migrations, the others wait and retry until it is done.
  */
 export async function migrateToLatest(db: Knex, timeoutMs = 60_000): Promise<void> {
+  if (dialectOf(db) === 'postgres') await prepareKnexTables(db);
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      await db.migrate.latest({ migrationSource: source, disableMigrationsListValidation: false });
+      await db.migrate.latest({ migrationSource, disableMigrationsListValidation: false });
       return;
     } catch (error) {
       if (!isLockContention(error) || Date.now() > deadline) throw error;
