@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
 import { migrations } from './migrations/index.js';
@@ -17,30 +18,21 @@ function isLockContention(error: unknown): boolean {
   return (error as Error)?.name === 'MigrationLocked' || /already locked|duplicate key value|already exists/i.test(text);
 }
 
+/** knex's own set-up of its two tables and lock row (what `migrate.latest` runs first), called here under a lock. */
+const { ensureTable } = createRequire(import.meta.url)('knex/lib/migrations/migrate/table-creator.js') as {
+  ensureTable(tableName: string, schemaName: string | undefined, trx: Knex.Transaction): Promise<unknown>;
+};
+
 /**
  * knex's bookkeeping tables on Postgres, made one instance at a time. knex checks for its lock row
  * and then inserts one, so instances starting together can leave two rows; its lock then needs
  * exactly one row to change and no instance can ever take it again. Several rows found here (an
  * earlier race) are replaced by one unlocked row: with several, nobody can have held the lock.
- * The table definitions are knex's own (migrate/table-creator.js).
  */
 async function prepareKnexTables(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?, hashtext(current_schema()))', [PREPARE_LOCK_CLASS]);
-    if (!(await trx.schema.hasTable('knex_migrations'))) {
-      await trx.schema.createTable('knex_migrations', (table) => {
-        table.increments();
-        table.string('name');
-        table.integer('batch');
-        table.timestamp('migration_time');
-      });
-    }
-    if (!(await trx.schema.hasTable('knex_migrations_lock'))) {
-      await trx.schema.createTable('knex_migrations_lock', (table) => {
-        table.increments('index').primary();
-        table.integer('is_locked');
-      });
-    }
+    await ensureTable('knex_migrations', undefined, trx);
     const rows = await trx('knex_migrations_lock').count({ rows: '*' });
     if (Number(rows[0]!.rows) === 1) return;
     await trx('knex_migrations_lock').del();
