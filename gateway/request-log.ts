@@ -3,8 +3,12 @@
  * (success, error, cache hit, guardrail denial, stream) and hands it to the RequestLogSink,
  * which writes in batches off the hot path.
  */
+/** What kind of call a log row records; each gateway operation names its own. */
+export type LogEndpoint = 'chat.completions';
+
 export interface RequestLogEntry {
   id: string;
+  endpoint: LogEndpoint;
   trace_id: string;
   span_id: string | null;
   parent_span_id: string | null;

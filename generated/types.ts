@@ -1989,6 +1989,11 @@ export interface components {
             /** @description The response body (capped like the request body). */
             response_body: unknown;
         };
+        /**
+         * @description What kind of call a log records.
+         * @enum {string}
+         */
+        LogEndpoint: "chat.completions";
         LogError: {
             code: string;
             message: string;
@@ -2023,6 +2028,7 @@ export interface components {
         LogExportFilters: {
             api_key_id?: string;
             end_time?: components["schemas"]["Timestamp"];
+            endpoint?: components["schemas"]["LogEndpoint"];
             metadata?: components["schemas"]["Metadata"];
             model?: string;
             provider?: string;
@@ -2035,7 +2041,7 @@ export interface components {
             data?: components["schemas"]["LogExport"][];
         };
         /** @enum {string} */
-        LogField: "id" | "object" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
+        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
         LoggingSecurity: {
             store_request_bodies?: boolean;
         } | null;
@@ -2068,6 +2074,7 @@ export interface components {
             /** @description USD. On a cache hit, what the answer would have cost upstream (counted as savings, not spend). */
             cost: number;
             created_at: components["schemas"]["Timestamp"];
+            endpoint: components["schemas"]["LogEndpoint"];
             error: components["schemas"]["LogError"];
             first_byte_ms?: number | null;
             id: string;
@@ -2788,6 +2795,8 @@ export interface components {
         Cursor: string;
         /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
         CustomHost: string;
+        /** @description The kind of call, as logs name it in `endpoint` (for example `chat.completions`). */
+        Endpoint: components["schemas"]["LogEndpoint"];
         /** @description Exclusive upper bound, ISO 8601. */
         EndTime: string;
         /** @description Comma-separated names of headers sent upstream unprocessed. */
@@ -3274,6 +3283,8 @@ export interface operations {
                 api_key_id?: components["parameters"]["ApiKeyId"];
                 /** @description Exclusive upper bound, ISO 8601. */
                 end_time?: components["parameters"]["EndTime"];
+                /** @description The kind of call, as logs name it in `endpoint` (for example `chat.completions`). */
+                endpoint?: components["parameters"]["Endpoint"];
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 /** @description The metadata key to group by (group_by=metadata). */
@@ -3290,7 +3301,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description `user`, `environment`, `organisation` and `prompt` group by the special metadata keys `_user`, `_environment`, `_organisation` (your customer's organisation) and `_prompt`. */
-                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "metadata" | "api_key" | "workspace" | "status";
+                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "metadata" | "api_key" | "workspace" | "status" | "endpoint";
             };
             cookie?: never;
         };
@@ -3318,6 +3329,8 @@ export interface operations {
                 api_key_id?: components["parameters"]["ApiKeyId"];
                 /** @description Exclusive upper bound, ISO 8601. */
                 end_time?: components["parameters"]["EndTime"];
+                /** @description The kind of call, as logs name it in `endpoint` (for example `chat.completions`). */
+                endpoint?: components["parameters"]["Endpoint"];
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
@@ -3358,6 +3371,8 @@ export interface operations {
                 bucket?: "minute" | "hour" | "day";
                 /** @description Exclusive upper bound, ISO 8601. */
                 end_time?: components["parameters"]["EndTime"];
+                /** @description The kind of call, as logs name it in `endpoint` (for example `chat.completions`). */
+                endpoint?: components["parameters"]["Endpoint"];
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
@@ -4397,6 +4412,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Exclusive upper bound, ISO 8601. */
                 end_time?: components["parameters"]["EndTime"];
+                /** @description The kind of call, as logs name it in `endpoint` (for example `chat.completions`). */
+                endpoint?: components["parameters"]["Endpoint"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */

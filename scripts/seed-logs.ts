@@ -60,6 +60,7 @@ function syntheticEntry(rand: () => number, i: number, total: number, ids: Seede
   const completion = status === 200 ? 20 + Math.floor(rand() * 800) : 0;
   return {
     id: randomUUID(),
+    endpoint: 'chat.completions',
     trace_id: randomUUID(),
     span_id: null,
     parent_span_id: null,

@@ -28,7 +28,7 @@ export interface FeedbackTotals {
   feedback_avg: number | null;
 }
 
-export type GroupDimension = 'model' | 'provider' | 'user' | 'environment' | 'organisation' | 'prompt' | 'metadata' | 'api_key' | 'workspace' | 'status';
+export type GroupDimension = 'model' | 'provider' | 'user' | 'environment' | 'organisation' | 'prompt' | 'metadata' | 'api_key' | 'workspace' | 'status' | 'endpoint';
 
 const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
   model: 'model',
@@ -41,6 +41,7 @@ const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
   api_key: 'api_key_id',
   workspace: 'workspace_id',
   status: 'status',
+  endpoint: 'endpoint',
 };
 
 const PERCENTILES = [0.5, 0.9, 0.99] as const;

@@ -14,6 +14,8 @@ export interface LogFilter {
   model?: string;
   provider?: string;
   trace_id?: string;
+  /** The kind of call (request_logs.endpoint). */
+  endpoint?: string;
   /** Every key must equal its value. */
   metadata?: Record<string, string>;
 }
@@ -35,6 +37,7 @@ export function applyLogFilter(db: Knex, query: Knex.QueryBuilder, filter: LogFi
   if (filter.model) query.where(col('model'), filter.model);
   if (filter.provider) query.where(col('provider'), filter.provider);
   if (filter.trace_id) query.where(col('trace_id'), filter.trace_id);
+  if (filter.endpoint) query.where(col('endpoint'), filter.endpoint);
   if (filter.status?.length) {
     const statuses = filter.status;
     query.where((q) => {

@@ -47,6 +47,7 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
   const model = state.model ?? (typeof state.request.model === 'string' ? state.request.model : null);
   return {
     id: state.id,
+    endpoint: 'chat.completions',
     trace_id: call.traceId,
     span_id: headers?.spanId ?? null,
     parent_span_id: headers?.parentSpanId ?? null,

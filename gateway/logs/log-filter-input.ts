@@ -10,6 +10,7 @@ export interface LogFilterInput {
   provider?: string;
   trace_id?: string;
   api_key_id?: string;
+  endpoint?: string;
   /** `key=value` pairs, comma-separated (query strings), or an object (export bodies). */
   metadata?: string | Record<string, string>;
 }
@@ -61,6 +62,7 @@ export function toLogFilter(organisationId: string, workspaceId: string | undefi
     model: input.model,
     provider: input.provider,
     trace_id: input.trace_id,
+    endpoint: input.endpoint,
     metadata: metadataPairs(input.metadata),
   };
 }

@@ -53,6 +53,7 @@ function toEntry(input: CustomLogInput, context: { organisationId: string; works
   const completion = input.completion_tokens ?? 0;
   return {
     id: timeOrderedId(),
+    endpoint: 'chat.completions',
     trace_id: input.trace_id ?? randomUUID(),
     span_id: input.span_id ?? null,
     parent_span_id: input.parent_span_id ?? null,

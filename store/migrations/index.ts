@@ -9,6 +9,7 @@ import * as guardrails from './007_guardrails.js';
 import * as autoCreatedKeys from './008_auto_created_keys.js';
 import * as exportLeases from './009_export_leases.js';
 import * as specialMetadata from './010_special_metadata.js';
+import * as requestLogEndpoint from './011_request_log_endpoint.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -25,4 +26,5 @@ export const migrations: Record<string, Knex.Migration> = {
   '008_auto_created_keys': autoCreatedKeys,
   '009_export_leases': exportLeases,
   '010_special_metadata': specialMetadata,
+  '011_request_log_endpoint': requestLogEndpoint,
 };

@@ -17,7 +17,7 @@ const INSERT_CHUNK = 400;
 
 /** Columns a list answers with: everything but the (possibly large) bodies and headers. */
 const SUMMARY_COLUMNS = [
-  'id', 'organisation_id', 'workspace_id', 'api_key_id', 'source', 'trace_id', 'span_id', 'parent_span_id', 'span_name',
+  'id', 'endpoint', 'organisation_id', 'workspace_id', 'api_key_id', 'source', 'trace_id', 'span_id', 'parent_span_id', 'span_name',
   'created_at', 'config_id', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream', 'prompt_tokens',
   'completion_tokens', 'total_tokens', 'cost', 'cache_status', 'retry_count', 'route', 'metadata', 'error',
 ];
@@ -34,6 +34,7 @@ function isRescued(entry: RequestLogEntry): boolean {
 export function toLogRow(entry: RequestLogEntry, source: LogSource): Record<string, unknown> {
   return {
     id: entry.id,
+    endpoint: entry.endpoint,
     organisation_id: entry.organisation_id,
     workspace_id: entry.workspace_id,
     api_key_id: entry.api_key_id || null,
@@ -76,6 +77,7 @@ export function toLogRow(entry: RequestLogEntry, source: LogSource): Record<stri
 export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
   return {
     id: row.id as string,
+    endpoint: row.endpoint as RequestLogEntry['endpoint'],
     organisation_id: row.organisation_id as string,
     workspace_id: row.workspace_id as string,
     api_key_id: (row.api_key_id as string | null) ?? '',

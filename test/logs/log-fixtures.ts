@@ -6,6 +6,7 @@ import type { TestApp } from '../helpers/test-app.js';
 export function logEntry(overrides: Partial<RequestLogEntry> & Pick<RequestLogEntry, 'organisation_id' | 'workspace_id'>): RequestLogEntry {
   return {
     id: randomUUID(),
+    endpoint: 'chat.completions',
     trace_id: randomUUID(),
     span_id: null,
     parent_span_id: null,

@@ -48,6 +48,7 @@ for (const engine of storeEngines()) {
       assert.equal(one.status, 200);
       assert.deepEqual(one.body.request_body, seeded[0]!.request_body);
       assert.equal(one.body.created_at, new Date(T0).toISOString());
+      assert.equal(one.body.endpoint, 'chat.completions');
       assert.equal((await app.http.get('/v1/logs/00000000-0000-4000-8000-000000000000').set(admin())).status, 404);
     });
 
@@ -65,6 +66,7 @@ for (const engine of storeEngines()) {
       assert.deepEqual(await listTraces({ api_key_id: keyB }), [3, 2]);
       assert.deepEqual(await listTraces({ workspace_id: 'team-b' }), [4]);
       assert.deepEqual(await listTraces({ workspace_id: app.boot.workspaceId, provider: 'openai' }), [1, 0]);
+      assert.deepEqual(await listTraces({ endpoint: 'chat.completions', provider: 'anthropic' }), [3, 2]);
     });
 
     test('bad filters answer 400 naming the parameter', async () => {
@@ -74,6 +76,9 @@ for (const engine of storeEngines()) {
       const metadata = await app.http.get('/v1/logs').query({ metadata: 'no-equals' }).set(admin());
       assert.equal(metadata.status, 400);
       assert.equal(metadata.body.error.param, 'metadata');
+      const endpoint = await app.http.get('/v1/logs').query({ endpoint: 'no.such.endpoint' }).set(admin());
+      assert.equal(endpoint.status, 400);
+      assert.equal(endpoint.body.error.param, 'endpoint');
     });
 
     test('cursor pagination walks every log once, newest first', async () => {
