@@ -17,7 +17,10 @@ export interface RequestLogEntry {
   created_at: number;
   organisation_id: string;
   workspace_id: string;
+  /** The API key's id; '' when the caller used another credential. */
   api_key_id: string;
+  /** The user a JWT, session or OAuth token named (the JWT's user claim); null for API keys. */
+  auth_subject?: string | null;
   /** Saved config id, when a saved config routed the request. */
   config_id: string | null;
   /** The provider and model that served (or last failed). */

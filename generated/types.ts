@@ -1298,6 +1298,13 @@ export interface components {
             action: string;
             actor: {
                 api_key_id: string | null;
+                /**
+                 * @description What the actor authenticated with.
+                 * @enum {string|null}
+                 */
+                credential: "api_key" | "jwt" | "session" | "scim" | "oauth" | null;
+                /** @description The user a JWT, session or OAuth token named (the JWT's user claim, the session user's email). */
+                subject: string | null;
                 user_id: string | null;
             };
             created_at: components["schemas"]["Timestamp"];
@@ -2041,7 +2048,7 @@ export interface components {
             data?: components["schemas"]["LogExport"][];
         };
         /** @enum {string} */
-        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
+        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "auth_subject" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
         LoggingSecurity: {
             store_request_bodies?: boolean;
         } | null;
@@ -2067,6 +2074,8 @@ export interface components {
         /** @description One logged request, without headers and bodies (get the log for those). */
         LogSummary: {
             api_key_id: string | null;
+            /** @description The user the caller's JWT, console session or OAuth access token named (the JWT's user claim, the session user's email); null for API keys. */
+            auth_subject?: string | null;
             /** @enum {string} */
             cache_status: "HIT" | "SEMANTIC HIT" | "MISS" | "REFRESH" | "DISABLED";
             completion_tokens: number;
@@ -2608,8 +2617,11 @@ export interface components {
             /** @enum {string} */
             object: "user";
             role: components["schemas"]["OrganisationRole"];
-            /** @enum {string} */
-            status: "active" | "removed";
+            /**
+             * @description inactive: deactivated (SCIM active false); such a user may be reactivated.
+             * @enum {string}
+             */
+            status: "active" | "inactive" | "removed";
             updated_at: components["schemas"]["Timestamp"];
             workspaces: components["schemas"]["UserWorkspace"][];
         };

@@ -12,7 +12,7 @@ function presentEntry(entry: AuditLogEntry): EntryBody {
     object: 'audit_log',
     organisation_id: entry.organisation_id,
     workspace_id: entry.workspace_id,
-    actor: { user_id: entry.actor_user_id, api_key_id: entry.actor_key_id },
+    actor: { user_id: entry.actor_user_id, api_key_id: entry.actor_key_id, credential: entry.actor_credential, subject: entry.actor_subject },
     action: entry.action,
     method: entry.method,
     path: entry.path,

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -7,6 +8,7 @@ import type { Call } from './call.js';
 import { requireKeyKind, requireScope } from './call.js';
 import { isAudited, recordAudit } from './audit.js';
 import { ApiError, UnauthorizedError } from './errors.js';
+import { errorFormatOf, inErrorFormat } from './protocol-errors.js';
 import { speedUpRouter } from './router-speedups.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
@@ -71,14 +73,14 @@ export async function createApi(definition: Document, handlers: Record<string, H
     validationFail: async (c: Context, call: Call) => {
       const error = toValidationError(c.validation.errors);
       if (c.operation.operationId === CHAT_OPERATION) logRefusedChat(call, c.request.requestBody, error);
-      throw error;
+      throw inErrorFormat(errorFormatOf(c.operation), error);
     },
     unauthorizedHandler: async (c: Context) => {
       // The most specific reason any scheme gave (expired beats unknown beats missing).
       const reasons = Object.values(c.security ?? {})
         .map((result) => (result as SecurityResult)?.error)
         .filter((error): error is ApiError => error instanceof ApiError);
-      throw reasons.find((e) => e.code !== 'missing_api_key') ?? reasons[0] ?? new UnauthorizedError();
+      throw inErrorFormat(errorFormatOf(c.operation), reasons.find((e) => e.code !== 'missing_api_key') ?? reasons[0] ?? new UnauthorizedError());
     },
     postSecurityHandler: async (c: Context, call: Call) => {
       if (!c.security?.authorized) return;
@@ -97,7 +99,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
         // A refused administrative write is itself worth auditing.
         if (denied instanceof ApiError) await recordAudit(c, call, denied.status);
         if (denied instanceof ApiError && c.operation.operationId === CHAT_OPERATION) logRefusedChat(call, c.request.requestBody, denied);
-        throw denied;
+        throw inErrorFormat(errorFormatOf(c.operation), denied);
       }
     },
     postResponseHandler: async (c: Context, call: Call) => {
@@ -111,13 +113,18 @@ export async function createApi(definition: Document, handlers: Record<string, H
 
   api.registerSecurityHandler('gwApiKey', async (c: Context) => {
     const header = c.request.headers['x-gw-api-key'];
-    return { principal: await services.authenticator.authenticate(Array.isArray(header) ? header[0] : header) };
+    return { principal: await services.credentials.fromToken(Array.isArray(header) ? header[0] : header) };
   });
   api.registerSecurityHandler('bearerAuth', async (c: Context) => {
     const header = c.request.headers.authorization;
     const value = Array.isArray(header) ? header[0] : header;
     const token = value?.match(/^Bearer\s+(.+)$/i)?.[1];
-    return { principal: await services.authenticator.authenticate(token) };
+    return { principal: await services.credentials.fromToken(token) };
+  });
+  api.registerSecurityHandler('sessionCookie', async (c: Context) => {
+    // No cookie: the scheme was not presented (falsy, no error), so the other schemes' reasons are the ones reported.
+    const resolving = services.credentials.fromCookie(c.request.headers as IncomingHttpHeaders, c.request.method);
+    return resolving ? { principal: await resolving } : undefined;
   });
 
   await api.init();
@@ -142,10 +149,25 @@ function registerHandlers(api: OpenAPIBackend, handlers: Record<string, Handler>
   for (const id of operationIds) {
     const scope = (api.getOperation(id) as { 'x-gw-scope'?: string } | undefined)?.['x-gw-scope'];
     const secured = (api.getOperation(id)?.security ?? []).length > 0;
-    if (secured && !scope) throw new Error(`operation ${id} is secured but declares no x-gw-scope`);
+    // x-gw-no-scope: any authenticated caller may call it (GET /v1/auth/self, sign-out); it says so explicitly.
+    const scopeFree = (api.getOperation(id) as { 'x-gw-no-scope'?: boolean } | undefined)?.['x-gw-no-scope'] === true;
+    if (secured && !scope && !scopeFree) throw new Error(`operation ${id} is secured but declares no x-gw-scope`);
     if (scope && !knownScopes.has(scope)) throw new Error(`operation ${id} declares x-gw-scope ${scope}, which is not in the spec's Scope list`);
   }
-  api.register(Object.fromEntries(Object.entries(handlers).map(([id, handler]) => [id, withAudit(api, id, handler)])) as never);
+  api.register(Object.fromEntries(Object.entries(handlers).map(([id, handler]) => [id, inOperationErrorFormat(api, id, withAudit(api, id, handler))])) as never);
+}
+
+/** Operations that speak SCIM or OAuth answer errors in that protocol's shape (server/protocol-errors.ts). */
+function inOperationErrorFormat(api: OpenAPIBackend, operationId: string, handler: Handler): Handler {
+  const format = errorFormatOf(api.getOperation(operationId));
+  if (!format) return handler;
+  return async (c, call) => {
+    try {
+      return await handler(c, call);
+    } catch (error) {
+      throw inErrorFormat(format, error);
+    }
+  };
 }
 
 /** Administrative writes (server/audit.ts decides which) leave an audit entry whatever their outcome. */

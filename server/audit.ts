@@ -77,6 +77,8 @@ export async function recordAudit(c: Context, call: Call, status: number, reply?
       workspace_id: workspaceId,
       actor_user_id: principal.userId,
       actor_key_id: principal.keyId,
+      actor_credential: principal.credential,
+      actor_subject: principal.subject,
       action: operation!.operationId ?? 'unknown',
       method: c.request.method.toUpperCase(),
       path: c.request.path,

@@ -38,6 +38,71 @@ export interface Config {
   logRetentionDays: number;
   /** Tests only: validate every response against the spec and fail loudly. */
   validateResponses: boolean;
+  /** Where users and identity providers reach gw (redirect URLs, the OAuth issuer); https makes session cookies Secure. */
+  publicUrl: string;
+  /** JWT authentication; undefined when JWT_JWKS_URL is not set (then no token is treated as a JWT). */
+  jwt: JwtConfig | undefined;
+  /** Console sessions (SSO sign-in). */
+  sessionTtlMs: number;
+  /** OAuth authorization server lifetimes. */
+  oauth: { accessTokenTtlMs: number; refreshTokenTtlMs: number; codeTtlMs: number };
+}
+
+/** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
+export interface JwtConfig {
+  jwksUrls: readonly string[];
+  issuer: string | undefined;
+  audience: string | undefined;
+  algorithms: readonly string[];
+  clockToleranceSeconds: number;
+  /** How long fetched key sets are used before they are fetched again. */
+  jwksCacheMs: number;
+  /** Shortest time between two fetches caused by an unknown `kid`. */
+  jwksCooldownMs: number;
+  claims: {
+    user: string;
+    email: string;
+    organisation: string;
+    workspace: string;
+    role: string;
+    workspaceRole: string;
+    scopes: string;
+  };
+}
+
+const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+function jwtConfig(env: Env): JwtConfig | undefined {
+  const jwksUrls = (env.JWT_JWKS_URL ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (jwksUrls.length === 0) return undefined;
+  for (const [index, raw] of jwksUrls.entries()) url({ [`JWT_JWKS_URL[${index}]`]: raw }, `JWT_JWKS_URL[${index}]`, ['https:', 'http:']);
+  const algorithms = (env.JWT_ALGORITHMS || 'RS256,ES256,PS256,EdDSA').split(',').map((item) => item.trim()).filter(Boolean);
+  for (const algorithm of algorithms) {
+    // HMAC algorithms need a shared secret, not a key set; 'none' is never a signature.
+    if (!JWT_ALGORITHMS.includes(algorithm)) throw new ConfigError(`JWT_ALGORITHMS: ${algorithm} is not one of ${JWT_ALGORITHMS.join(', ')}`);
+  }
+  const claim = (name: string, fallback: string) => env[name] || fallback;
+  return Object.freeze({
+    jwksUrls: Object.freeze(jwksUrls),
+    issuer: env.JWT_ISSUER || undefined,
+    audience: env.JWT_AUDIENCE || undefined,
+    algorithms: Object.freeze(algorithms),
+    clockToleranceSeconds: integer(env, 'JWT_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
+    jwksCacheMs: integer(env, 'JWT_JWKS_CACHE_SECONDS', 600, 1, 86_400) * 1000,
+    jwksCooldownMs: integer(env, 'JWT_JWKS_COOLDOWN_SECONDS', 30, 0, 3600) * 1000,
+    claims: Object.freeze({
+      user: claim('JWT_CLAIM_USER', 'sub'),
+      email: claim('JWT_CLAIM_EMAIL', 'email'),
+      organisation: claim('JWT_CLAIM_ORGANISATION', 'organisation_id'),
+      workspace: claim('JWT_CLAIM_WORKSPACE', 'workspace_id'),
+      role: claim('JWT_CLAIM_ROLE', 'role'),
+      workspaceRole: claim('JWT_CLAIM_WORKSPACE_ROLE', 'workspace_role'),
+      scopes: claim('JWT_CLAIM_SCOPES', 'scope'),
+    }),
+  });
 }
 
 export class ConfigError extends Error {}
@@ -133,5 +198,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
     logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),
+    publicUrl: (url(env, 'GW_PUBLIC_URL', ['https:', 'http:']) ?? `http://localhost:${integer(env, 'GW_PORT', 8787, 0, 65535)}`).replace(/\/+$/, ''),
+    jwt: jwtConfig(env),
+    sessionTtlMs: integer(env, 'GW_SESSION_TTL_HOURS', 12, 1, 24 * 90) * 3_600_000,
+    oauth: Object.freeze({
+      accessTokenTtlMs: integer(env, 'GW_OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400) * 1000,
+      refreshTokenTtlMs: integer(env, 'GW_OAUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, 365) * 86_400_000,
+      codeTtlMs: 60_000,
+    }),
   });
 }

@@ -8,7 +8,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   const payload = body === undefined ? '' : JSON.stringify(body);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.statusCode = status;
-  if (payload) res.setHeader('content-type', 'application/json; charset=utf-8');
+  if (payload && !res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(payload));
   res.end(payload);
 }

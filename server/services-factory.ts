@@ -22,6 +22,14 @@ import { SecretBox } from '../store/secret-box.js';
 import { UpstreamClient } from '../gateway/transport/upstream-client.js';
 import { Store } from '../store/store.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
+import { Credentials } from './auth/credentials.js';
+import { JwtAuthenticator } from './auth/jwt/jwt-authenticator.js';
+import { MergedKeySets } from './auth/jwt/key-sets.js';
+import { OAuthTokenAuthenticator } from './auth/oauth-token-authenticator.js';
+import { ScimTokenAuthenticator } from './auth/scim-token-authenticator.js';
+import { SessionAuthenticator } from './auth/session-authenticator.js';
+import { createGuardedFetch, type GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import type { ResolveHost } from '../gateway/outbound/url-guard.js';
 import type { Config } from './config.js';
 import { LocalInvalidationBus, RedisInvalidationBus, type InvalidationBus } from './invalidation.js';
 import { createLogger, type Logger } from './logger.js';
@@ -34,6 +42,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Tests only: provider name -> origin of a fake upstream, for providers with a fixed host. */
   upstreamOriginOverrides?: Readonly<Record<string, string>>;
+  /** Tests only: the resolver the outbound guard uses for identity URLs, so no test queries real DNS. */
+  resolveHost?: ResolveHost;
 }
 
 async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
@@ -73,6 +83,8 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   logRetention.start();
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
+  const authenticator = new ApiKeyAuthenticator(store, bus, now);
+  const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
   return {
     config,
     db,
@@ -80,7 +92,9 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     redis,
     bus,
     secrets,
-    authenticator: new ApiKeyAuthenticator(store, bus, now),
+    authenticator,
+    credentials: createCredentials(config, store, bus, now, logger, authenticator, identityFetch),
+    identityFetch,
     logger,
     requestLogs,
     logExports,
@@ -96,6 +110,27 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
     now,
   };
+}
+
+function createCredentials(
+  config: Readonly<Config>,
+  store: Store,
+  bus: InvalidationBus,
+  now: () => number,
+  logger: Logger,
+  apiKeys: ApiKeyAuthenticator,
+  fetch: GuardedFetch,
+): Credentials {
+  const jwt = config.jwt;
+  const keySets =
+    jwt && new MergedKeySets({ urls: jwt.jwksUrls, fetch, now, cacheMs: jwt.jwksCacheMs, cooldownMs: jwt.jwksCooldownMs, logger });
+  return new Credentials({
+    apiKeys,
+    jwt: jwt && keySets ? new JwtAuthenticator(jwt, keySets, store, bus, now) : undefined,
+    sessions: new SessionAuthenticator(store, bus, now),
+    scimTokens: new ScimTokenAuthenticator(store, bus, now),
+    oauthTokens: new OAuthTokenAuthenticator(store, bus, now),
+  });
 }
 
 /** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */

@@ -15,6 +15,8 @@ import type { createClient } from 'redis';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
+import type { Credentials } from './auth/credentials.js';
+import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
 import type { Config } from './config.js';
 import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
@@ -30,6 +32,10 @@ export interface Services {
   bus: InvalidationBus;
   secrets: SecretBox;
   authenticator: ApiKeyAuthenticator;
+  /** The one place any credential (API key, JWT, session, SCIM or OAuth token) becomes a Principal. */
+  credentials: Credentials;
+  /** fetch for identity providers and key sets: through the outbound guard unless TRUSTED_CUSTOM_HOSTS lists the host. */
+  identityFetch: GuardedFetch;
   logger: Logger;
   /** Where every gateway request's log entry goes (batched writer). */
   requestLogs: RequestLogSink;

@@ -17,6 +17,11 @@ import { LogFeedbackRepository } from './repositories/log-feedback.js';
 import { LogExportsRepository } from './repositories/log-exports.js';
 import { UsersRepository } from './repositories/users.js';
 import { WorkspacesRepository } from './repositories/workspaces.js';
+import { OAuthRepository } from './repositories/oauth.js';
+import { ScimRepository } from './repositories/scim.js';
+import { ScimTokensRepository } from './repositories/scim-tokens.js';
+import { SessionsRepository } from './repositories/sessions.js';
+import { SsoRepository } from './repositories/sso.js';
 import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
 
 /**
@@ -43,6 +48,11 @@ export class Store {
   readonly guardrailExclusions: GuardrailExclusionsRepository;
   readonly usageLimitsPolicies: LimitPoliciesRepository<UsageLimitsPolicyRecord>;
   readonly rateLimitsPolicies: LimitPoliciesRepository<RateLimitsPolicyRecord>;
+  readonly sessions: SessionsRepository;
+  readonly sso: SsoRepository;
+  readonly scimTokens: ScimTokensRepository;
+  readonly scim: ScimRepository;
+  readonly oauth: OAuthRepository;
   /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
   sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
 
@@ -66,6 +76,11 @@ export class Store {
     this.guardrailExclusions = new GuardrailExclusionsRepository(db);
     this.usageLimitsPolicies = new LimitPoliciesRepository(db, 'usage_limits_policies');
     this.rateLimitsPolicies = new LimitPoliciesRepository(db, 'rate_limits_policies');
+    this.sessions = new SessionsRepository(db);
+    this.sso = new SsoRepository(db);
+    this.scimTokens = new ScimTokensRepository(db);
+    this.scim = new ScimRepository(db);
+    this.oauth = new OAuthRepository(db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -23,12 +23,14 @@ function savedProviderSlug(state: ChatState): string | undefined {
 async function limitInputs(state: ChatState): Promise<LimitInputs> {
   if (state.limitInputs) return state.limitInputs;
   const { principal } = state;
+  // Callers without a key (JWT, session, OAuth token) match no key-owned policy.
+  const apiKeyId = principal.keyId ?? '';
   const policies = await state.call.services.limitPolicies.forRequest({
     organisationId: principal.organisationId,
-    apiKeyId: principal.keyId,
+    apiKeyId,
     workspaceId: principal.gatewayWorkspaceId,
   });
-  const facts = requestFacts({ apiKeyId: principal.keyId, workspaceId: principal.gatewayWorkspaceId, metadata: state.headers?.metadata });
+  const facts = requestFacts({ apiKeyId, workspaceId: principal.gatewayWorkspaceId, metadata: state.headers?.metadata });
   facts.provider = savedProviderSlug(state);
   state.limitInputs = { policies, facts };
   return state.limitInputs;

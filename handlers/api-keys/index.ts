@@ -1,3 +1,4 @@
+import { actorOf } from '../../server/auth/principal.js';
 import type { Context } from 'openapi-backend';
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../server/auth/api-key-secret.js';
@@ -82,7 +83,7 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
       rotation_period: input.rotation_period ?? null,
       rotation_period_days: input.rotation_period ? null : days,
       next_rotation_at: nextRotationAt(days, now()),
-      created_by: principal.userId ?? principal.keyId,
+      created_by: actorOf(principal),
       ...attachedLimitsInput(input),
     },
     new Date(now()).toISOString(),

@@ -1,3 +1,4 @@
+import { actorOf } from '../../server/auth/principal.js';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'openapi-backend';
 import { assertRoutable } from '../../gateway/routing/config-checks.js';
@@ -76,7 +77,7 @@ export const createConfig: Handler = async (c, call) => {
   const document = sealDocument(call, input.config);
   const record = await store.transaction((tx) =>
     tx.configs.create(
-      { organisation_id: principal.organisationId, workspace_id: workspaceId, name: input.name, slug, created_by: principal.userId ?? principal.keyId },
+      { organisation_id: principal.organisationId, workspace_id: workspaceId, name: input.name, slug, created_by: actorOf(principal) },
       document,
       isoNow(call),
     ),
@@ -117,7 +118,7 @@ export const updateConfig: Handler = async (c, call) => {
   const document = input.config ? sealDocument(call, input.config, latest) : { config: latest?.config ?? {}, secrets: latest?.secrets ?? null };
   const changes = input.name !== undefined ? { name: input.name } : {};
   try {
-    await store.transaction((tx) => tx.configs.update(record, changes, document, principal.userId ?? principal.keyId, isoNow(call)));
+    await store.transaction((tx) => tx.configs.update(record, changes, document, actorOf(principal), isoNow(call)));
   } catch (error) {
     // Two updates raced for the same next version number; the loser may simply retry.
     if (await store.configs.version(record.id, record.version + 1)) throw new ConflictError('The config changed meanwhile; retry', 'version_conflict');

@@ -1,3 +1,4 @@
+import { actorOf } from '../../server/auth/principal.js';
 import { randomBytes } from 'node:crypto';
 import { assertValidChecks } from '../../gateway/guardrails/check-parameters.js';
 import { sealCheckSecrets } from '../../gateway/guardrails/check-secrets.js';
@@ -89,7 +90,7 @@ export const createGuardrail: Handler = async (c, call) => {
       actions: input.actions ?? {},
       fail_on_error: input.failOnError ?? false,
       timeout_ms: input.timeout_ms ?? null,
-      created_by: principal.userId ?? principal.keyId,
+      created_by: actorOf(principal),
     },
     isoNow(call),
   );

@@ -1,3 +1,4 @@
+import { actorOf } from '../../server/auth/principal.js';
 import { createReadStream, existsSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Principal } from '../../server/auth/principal.js';
@@ -56,7 +57,7 @@ export const createLogExport: Handler = async (c, call) => {
       description: input.description ?? null,
       filters,
       requested_fields: input.requested_fields,
-      created_by: principal.userId ?? principal.keyId,
+      created_by: actorOf(principal),
     },
     isoNow(call),
   );

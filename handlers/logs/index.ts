@@ -95,7 +95,7 @@ export const insertLogs: Handler = async (c, call) => {
   const entries: RequestLogEntry[] = [];
   for (const log of logs) {
     const workspaceId = await targetWorkspaceId(call, principal, log.workspace_id);
-    const entry = toEntry(log, { organisationId: principal.organisationId, workspaceId, apiKeyId: principal.keyId, now });
+    const entry = toEntry(log, { organisationId: principal.organisationId, workspaceId, apiKeyId: principal.keyId ?? '', now });
     entries.push(prepareEntry(entry, masked, config.logBodyMaxBytes));
   }
   await call.services.store.requestLogs.insertMany(entries, 'custom');

@@ -1,3 +1,4 @@
+import { actorOf } from '../../server/auth/principal.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { components } from '../../generated/types.js';
 import { principalOf, type Call } from '../../server/call.js';
@@ -82,7 +83,7 @@ export const createInvite: Handler = async (c, call) => {
       workspaces,
       token_hash: hash,
       expires_at: new Date(now() + (input.expires_in_days ?? 7) * DAY_MS).toISOString(),
-      created_by: principal.userId ?? principal.keyId,
+      created_by: actorOf(principal),
     },
     isoNow(call),
   );

@@ -87,7 +87,9 @@ export class ApiKeyAuthenticator {
       scopes = scopesWithinRole(role, scopes);
     }
     return {
+      credential: 'api_key',
       keyId: record.id,
+      subject: null,
       organisationId: record.organisation_id,
       workspaceId: record.workspace_id,
       gatewayWorkspaceId: workspaceId,

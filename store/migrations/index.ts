@@ -10,6 +10,10 @@ import * as autoCreatedKeys from './008_auto_created_keys.js';
 import * as exportLeases from './009_export_leases.js';
 import * as specialMetadata from './010_special_metadata.js';
 import * as requestLogEndpoint from './011_request_log_endpoint.js';
+import * as identityInLogs from './180_identity_in_logs.js';
+import * as sessionsAndSso from './181_sessions_and_sso.js';
+import * as scim from './182_scim.js';
+import * as oauth from './183_oauth.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -27,4 +31,8 @@ export const migrations: Record<string, Knex.Migration> = {
   '009_export_leases': exportLeases,
   '010_special_metadata': specialMetadata,
   '011_request_log_endpoint': requestLogEndpoint,
+  '180_identity_in_logs': identityInLogs,
+  '181_sessions_and_sso': sessionsAndSso,
+  '182_scim': scim,
+  '183_oauth': oauth,
 };

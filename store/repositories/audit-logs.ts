@@ -1,3 +1,4 @@
+import type { CredentialKind } from '../../server/auth/principal.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { fromJson, toJson } from '../json-column.js';
@@ -9,6 +10,10 @@ export interface AuditLogEntry {
   workspace_id: string | null;
   actor_user_id: string | null;
   actor_key_id: string | null;
+  /** What the actor authenticated with; null on entries written before credentials were recorded. */
+  actor_credential: CredentialKind | null;
+  /** The user a JWT, session or OAuth token named. */
+  actor_subject: string | null;
   action: string;
   method: string;
   path: string;
@@ -53,7 +58,7 @@ export class AuditLogsRepository {
     if (filter.resource_id) query.andWhere({ resource_id: filter.resource_id });
     if (filter.workspace_id) query.andWhere({ workspace_id: filter.workspace_id });
     const actor = filter.actor_id;
-    if (actor) query.andWhere((q) => q.where({ actor_user_id: actor }).orWhere({ actor_key_id: actor }));
+    if (actor) query.andWhere((q) => q.where({ actor_user_id: actor }).orWhere({ actor_key_id: actor }).orWhere({ actor_subject: actor }));
     return paginate(query, page, toEntry);
   }
 }

@@ -58,6 +58,18 @@ export class OrganisationsRepository {
     return row ? toOrganisation(row) : undefined;
   }
 
+  /** By id or slug (how JWTs and sign-in links name an organisation). */
+  async find(idOrSlug: string): Promise<Organisation | undefined> {
+    const row = await this.db('organisations').where({ id: idOrSlug }).orWhere({ slug: idOrSlug }).first();
+    return row ? toOrganisation(row) : undefined;
+  }
+
+  /** The organisation when the deployment has exactly one. */
+  async sole(): Promise<Organisation | undefined> {
+    const rows = await this.db('organisations').limit(2);
+    return rows.length === 1 ? toOrganisation(rows[0]) : undefined;
+  }
+
   /** effectiveSettings of one organisation; what SavedResources.organisationSettings serves (and caches). */
   async settingsOf(id: string, forceBlockInlineConfig: boolean): Promise<Record<string, unknown> | undefined> {
     const organisation = await this.get(id);

@@ -17,7 +17,7 @@ const INSERT_CHUNK = 400;
 
 /** Columns a list answers with: everything but the (possibly large) bodies and headers. */
 const SUMMARY_COLUMNS = [
-  'id', 'endpoint', 'organisation_id', 'workspace_id', 'api_key_id', 'source', 'trace_id', 'span_id', 'parent_span_id', 'span_name',
+  'id', 'endpoint', 'organisation_id', 'workspace_id', 'api_key_id', 'auth_subject', 'source', 'trace_id', 'span_id', 'parent_span_id', 'span_name',
   'created_at', 'config_id', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream', 'prompt_tokens',
   'completion_tokens', 'total_tokens', 'cost', 'cache_status', 'retry_count', 'route', 'metadata', 'error',
 ];
@@ -38,6 +38,7 @@ export function toLogRow(entry: RequestLogEntry, source: LogSource): Record<stri
     organisation_id: entry.organisation_id,
     workspace_id: entry.workspace_id,
     api_key_id: entry.api_key_id || null,
+    auth_subject: entry.auth_subject ?? null,
     source,
     trace_id: entry.trace_id,
     span_id: entry.span_id,
@@ -81,6 +82,7 @@ export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
     organisation_id: row.organisation_id as string,
     workspace_id: row.workspace_id as string,
     api_key_id: (row.api_key_id as string | null) ?? '',
+    auth_subject: (row.auth_subject as string | null) ?? null,
     source: row.source as LogSource,
     trace_id: row.trace_id as string,
     span_id: (row.span_id as string | null) ?? null,

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
 export type OrganisationRole = 'owner' | 'admin' | 'member';
+export type UserStatus = 'active' | 'inactive' | 'removed';
 
 export interface User {
   id: string;
@@ -11,7 +12,13 @@ export interface User {
   first_name: string | null;
   last_name: string | null;
   role: OrganisationRole;
-  status: 'active' | 'removed';
+  /** inactive: deactivated (SCIM `active: false`), may be reactivated; removed: deleted. */
+  status: UserStatus;
+  /** The SCIM client's id for the user. */
+  external_id: string | null;
+  /** The OIDC subject of the user's SSO sign-ins. */
+  sso_subject: string | null;
+  provisioned_by: 'invite' | 'sso' | 'scim' | null;
   created_at: string;
   updated_at: string;
 }
@@ -22,6 +29,9 @@ export interface NewUser {
   first_name?: string | null;
   last_name?: string | null;
   role: OrganisationRole;
+  external_id?: string | null;
+  sso_subject?: string | null;
+  provisioned_by?: User['provisioned_by'];
 }
 
 export class UsersRepository {
@@ -36,6 +46,9 @@ export class UsersRepository {
       last_name: input.last_name ?? null,
       role: input.role,
       status: 'active',
+      external_id: input.external_id ?? null,
+      sso_subject: input.sso_subject ?? null,
+      provisioned_by: input.provisioned_by ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -56,7 +69,16 @@ export class UsersRepository {
     return paginate(this.db('users').where({ organisation_id: organisationId, status: 'active' }), page, (row: User) => row);
   }
 
-  async update(organisationId: string, id: string, changes: Partial<Pick<User, 'first_name' | 'last_name' | 'role' | 'status'>>, now: string): Promise<void> {
+  async findBySsoSubject(organisationId: string, subject: string): Promise<User | undefined> {
+    return this.db('users').where({ organisation_id: organisationId, sso_subject: subject }).first();
+  }
+
+  async update(
+    organisationId: string,
+    id: string,
+    changes: Partial<Pick<User, 'first_name' | 'last_name' | 'role' | 'status' | 'email' | 'external_id' | 'sso_subject'>>,
+    now: string,
+  ): Promise<void> {
     await this.db('users').where({ organisation_id: organisationId, id }).update({ ...changes, updated_at: now });
   }
 

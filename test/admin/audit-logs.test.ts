@@ -67,7 +67,7 @@ for (const engine of fullEngines()) {
       assert.equal(createWorkspace.resource_type, 'workspaces');
       assert.equal(createWorkspace.resource_id, created.body.id);
       assert.equal(createWorkspace.workspace_id, created.body.id);
-      assert.deepEqual(createWorkspace.actor, { user_id: (await app.services.db('users').first()).id, api_key_id: adminKeyId });
+      assert.deepEqual(createWorkspace.actor, { user_id: (await app.services.db('users').first()).id, api_key_id: adminKeyId, credential: 'api_key', subject: null });
       assert.equal(createWorkspace.ip_address, '127.0.0.1');
       assert.equal(createWorkspace.created_at, '2026-11-23T10:00:00.000Z');
       assert.ok(createWorkspace.trace_id);

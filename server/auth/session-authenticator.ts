@@ -1,0 +1,55 @@
+import type { Store } from '../../store/store.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import type { InvalidationBus } from '../invalidation.js';
+import { hashOpaqueToken } from './opaque-token.js';
+import type { Principal } from './principal.js';
+import { PrincipalCache } from './principal-cache.js';
+import { userPrincipal } from './user-principal.js';
+
+/** Published with a session id when it is revoked (sign-out, the user deactivated). */
+export const SESSIONS_TOPIC = 'sessions';
+export const SESSION_COOKIE = 'gw_session';
+/**
+ * Cookie-authenticated writes must carry the session's CSRF token in this header: a cross-site
+ * form or script cannot read the token or set the header (gw answers no CORS preflight).
+ */
+export const CSRF_HEADER = 'x-gw-csrf-token';
+
+const SAFE_METHODS = new Set(['get', 'head', 'options']);
+
+/** Resolves the console session cookie to its user's principal; writes need the CSRF header too. */
+export class SessionAuthenticator {
+  private readonly cache: PrincipalCache<{ csrfToken: string }>;
+
+  constructor(
+    private readonly store: Store,
+    bus: InvalidationBus,
+    private readonly now: () => number,
+  ) {
+    this.cache = new PrincipalCache(bus, SESSIONS_TOPIC);
+  }
+
+  async authenticate(token: string, method: string, csrfHeader: string | undefined): Promise<Principal> {
+    const entry = await this.cache.resolve(hashOpaqueToken(token), this.now(), () => this.load(token));
+    if (!entry) throw new UnauthorizedError('The session has ended: sign in again', 'invalid_session');
+    if (!SAFE_METHODS.has(method.toLowerCase()) && csrfHeader !== entry.extra.csrfToken) {
+      throw new ForbiddenError(`A write with a session cookie needs the session's CSRF token in ${CSRF_HEADER}`, 'csrf_token_mismatch');
+    }
+    return entry.principal;
+  }
+
+  /** The CSRF token of a live session (GET /v1/auth/self hands it to the console). */
+  async csrfTokenOf(token: string): Promise<string | undefined> {
+    return (await this.cache.resolve(hashOpaqueToken(token), this.now(), () => this.load(token)))?.extra.csrfToken;
+  }
+
+  private async load(token: string) {
+    const session = await this.store.sessions.findByTokenHash(hashOpaqueToken(token));
+    if (!session || session.revoked_at !== null) return undefined;
+    const expiresAt = Date.parse(session.expires_at);
+    if (expiresAt <= this.now()) return undefined;
+    const user = await this.store.users.get(session.organisation_id, session.user_id);
+    const principal = user && (await userPrincipal(this.store, user, { credential: 'session', validUntil: expiresAt, credentialId: session.id }));
+    return principal ? { principal, extra: { csrfToken: session.csrf_token } } : undefined;
+  }
+}

@@ -1,0 +1,63 @@
+import { ApiError, type ErrorType } from './errors.js';
+
+/**
+ * SCIM (RFC 7644 section 3.12) and OAuth (RFC 6749 section 5.2) clients parse their protocol's
+ * own error bodies, so operations that speak those protocols (`x-gw-error-format` in the spec)
+ * answer errors in that shape instead of gw's error body. Everything else is unchanged.
+ */
+export type ErrorFormat = 'scim' | 'oauth';
+
+const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/** An error whose body is already in a protocol's shape. */
+export class ProtocolError extends ApiError {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    type: ErrorType,
+    readonly body: unknown,
+    headers: Record<string, string>,
+  ) {
+    super(status, code, message, type, { headers });
+  }
+}
+
+const TYPE_OF_STATUS: Record<number, ErrorType> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'conflict_error',
+};
+
+/** scimType values of RFC 7644 table 9, for a 400 or 409. */
+export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
+
+export function scimError(status: number, detail: string, scimType?: ScimType): ProtocolError {
+  const body = { schemas: [SCIM_ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail };
+  return new ProtocolError(status, scimType ?? 'scim_error', detail, TYPE_OF_STATUS[status] ?? 'api_error', body, { 'content-type': 'application/scim+json' });
+}
+
+/** RFC 6749 error codes (and RFC 7591's for registration). */
+export function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): ProtocolError {
+  return new ProtocolError(status, error, description, TYPE_OF_STATUS[status] ?? 'api_error', { error, error_description: description }, {
+    'cache-control': 'no-store',
+    ...headers,
+  });
+}
+
+/** Any error thrown on an operation of that format, in the format's shape. */
+export function inErrorFormat(format: ErrorFormat | undefined, error: unknown): unknown {
+  if (!format || !(error instanceof ApiError) || error instanceof ProtocolError || error.status >= 500) return error;
+  if (format === 'scim') {
+    const scimType: ScimType | undefined = error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined;
+    return scimError(error.status, error.param ? `${error.message} (${error.param})` : error.message, scimType);
+  }
+  const code = error.status === 401 ? 'invalid_client' : error.status === 403 ? 'access_denied' : 'invalid_request';
+  return oauthError(error.status, code, error.message);
+}
+
+export function errorFormatOf(operation: unknown): ErrorFormat | undefined {
+  return (operation as { 'x-gw-error-format'?: ErrorFormat } | undefined)?.['x-gw-error-format'];
+}
