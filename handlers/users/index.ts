@@ -1,4 +1,4 @@
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { announceRevokedAccess, revokeUserAccess } from '../../server/auth/revoke-access.js';
 import { principalOf, type Call } from '../../server/call.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../server/errors.js';
 import type { User } from '../../store/repositories/users.js';
@@ -48,7 +48,7 @@ export const updateUser: Handler = async (c, call) => {
   return { body: await presentUser(store, (await store.users.get(principal.organisationId, user.id))!) };
 };
 
-/** Removing a user ends their memberships and revokes every key that acts for them. */
+/** Removing a user ends their memberships and revokes every key, session and OAuth grant that acts for them. */
 export const removeUser: Handler = async (c, call) => {
   const principal = principalOf(call);
   const user = await activeUser(call, pathId(c));
@@ -58,8 +58,8 @@ export const removeUser: Handler = async (c, call) => {
   const revoked = await store.transaction(async (tx) => {
     await tx.users.update(principal.organisationId, user.id, { status: 'removed' }, now);
     await tx.workspaceMembers.removeUser(user.id);
-    return tx.apiKeys.revokeWhere(principal.organisationId, { user_id: user.id }, now);
+    return revokeUserAccess(tx, principal.organisationId, user.id, now);
   });
-  for (const keyId of revoked) await bus.publish(API_KEYS_TOPIC, keyId);
+  await announceRevokedAccess(bus, user.id, revoked);
   return { body: { id: user.id, object: 'user', deleted: true } };
 };
