@@ -70,6 +70,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/organisation/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's SSO (OIDC) settings, the client secret masked. */
+        get: operations["getSsoSettings"];
+        /** Set the organisation's OIDC identity provider. The issuer passes the outbound address guard. */
+        put: operations["updateSsoSettings"];
+        post?: never;
+        /** Remove the SSO settings; live sessions stay until they end or are revoked. */
+        delete: operations["deleteSsoSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/users": {
         parameters: {
             query?: never;
@@ -103,6 +122,25 @@ export interface paths {
         post?: never;
         /** Remove a user: memberships end and their keys are revoked. */
         delete: operations["removeUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Ends every live console session of a user on every instance. */
+        delete: operations["revokeUserSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -354,6 +392,74 @@ export interface paths {
         };
         /** Administrative writes, newest first, filtered. */
         get: operations["listAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's user, organisation, workspaces, role and scopes, for a console session, a JWT or an OAuth access token. An API key alone is refused. */
+        get: operations["getAuthSelf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends the caller's console session (server-side) and clears the cookie. */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The redirect URL registered with the identity provider: exchanges the code, provisions the user on first sign-in (unless disable_auto_provision_user), sets a new session cookie and redirects to return_to. */
+        get: operations["finishSsoSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Starts an SSO sign-in (authorization code with PKCE) and redirects to the identity provider. */
+        get: operations["startSsoSignIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1327,6 +1433,47 @@ export interface components {
         };
         AuditLogList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["AuditLogEntry"][];
+        };
+        /** @description Who the caller is, for a console session, a JWT or an OAuth access token. */
+        AuthSelf: {
+            /** @enum {string} */
+            credential: "session" | "jwt" | "oauth";
+            /** @description Sessions only. Send it as x-gw-csrf-token on every write made with the session cookie. */
+            csrf_token?: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @enum {string} */
+            object: "auth_self";
+            organisation: {
+                id: components["schemas"]["Uuid"];
+                name: string;
+                slug: string;
+            };
+            role: {
+                /** @enum {string} */
+                organisation: "owner" | "admin" | "member";
+                /** @enum {string|null} */
+                workspace: "admin" | "manager" | "member" | null;
+            };
+            scopes: string[];
+            user: {
+                email: string | null;
+                first_name: string | null;
+                /** @description The gw user; null for a JWT whose user gw does not know. */
+                id: string | null;
+                last_name: string | null;
+                /** @description The user as the credential names them (the JWT's user claim). */
+                subject: string | null;
+            };
+            /** @description The workspace the credential acts in; null when it acts organisation-wide. */
+            workspace_id: string | null;
+            workspaces: {
+                id: string;
+                name: string;
+                /** @enum {string|null} */
+                role: "admin" | "manager" | "member" | null;
+                slug: string;
+            }[];
         };
         /**
          * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint`; `workload` uses Azure workload identity; `wif` and `entraFederated` use the host's federated identity.
@@ -2355,6 +2502,11 @@ export interface components {
             /** @description Wait what the upstream asks in `retry-after-ms` or `Retry-After` instead of the backoff; a longer wait than the budget left ends the retries. */
             use_retry_after_header?: boolean;
         };
+        RevokedSessions: {
+            /** @description How many live sessions ended. */
+            revoked: number;
+            success: boolean;
+        };
         RotateApiKey: {
             /** @description How long the old secret keeps working; default 0 (it stops at once). */
             key_transition_period_ms?: number;
@@ -2391,8 +2543,35 @@ export interface components {
             logging?: components["schemas"]["LoggingSecurity"];
             network?: components["schemas"]["NetworkSecurity"];
         };
+        SignOutResult: {
+            success: boolean;
+        };
         Slug: string;
         SpecialMetadataValue: string;
+        SsoSettings: {
+            client_id: string;
+            /** @description Masked; null for a public client (PKCE only). */
+            client_secret: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * @description The organisation role of users provisioned at their first sign-in.
+             * @enum {string}
+             */
+            default_role: "admin" | "member";
+            /** @description When not empty, only these email domains (and their subdomains) may sign in. */
+            email_domains: string[];
+            enabled: boolean;
+            /** @description The OIDC issuer; gw reads `<issuer>/.well-known/openid-configuration`. */
+            issuer: string;
+            /** @enum {string} */
+            object: "sso_settings";
+            organisation_id: components["schemas"]["Uuid"];
+            /** @description Register this redirect URL with the identity provider. */
+            redirect_uri: string;
+            /** @description Where a browser starts signing in to this organisation. */
+            sign_in_url: string;
+            updated_at: components["schemas"]["Timestamp"];
+        };
         Strategy: {
             conditions?: {
                 /** @description Operators $eq $ne $gt $gte $lt $lte $in $nin $regex $and $or over metadata.* and params.*. */
@@ -2517,6 +2696,21 @@ export interface components {
             name?: string;
             unit?: components["schemas"]["RateLimitsUnit"];
             value?: number;
+        };
+        UpdateSsoSettings: {
+            client_id: string;
+            /** @description Omit to keep the stored secret; null for a public client. */
+            client_secret?: string | null;
+            /**
+             * @default member
+             * @enum {string}
+             */
+            default_role: "admin" | "member";
+            email_domains?: string[];
+            /** @default true */
+            enabled: boolean;
+            /** Format: uri */
+            issuer: string;
         };
         UpdateUsageLimitsPolicy: {
             alert_threshold?: number | null;
@@ -3003,6 +3197,82 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    getSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSsoSettings"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOutResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
     listUsers: {
         parameters: {
             query?: {
@@ -3114,6 +3384,32 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedSessions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };
@@ -3689,6 +3985,105 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAuthSelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthSelf"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            default: components["responses"]["Error"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOutResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    finishSsoSignIn: {
+        parameters: {
+            query: {
+                code?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in; the session cookie is set. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    startSsoSignIn: {
+        parameters: {
+            query?: {
+                /** @description Organisation id or slug; may be left out when the deployment has one organisation. */
+                organisation?: string;
+                /** @description A path on gw to return to after signing in (never another site). */
+                return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider's authorization endpoint. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

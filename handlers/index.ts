@@ -1,4 +1,5 @@
 import * as apiKeys from './api-keys/index.js';
+import * as auth from './auth/index.js';
 import * as analytics from './analytics/index.js';
 import * as feedback from './feedback/index.js';
 import * as logExports from './logs/exports.js';
@@ -34,4 +35,5 @@ export const handlers: Record<string, Handler> = {
   ...configs,
   ...guardrails,
   ...policies,
+  ...auth,
 };

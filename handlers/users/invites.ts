@@ -7,7 +7,7 @@ import { effectiveSettings } from '../../store/repositories/organisations.js';
 import type { Invitation } from '../../store/repositories/invitations.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';
-import { autoCreateUserKey } from '../workspaces/auto-create-key.js';
+import { joinByInvitation } from './join-by-invitation.js';
 import { presentUser } from './present.js';
 
 type InviteBody = components['schemas']['Invite'];
@@ -126,26 +126,8 @@ export const acceptInvite: Handler = async (c, call) => {
   const status = statusOf(invitation, now());
   if (status !== 'pending') throw new ConflictError(`The invite is ${status}`, `invite_${status}`);
   const at = isoNow(call);
-  const user = await store.transaction(async (tx) => {
-    const existing = await tx.users.findByEmail(invitation.organisation_id, invitation.email);
-    if (existing?.status === 'active') throw new ConflictError(`${invitation.email} is already a user`, 'user_exists');
-    const names = { first_name: input.first_name ?? null, last_name: input.last_name ?? null };
-    let created;
-    if (existing) {
-      await tx.users.update(invitation.organisation_id, existing.id, { ...names, role: invitation.role, status: 'active' }, at);
-      created = (await tx.users.get(invitation.organisation_id, existing.id))!;
-    } else {
-      created = await tx.users.create({ organisation_id: invitation.organisation_id, email: invitation.email, role: invitation.role, ...names }, at);
-    }
-    for (const { workspace_id, role } of invitation.workspaces) {
-      const workspace = await tx.workspaces.get(invitation.organisation_id, workspace_id);
-      if (workspace) {
-        await tx.workspaceMembers.add({ organisation_id: invitation.organisation_id, workspace_id, user_id: created.id, role }, at);
-        await autoCreateUserKey(tx, workspace, created, now());
-      }
-    }
-    await tx.invitations.update(invitation.id, { status: 'accepted', accepted_at: at }, at);
-    return created;
-  });
+  const names = { first_name: input.first_name ?? null, last_name: input.last_name ?? null };
+  const user = await store.transaction((tx) => joinByInvitation(tx, invitation, names, now(), at));
   return { status: 201, body: await presentUser(store, user) };
 };
+

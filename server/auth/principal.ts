@@ -1,4 +1,5 @@
 import type { ApiKeySubType, ApiKeyType } from '../../store/repositories/api-keys.js';
+import type { Role } from './roles.js';
 
 /** What a caller presented: a gw API key, a JWT, a console session, a SCIM token or an OAuth access token. */
 export type CredentialKind = 'api_key' | 'jwt' | 'session' | 'scim' | 'oauth';
@@ -28,6 +29,8 @@ export interface Principal {
   validUntil: number | null;
   /** The session, SCIM token or OAuth grant (refresh-token family) behind a non-key credential: what sign-out and revocation name. */
   credentialId?: string;
+  /** The person's role, for credentials that stand for a person (JWT, session, OAuth token). */
+  role?: Role;
   /** The OAuth client an access token was issued to. */
   oauthClientId?: string;
 }

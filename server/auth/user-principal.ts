@@ -35,10 +35,11 @@ export async function userPrincipal(store: Store, user: User, options: UserPrinc
     oauthClientId: options.oauthClientId,
   };
   if (isOrganisationManager(user.role)) {
-    return { ...base, workspaceId: null, gatewayWorkspaceId: defaultWorkspace.id, keyType: 'organisation', scopes: new Set(wanted) };
+    const role = { organisation: user.role, workspace: null };
+    return { ...base, role, workspaceId: null, gatewayWorkspaceId: defaultWorkspace.id, keyType: 'organisation', scopes: new Set(wanted) };
   }
   const [membership] = await store.workspaceMembers.forUser(user.id);
   const role = { organisation: user.role, workspace: membership?.role ?? null };
   const workspaceId = membership?.workspace_id ?? defaultWorkspace.id;
-  return { ...base, workspaceId, gatewayWorkspaceId: workspaceId, keyType: 'workspace', scopes: new Set(scopesWithinRole(role, wanted)) };
+  return { ...base, role, workspaceId, gatewayWorkspaceId: workspaceId, keyType: 'workspace', scopes: new Set(scopesWithinRole(role, wanted)) };
 }

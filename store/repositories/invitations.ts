@@ -62,6 +62,16 @@ export class InvitationsRepository {
     return row ? toInvitation(row) : undefined;
   }
 
+  /** The newest pending, unexpired invitation of an email (an invited user's first SSO sign-in accepts it). */
+  async pendingFor(organisationId: string, email: string, now: string): Promise<Invitation | undefined> {
+    const row = await this.db('invitations')
+      .where({ organisation_id: organisationId, email: email.toLowerCase(), status: 'pending' })
+      .andWhere('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .first();
+    return row ? toInvitation(row) : undefined;
+  }
+
   list(organisationId: string, page: PageRequest): Promise<Page<Invitation>> {
     return paginate(this.db('invitations').where({ organisation_id: organisationId }), page, toInvitation);
   }

@@ -112,6 +112,7 @@ export class JwtAuthenticator {
       subject,
       keyType: workspace ? 'workspace' : 'organisation',
       subType: 'user',
+      role,
       scopes: new Set(scopesWithinRole(role, scopes)),
       validUntil: (payload.exp as number) * 1000,
     };

@@ -1,0 +1,4 @@
+export { getSsoSettings, updateSsoSettings, deleteSsoSettings } from './sso-settings.js';
+export { startSsoSignIn, finishSsoSignIn } from './sso-sign-in.js';
+export { signOut, revokeUserSessions } from './sessions.js';
+export { getAuthSelf } from './self.js';
