@@ -27,14 +27,13 @@ export interface OidcIdp {
 export async function startOidcIdp(redirectUris: string[]): Promise<OidcIdp> {
   const accounts = new Map<string, IdpAccount>();
   let next: IdpAccount | undefined;
-  let provider: Provider | undefined;
   const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientId = 'gw-console';
   const clientSecret = 'idp-client-secret-0123456789';
 
-  provider = new Provider(issuer, {
+  const provider = new Provider(issuer, {
     clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'] }],
     pkce: { required: () => true },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
@@ -47,16 +46,16 @@ export async function startOidcIdp(redirectUris: string[]): Promise<OidcIdp> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    if (!req.url?.startsWith('/interaction/')) return provider!.callback()(req, res);
+    if (!req.url?.startsWith('/interaction/')) return provider.callback()(req, res);
     try {
-      const details = await provider!.interactionDetails(req, res);
+      const details = await provider.interactionDetails(req, res);
       const account = next;
       if (!account) throw new Error('the test named no account to sign in as');
       accounts.set(account.sub, account);
-      const grant = new provider!.Grant({ accountId: account.sub, clientId: String(details.params.client_id) });
+      const grant = new provider.Grant({ accountId: account.sub, clientId: String(details.params.client_id) });
       grant.addOIDCScope(String(details.params.scope));
       const grantId = await grant.save();
-      await provider!.interactionFinished(req, res, { login: { accountId: account.sub }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(req, res, { login: { accountId: account.sub }, consent: { grantId } }, { mergeWithLastSubmission: false });
     } catch (error) {
       res.statusCode = 500;
       res.end(String(error));
