@@ -1,5 +1,6 @@
 import * as apiKeys from './api-keys/index.js';
 import * as auth from './auth/index.js';
+import * as scim from './scim/index.js';
 import * as analytics from './analytics/index.js';
 import * as feedback from './feedback/index.js';
 import * as logExports from './logs/exports.js';
@@ -36,4 +37,5 @@ export const handlers: Record<string, Handler> = {
   ...guardrails,
   ...policies,
   ...auth,
+  ...scim,
 };

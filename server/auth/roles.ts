@@ -15,6 +15,7 @@ const ORGANISATION_ONLY_PREFIXES = [
   'users.',
   'workspace_users.',
   'audit_logs.',
+  'scim.',
 ] as const;
 const ORGANISATION_ONLY_SCOPES = new Set(['workspaces.create', 'workspaces.update', 'workspaces.delete']);
 
