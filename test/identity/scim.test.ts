@@ -40,7 +40,7 @@ for (const engine of storeEngines()) {
     test('discovery documents and the SCIM error body; other credentials are refused', async () => {
       const config = await get('/ServiceProviderConfig');
       assert.equal(config.status, 200);
-      assert.match(config.headers['content-type'], /^application\/scim\+json/);
+      assert.match(config.headers['content-type']!, /^application\/scim\+json/);
       assert.equal(config.body.patch.supported, true);
       assert.equal(config.body.filter.supported, true);
       assert.deepEqual((await get('/ResourceTypes')).body.Resources.map((r: { id: string }) => r.id), ['User', 'Group']);
