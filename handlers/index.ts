@@ -1,6 +1,7 @@
 import * as apiKeys from './api-keys/index.js';
 import * as auth from './auth/index.js';
 import * as scim from './scim/index.js';
+import * as oauth from './oauth/index.js';
 import * as analytics from './analytics/index.js';
 import * as feedback from './feedback/index.js';
 import * as logExports from './logs/exports.js';
@@ -38,4 +39,5 @@ export const handlers: Record<string, Handler> = {
   ...policies,
   ...auth,
   ...scim,
+  ...oauth,
 };

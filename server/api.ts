@@ -10,7 +10,7 @@ import { isAudited, recordAudit } from './audit.js';
 import { ApiError, UnauthorizedError } from './errors.js';
 import { errorFormatOf, inErrorFormat } from './protocol-errors.js';
 import { speedUpRouter } from './router-speedups.js';
-import { sendJson } from './respond.js';
+import { sendJson, sendText } from './respond.js';
 import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
@@ -107,7 +107,8 @@ export async function createApi(definition: Document, handlers: Record<string, H
       if (result === STREAMED) return;
       const status = result.status ?? 200;
       if (services.config.validateResponses) assertResponseMatchesSpec(api, c, status, result.body);
-      sendJson(call.res, status, result.body, result.headers);
+      if (typeof result.body === 'string' && result.headers?.['content-type']?.startsWith('text/')) sendText(call.res, status, result.body, result.headers);
+      else sendJson(call.res, status, result.body, result.headers);
     },
   });
 
@@ -194,8 +195,10 @@ function withAudit(api: OpenAPIBackend, operationId: string, handler: Handler): 
 export function assertResponseMatchesSpec(api: OpenAPIBackend, c: Context, status: number, body: unknown): void {
   if (!c.operation) return;
   // A redirect or empty answer the spec declares without content has nothing to validate.
-  const declared = (c.operation.responses as Record<string, { content?: unknown }> | undefined)?.[String(status)];
+  const declared = (c.operation.responses as Record<string, { content?: Record<string, unknown> }> | undefined)?.[String(status)];
   if (body === undefined && declared && !declared.content) return;
+  // A page (text/html) is checked for being text; openapi-backend validates JSON bodies only.
+  if (typeof body === 'string' && declared?.content && Object.keys(declared.content).every((type) => type.startsWith('text/'))) return;
   const result = api.validateResponse(body, c.operation, status);
   if (result.errors?.length) {
     const detail = result.errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');

@@ -2,9 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError, ValidationError } from './errors.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+/** OAuth token requests and HTML form posts (RFC 6749 section 4.1.3; the consent form). */
+const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
 /**
- * Reads the request body once and parses it as JSON (the only body type gw takes).
+ * Reads the request body once and parses it as JSON (or, for OAuth and form posts, as a URL-encoded form).
  * An empty body is undefined; the spec decides whether one was required.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
@@ -15,6 +17,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   const raw = await readRaw(req, maxBytes);
   if (raw.length === 0) return undefined;
   const contentType = req.headers['content-type'] ?? '';
+  if (FORM_TYPE.test(contentType)) return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
   if (!JSON_TYPE.test(contentType)) {
     throw new ApiError(415, 'unsupported_media_type', 'Send the request body as application/json', 'invalid_request_error', {
       param: 'content-type',

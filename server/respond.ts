@@ -12,3 +12,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.setHeader('content-length', Buffer.byteLength(payload));
   res.end(payload);
 }
+
+/** A page (the OAuth consent form): the body is sent as it is, with the content type the handler set. */
+export function sendText(res: ServerResponse, status: number, body: string, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.statusCode = status;
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
+}
