@@ -201,3 +201,19 @@ for (const engine of storeEngines()) {
     });
   });
 }
+
+describe('the session cookie is a credential on every API route', () => {
+  test('every operation that takes an API key takes the session cookie (SCIM, for identity providers, excepted)', async () => {
+    const { loadSpec } = await import('../../server/app.js');
+    const spec = loadSpec() as { paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, unknown>> }>> };
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(spec.paths)) {
+      if (path.startsWith('/v1/scim/v2/')) continue;
+      for (const operation of Object.values(item)) {
+        const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+        if ((schemes.includes('gwApiKey') || schemes.includes('bearerAuth')) && !schemes.includes('sessionCookie')) missing.push(operation.operationId ?? path);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+});
