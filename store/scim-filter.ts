@@ -74,6 +74,7 @@ function apply(q: Knex.QueryBuilder, filter: Filter, attributes: Record<string, 
         target.apply(q, filter.op, value);
         return;
       }
+      if (target.type === 'datetime' && Number.isNaN(Date.parse(value))) throw new ScimFilterError(`${filter.attrPath} compares with a date-time`);
       compare(q, target.column, filter.op, target.type === 'datetime' ? new Date(value).toISOString() : value, target.type === 'string');
     }
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { applyScimFilter, type ScimAttribute } from '../scim-filter.js';
+import { applyScimFilter, ScimFilterError, type ScimAttribute } from '../scim-filter.js';
 import type { User } from './users.js';
 import type { WorkspaceRole } from './workspace-members.js';
 
@@ -56,7 +56,7 @@ function groupAttributes(db: Knex | Knex.Transaction): Record<string, ScimAttrib
   const members: ScimAttribute = {
     type: 'subquery',
     apply: (q, op, value) => {
-      if (op !== 'eq') throw new Error('members filters compare with eq');
+      if (op !== 'eq') throw new ScimFilterError('members filters compare with eq');
       q.whereIn('id', db('scim_group_members').select('group_id').where({ user_id: value }));
     },
   };

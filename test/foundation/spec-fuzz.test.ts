@@ -2,7 +2,7 @@
  * Spec-driven fuzzing: for every operation in the bundled spec, generated bad input (wrong types,
  * out-of-range numbers, huge and deeply nested bodies, malformed JSON and percent-encoding, wrong
  * content types, unknown fields, bad cursors and ids) sent with a valid admin key. No answer may
- * be a 5xx, and every 4xx carries the spec's error body. Seeded and bounded, so a failure repeats.
+ * be a 5xx, and every 4xx carries the spec's error body (SCIM's or OAuth's on operations that speak those). Seeded and bounded, so a failure repeats.
  *
  * In-process by default. Pointed at a running gw (a staging deployment: the fuzzer's writes that
  * happen to be valid do create resources), it checks that deployment instead:
@@ -35,6 +35,8 @@ interface Operation {
   path: string;
   parameters: Parameter[];
   bodyProperties: string[] | undefined;
+  /** SCIM and OAuth operations answer errors in their protocol's shape (x-gw-error-format). */
+  errorFormat: 'scim' | 'oauth' | undefined;
 }
 
 const spec = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi.json'), 'utf8')) as Json;
@@ -69,6 +71,7 @@ function operations(): Operation[] {
         path: route,
         parameters,
         bodyProperties: content ? propertiesOf(json?.schema ?? Object.values(content)[0]) : undefined,
+        errorFormat: operation['x-gw-error-format'] as Operation['errorFormat'],
       });
     }
   }
@@ -172,7 +175,13 @@ describe('spec fuzzing: bad input never answers 5xx, and every 4xx has the error
           const response = await request;
           const where = `${operation.method.toUpperCase()} ${url.slice(0, 200)} (${body?.contentType ?? 'no body'}) answered ${response.status}`;
           assert.ok(response.status < 500, `${where}: ${response.text.slice(0, 300)}`);
-          if (response.status >= 400) {
+          if (response.status >= 400 && operation.errorFormat === 'scim') {
+            const body = response.body as { schemas?: string[]; status?: unknown };
+            assert.deepEqual(body.schemas, ['urn:ietf:params:scim:api:messages:2.0:Error'], `${where} without the SCIM error body: ${response.text.slice(0, 300)}`);
+            assert.equal(body.status, String(response.status), `${where}: SCIM status`);
+          } else if (response.status >= 400 && operation.errorFormat === 'oauth') {
+            assert.equal(typeof (response.body as { error?: unknown }).error, 'string', `${where} without the OAuth error body: ${response.text.slice(0, 300)}`);
+          } else if (response.status >= 400) {
             const error = (response.body as { error?: Json }).error;
             assert.ok(error, `${where} without the error body: ${response.text.slice(0, 300)}`);
             for (const field of ['code', 'message', 'type']) assert.equal(typeof error[field], 'string', `${where}: error.${field}`);
