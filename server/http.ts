@@ -5,6 +5,7 @@ import { readJsonBody } from './body.js';
 import type { Call } from './call.js';
 import { ApiError, InternalError, ValidationError, errorBody } from './errors.js';
 import { createHotOperations } from './hot-operations.js';
+import { errorFormatOf, inErrorFormat, type ErrorFormat } from './protocol-errors.js';
 import { redactedApiError, redactedError } from './request-secrets.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
@@ -44,9 +45,24 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
         await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
       }
     } catch (error) {
-      sendError(call, error);
+      // Errors raised before routing (a bad body, bad encoding) still answer in a SCIM or OAuth operation's own shape.
+      sendError(call, inErrorFormat(errorFormatOfRequest(api, req), error));
     }
   };
+}
+
+/**
+ * The x-gw-error-format of the operation a request is for; everything under the SCIM base URL
+ * speaks SCIM, unknown paths included. Only used on the error path.
+ */
+function errorFormatOfRequest(api: OpenAPIBackend, req: IncomingMessage): ErrorFormat | undefined {
+  const path = (req.url ?? '/').split('?')[0]!;
+  if (path.startsWith('/v1/scim/v2/')) return 'scim';
+  try {
+    return errorFormatOf(api.router.matchOperation({ method: req.method ?? 'GET', path, headers: {} }));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
