@@ -3655,15 +3655,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An unknown client or a redirect_uri it did not register (never redirected to). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
         };
     };
     getOAuthConsent: {
