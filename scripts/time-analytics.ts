@@ -66,11 +66,11 @@ async function timeEverything(db: Knex, ids: SeededLogs): Promise<void> {
   }
   await timed('groups by metadata.env, 30 days', () => analytics.groups(month, 'metadata', 'env'));
   await timed('groups by model, 7 days', () => analytics.groups(week, 'model'));
-  await timed('time series, 30 days by day', () => analytics.timeSeries(month, DAY));
-  await timed('time series, 7 days by hour', () => analytics.timeSeries(week, HOUR));
-  await timed('time series, 1 day by hour', () => analytics.timeSeries(day, HOUR));
-  await timed('time series, 6 hours by minute', () => analytics.timeSeries({ ...month, start: ids.end - 6 * HOUR }, 60_000));
-  await timed('feedback series, 30 days by day', () => analytics.feedback(month, DAY));
+  await timed('time series, 30 days by day', () => analytics.timeSeries(month, 'day'));
+  await timed('time series, 7 days by hour', () => analytics.timeSeries(week, 'hour'));
+  await timed('time series, 1 day by hour', () => analytics.timeSeries(day, 'hour'));
+  await timed('time series, 6 hours by minute', () => analytics.timeSeries({ ...month, start: ids.end - 6 * HOUR }, 'minute'));
+  await timed('feedback series, 30 days by day', () => analytics.feedback(month, { grain: 'day' }));
   await timed('logs list, first page (20)', () => store.requestLogs.list(month, { limit: 20 }));
   const page = await store.requestLogs.list(month, { limit: 20 });
   await timed('logs list, second page via cursor', () => store.requestLogs.list(month, { limit: 20, cursor: page.next_cursor! }));
