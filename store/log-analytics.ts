@@ -234,19 +234,35 @@ export class LogAnalytics {
       if (!acc) buckets.set(index, (acc = new Accumulator()));
       return acc;
     };
-    const [rollupSums, rawSums, rawLatency] = await Promise.all([this.rollupSums(plan), this.rawSums(plan, RAW_SUMS), this.rawLatencies(plan)]);
-    for (const row of [...rollupSums, ...rawSums]) at(row.group_key, row.time_key).add(row);
-    for (const row of rawLatency) at(row.group_key, row.time_key).latency.addLatency(Number(row.latency_ms), Number(row.n));
-    let keys: Array<string | null> | undefined;
-    if (plan.group && limit !== undefined) {
-      keys = [...out.entries()]
-        .map(([key, buckets]) => ({ key, requests: buckets.get(0)?.sums.requests ?? 0 }))
-        .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
-        .slice(0, limit)
-        .map(({ key }) => key);
+    const raw = this.rawRowsGrouped(plan);
+    if (!plan.group || limit === undefined) {
+      // Totals and series: every matching rollup row with its bins, one query; raw rows in a second.
+      const [rollupRows, rawRows] = await Promise.all([this.rollupLatencies(plan, undefined, true), raw]);
+      for (const row of rollupRows) {
+        const acc = at(row.group_key, row.time_key);
+        acc.add(row);
+        acc.latency.addBins(row.latency as string | null);
+      }
+      for (const row of rawRows) this.addRaw(at(row.group_key, row.time_key), row);
+      return out;
     }
+    // Groups: sums first, then the bins of the `limit` largest groups only.
+    const [rollupSums, rawRows] = await Promise.all([this.rollupSums(plan), raw]);
+    for (const row of rollupSums) at(row.group_key, row.time_key).add(row);
+    for (const row of rawRows) this.addRaw(at(row.group_key, row.time_key), row);
+    const keys = [...out.entries()]
+      .map(([key, buckets]) => ({ key, requests: buckets.get(0)?.sums.requests ?? 0 }))
+      .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
+      .slice(0, limit)
+      .map(({ key }) => key);
     for (const row of await this.rollupLatencies(plan, keys)) at(row.group_key, row.time_key).latency.addBins(row.latency as string | null);
     return out;
+  }
+
+  /** A raw (group, time, latency) row: its sums, and its latency counted `requests` times. */
+  private addRaw(acc: Accumulator, row: Record<string, unknown>): void {
+    acc.add(row);
+    acc.latency.addLatency(Number(row.latency_ms), Number(row.requests));
   }
 
   /** Rollup rows of the plan's set and buckets matching the filter (a query over analytics_rollups). */
@@ -282,15 +298,15 @@ export class LogAnalytics {
     query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, ${time} as time_key, ${sums.map((name) => `sum(${name}) as ${name}`).join(', ')}`));
     const by = [plan.group, plan.boundaries ? 'bucket_start' : null].filter((column) => column !== null);
     if (by.length) query.groupByRaw(by.join(', '));
-    return this.read(query);
+    return this.read(query, false);
   }
 
-  /** The latency bins of every matching rollup row (of the given groups only, when named). */
-  private rollupLatencies(plan: Plan, keys?: Array<string | null>): Promise<Array<Record<string, unknown>>> {
+  /** The latency bins of every matching rollup row (of the given groups only, when named), with their sums when asked. */
+  private rollupLatencies(plan: Plan, keys?: Array<string | null>, withSums = false): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
     const group = plan.group ?? 'null';
-    query.select(this.db.raw(`${group} as group_key, ${this.timeKey(plan, 'bucket_start')} as time_key, latency`));
+    query.select(this.db.raw(`${group} as group_key, ${this.timeKey(plan, 'bucket_start')} as time_key, latency${withSums ? `, ${SUMS.join(', ')}` : ''}`));
     if (keys && plan.group) {
       const values = keys.filter((key) => key !== null);
       query.where((q) => {
@@ -298,7 +314,7 @@ export class LogAnalytics {
         if (values.length < keys.length) q.orWhereNull(plan.group!);
       });
     }
-    return this.read(query);
+    return this.read(query, false);
   }
 
   /**
@@ -334,21 +350,24 @@ export class LogAnalytics {
   private rawSums(plan: Plan, sums: string): Promise<Array<Record<string, unknown>>> {
     const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
     if (!rows) return Promise.resolve([]);
-    return this.read(this.db.select(this.db.raw(`group_key, time_key, ${sums}`)).from(rows.as('r')).groupBy('group_key', 'time_key'));
+    return this.read(this.db.select(this.db.raw(`group_key, time_key, ${sums}`)).from(rows.as('r')).groupBy('group_key', 'time_key'), !plan.set);
   }
 
-  private rawLatencies(plan: Plan): Promise<Array<Record<string, unknown>>> {
-    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms`);
+  /** Sums of the raw rows per group, time and latency: the latencies feed the sketch, the sums add up. */
+  private rawRowsGrouped(plan: Plan): Promise<Array<Record<string, unknown>>> {
+    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
     if (!rows) return Promise.resolve([]);
-    return this.read(this.db.select(this.db.raw('group_key, time_key, latency_ms, count(*) as n')).from(rows.as('r')).groupBy('group_key', 'time_key', 'latency_ms'));
+    const query = this.db.select(this.db.raw(`group_key, time_key, latency_ms, ${RAW_SUMS}`)).from(rows.as('r')).groupBy('group_key', 'time_key', 'latency_ms');
+    return this.read(query, !plan.set);
   }
 
   /**
-   * Runs one analytics read. On Postgres without JIT (compiling these scans cost more than it
-   * saved, ~70 ms a query at a million rows) and with room to hash groups in memory.
+   * Runs one analytics read. A scan of raw rows (no rollup set fits) runs on Postgres without JIT
+   * (compiling these scans cost more than it saved, ~70 ms a query at a million rows) and with room
+   * to hash groups in memory; rollup reads and raw edges are small and skip the extra round trips.
    */
-  private read(query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> {
-    if (!this.postgres) return query as Promise<Array<Record<string, unknown>>>;
+  private read(query: Knex.QueryBuilder, scan: boolean): Promise<Array<Record<string, unknown>>> {
+    if (!this.postgres || !scan) return query as Promise<Array<Record<string, unknown>>>;
     return this.db.transaction(async (trx) => {
       await trx.raw(`set local jit = off; set local work_mem = '32MB'`);
       return (await query.transacting(trx)) as Array<Record<string, unknown>>;

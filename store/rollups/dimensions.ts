@@ -38,26 +38,29 @@ export interface RollupSet {
   grains: readonly Grain[];
 }
 
-const ALL: readonly Grain[] = GRAINS;
+const WITH_MINUTES: readonly Grain[] = GRAINS;
+const HOURS_AND_DAYS: readonly Grain[] = ['day', 'hour'];
 
 /**
- * Every set is also per workspace. One set per dimension answers its group-by and its filter
- * with any time series; `core` combines the low-cardinality ones so they can be filtered and
- * grouped together. It has no minute buckets: per minute nearly every combination is its own
- * row, as many rollup rows as log rows, so its range edges come from the raw rows instead.
+ * Every set is also per workspace. `workspace` (the totals) keeps minute buckets too, so summaries
+ * and series read at most two partial minutes of raw rows. One set per dimension answers its
+ * group-by and its filter; `core` combines the dimensions consoles filter together. Those keep hours
+ * and days only: per minute nearly every combination of a busy dimension is a row of its own (as
+ * many rollup rows as log rows at 10 million a month), so their range edges, at most two partial
+ * hours, are read from the raw rows.
  */
 export const ROLLUP_SETS: readonly RollupSet[] = [
-  { name: 'workspace', dimensions: [], grains: ALL },
-  { name: 'api_key', dimensions: ['api_key_id'], grains: ALL },
-  { name: 'model', dimensions: ['provider', 'model'], grains: ALL },
-  { name: 'status', dimensions: ['status'], grains: ALL },
-  { name: 'cache_status', dimensions: ['cache_status'], grains: ALL },
-  { name: 'endpoint', dimensions: ['endpoint'], grains: ALL },
-  { name: 'user', dimensions: ['user_id'], grains: ALL },
-  { name: 'environment', dimensions: ['environment'], grains: ALL },
-  { name: 'organisation', dimensions: ['end_organisation'], grains: ALL },
-  { name: 'prompt', dimensions: ['prompt_id'], grains: ALL },
-  { name: 'core', dimensions: ['api_key_id', 'provider', 'model', 'status', 'cache_status', 'endpoint'], grains: ['day', 'hour'] },
+  { name: 'workspace', dimensions: [], grains: WITH_MINUTES },
+  { name: 'api_key', dimensions: ['api_key_id'], grains: HOURS_AND_DAYS },
+  { name: 'model', dimensions: ['provider', 'model'], grains: HOURS_AND_DAYS },
+  { name: 'status', dimensions: ['status'], grains: HOURS_AND_DAYS },
+  { name: 'cache_status', dimensions: ['cache_status'], grains: HOURS_AND_DAYS },
+  { name: 'endpoint', dimensions: ['endpoint'], grains: HOURS_AND_DAYS },
+  { name: 'user', dimensions: ['user_id'], grains: HOURS_AND_DAYS },
+  { name: 'environment', dimensions: ['environment'], grains: HOURS_AND_DAYS },
+  { name: 'organisation', dimensions: ['end_organisation'], grains: HOURS_AND_DAYS },
+  { name: 'prompt', dimensions: ['prompt_id'], grains: HOURS_AND_DAYS },
+  { name: 'core', dimensions: ['api_key_id', 'provider', 'model', 'status'], grains: HOURS_AND_DAYS },
 ];
 
 /** The smallest set holding every dimension named, or undefined when none does. */

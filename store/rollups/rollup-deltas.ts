@@ -70,12 +70,14 @@ function emptyDelta(from: Omit<RollupDelta, Measure | 'latency'>): RollupDelta {
   return delta;
 }
 
-function addInto(target: RollupDelta, source: RollupDelta): void {
+/** Adds `source` (a delta of the same rollup row) into `target`. */
+export function addInto(target: RollupDelta, source: RollupDelta): void {
   for (const measure of MEASURES) target[measure] += source[measure];
   for (const [bin, count] of source.latency) target.latency.set(bin, (target.latency.get(bin) ?? 0) + count);
 }
 
-function keyOf(delta: Pick<RollupDelta, 'organisation_id' | 'dimension_set' | 'grain' | 'bucket_start' | 'workspace_id' | 'dims_key'>): string {
+/** A delta's rollup row, as one string. */
+export function keyOf(delta: Pick<RollupDelta, 'organisation_id' | 'dimension_set' | 'grain' | 'bucket_start' | 'workspace_id' | 'dims_key'>): string {
   return `${delta.organisation_id}\u0000${delta.dimension_set}\u0000${delta.grain}\u0000${delta.bucket_start}\u0000${delta.workspace_id}\u0000${delta.dims_key}`;
 }
 
