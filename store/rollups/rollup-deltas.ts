@@ -93,19 +93,20 @@ export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1): Rollup
     const bin = binOf(fact.latency_ms);
     for (const set of ROLLUP_SETS) {
       const grain = set.grains[set.grains.length - 1]!;
+      const bucketStart = fact.created_at - (fact.created_at % GRAIN_MS[grain]);
       const values = set.dimensions.map((d) => fact[d]);
-      const head = {
-        organisation_id: fact.organisation_id,
-        workspace_id: fact.workspace_id,
-        dimension_set: set.name,
-        grain,
-        bucket_start: fact.created_at - (fact.created_at % GRAIN_MS[grain]),
-        dims_key: JSON.stringify(values),
-      };
-      const key = keyOf(head);
+      const dimsKey = JSON.stringify(values);
+      const key = `${fact.organisation_id}\u0000${set.name}\u0000${grain}\u0000${bucketStart}\u0000${fact.workspace_id}\u0000${dimsKey}`;
       let delta = byKey.get(key);
       if (!delta) {
-        delta = emptyDelta(head);
+        delta = emptyDelta({
+          organisation_id: fact.organisation_id,
+          workspace_id: fact.workspace_id,
+          dimension_set: set.name,
+          grain,
+          bucket_start: bucketStart,
+          dims_key: dimsKey,
+        });
         set.dimensions.forEach((d, i) => (delta![d] = values[i]));
         byKey.set(key, delta);
         finest.push(delta);
