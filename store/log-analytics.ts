@@ -235,27 +235,19 @@ export class LogAnalytics {
       return acc;
     };
     const raw = this.rawRowsGrouped(plan);
-    if (!plan.group || limit === undefined) {
-      // Totals and series: every matching rollup row with its bins, one query; raw rows in a second.
-      const [rollupRows, rawRows] = await Promise.all([this.rollupLatencies(plan, undefined, true), raw]);
-      for (const row of rollupRows) {
-        const acc = at(row.group_key, row.time_key);
-        acc.add(row);
-        acc.latency.addBins(row.latency as string | null);
-      }
-      for (const row of rawRows) this.addRaw(at(row.group_key, row.time_key), row);
-      return out;
-    }
-    // Groups: sums first, then the bins of the `limit` largest groups only.
     const [rollupSums, rawRows] = await Promise.all([this.rollupSums(plan), raw]);
     for (const row of rollupSums) at(row.group_key, row.time_key).add(row);
     for (const row of rawRows) this.addRaw(at(row.group_key, row.time_key), row);
-    const keys = [...out.entries()]
-      .map(([key, buckets]) => ({ key, requests: buckets.get(0)?.sums.requests ?? 0 }))
-      .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
-      .slice(0, limit)
-      .map(({ key }) => key);
-    for (const row of await this.rollupLatencies(plan, keys)) at(row.group_key, row.time_key).latency.addBins(row.latency as string | null);
+    // Percentiles for the `limit` largest groups only (all of them for totals and series).
+    let keys: Array<string | null> | undefined;
+    if (plan.group && limit !== undefined) {
+      keys = [...out.entries()]
+        .map(([key, buckets]) => ({ key, requests: buckets.get(0)?.sums.requests ?? 0 }))
+        .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
+        .slice(0, limit)
+        .map(({ key }) => key);
+    }
+    for (const row of await this.rollupBins(plan, keys)) at(row.group_key, row.time_key).latency.addBin(String(row.bin), Number(row.n));
     return out;
   }
 
@@ -301,17 +293,25 @@ export class LogAnalytics {
     return this.read(query, false);
   }
 
-  /** The latency bins of every matching rollup row (of the given groups only, when named), with their sums when asked. */
-  private rollupLatencies(plan: Plan, keys?: Array<string | null>, withSums = false): Promise<Array<Record<string, unknown>>> {
+  /**
+   * The latency bins of the matching rollup rows (of the given groups only, when named), added up
+   * per group, time and bin by the database: a few hundred bins per group come back, not every
+   * row's sketch.
+   */
+  private rollupBins(plan: Plan, keys?: Array<string | null>): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
-    const group = plan.group ?? 'null';
-    query.select(this.db.raw(`${group} as group_key, ${this.timeKey(plan, 'bucket_start')} as time_key, latency${withSums ? `, ${SUMS.join(', ')}` : ''}`));
+    const group = plan.group ? `analytics_rollups.${plan.group}` : 'null';
+    const time = plan.boundaries ? 'analytics_rollups.bucket_start' : '0';
+    query
+      .joinRaw(`, ${this.postgres ? 'jsonb_each_text' : 'json_each'}(analytics_rollups.latency) as b`)
+      .select(this.db.raw(`${group} as group_key, ${time} as time_key, b.key as bin, sum(${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`))
+      .groupByRaw([plan.group ? group : null, plan.boundaries ? time : null, 'b.key'].filter(Boolean).join(', '));
     if (keys && plan.group) {
       const values = keys.filter((key) => key !== null);
       query.where((q) => {
-        if (values.length) q.whereIn(plan.group!, plan.group === 'status' ? values.map(Number) : values);
-        if (values.length < keys.length) q.orWhereNull(plan.group!);
+        if (values.length) q.whereIn(`analytics_rollups.${plan.group!}`, plan.group === 'status' ? values.map(Number) : values);
+        if (values.length < keys.length) q.orWhereNull(`analytics_rollups.${plan.group!}`);
       });
     }
     return this.read(query, false);

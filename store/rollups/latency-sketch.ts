@@ -9,8 +9,6 @@ import { DDSketch } from '@datadog/sketches-js';
  */
 export const RELATIVE_ACCURACY = 0.01;
 
-export type LatencyBins = Record<string, number>;
-
 const ZERO = 'z';
 const mapping = new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY }).mapping;
 
@@ -28,15 +26,11 @@ export class LatencySketch {
     return this.zeros + this.sketch.store.count;
   }
 
-  addBins(bins: LatencyBins | string | null | undefined): void {
-    if (!bins) return;
-    const parsed: LatencyBins = typeof bins === 'string' ? JSON.parse(bins) : bins;
-    for (const key in parsed) {
-      const count = Number(parsed[key]);
-      if (count <= 0) continue;
-      if (key === ZERO) this.zeros += count;
-      else this.sketch.store.add(Number(key), count);
-    }
+  /** `count` values in bin `key` (a key of the stored bins). */
+  addBin(key: string, count: number): void {
+    if (count <= 0) return;
+    if (key === ZERO) this.zeros += count;
+    else this.sketch.store.add(Number(key), count);
   }
 
   addLatency(latencyMs: number, count = 1): void {

@@ -33,15 +33,28 @@ export async function applyRollupDeltas(trx: Knex | Knex.Transaction, deltas: re
   }
 }
 
-/** Removes the rollup rows that deletes brought back to zero requests (a group with no requests left is no group). */
+/**
+ * Removes the rollup rows that deletes brought back to zero requests (a group with no requests
+ * left is no group): per organisation, over the sets, grains and bucket range the deltas touched,
+ * which the primary key finds by range.
+ */
 export async function pruneEmptyRollups(trx: Knex | Knex.Transaction, deltas: readonly RollupDelta[]): Promise<void> {
-  const chunkSize = 400;
-  for (let i = 0; i < deltas.length; i += chunkSize) {
-    const chunk = deltas.slice(i, i + chunkSize);
-    const tuple = `(${ROLLUP_KEY.map(() => '?').join(', ')})`;
-    await trx.raw(
-      `delete from analytics_rollups where requests = 0 and (${ROLLUP_KEY.join(', ')}) in (${chunk.map(() => tuple).join(', ')})`,
-      chunk.flatMap((delta) => ROLLUP_KEY.map((column) => delta[column])),
-    );
+  const byOrganisation = new Map<string, { sets: Set<string>; grains: Set<string>; from: number; to: number }>();
+  for (const delta of deltas) {
+    const span = byOrganisation.get(delta.organisation_id) ?? { sets: new Set(), grains: new Set(), from: delta.bucket_start, to: delta.bucket_start };
+    span.sets.add(delta.dimension_set);
+    span.grains.add(delta.grain);
+    span.from = Math.min(span.from, delta.bucket_start);
+    span.to = Math.max(span.to, delta.bucket_start);
+    byOrganisation.set(delta.organisation_id, span);
+  }
+  for (const [organisationId, span] of byOrganisation) {
+    await trx('analytics_rollups')
+      .where('organisation_id', organisationId)
+      .whereIn('dimension_set', [...span.sets])
+      .whereIn('grain', [...span.grains])
+      .whereBetween('bucket_start', [span.from, span.to])
+      .where('requests', 0)
+      .del();
   }
 }
