@@ -8,7 +8,7 @@ TEST_CONCURRENCY ?= 2
 # each about as cheap, since what survives one is mostly the requests in flight (README, Performance).
 NODE_FLAGS := --max-semi-space-size=32
 
-.PHONY: install generate check typecheck lint test run build bench bench-instructions clean
+.PHONY: install generate check typecheck lint test fuzz run build bench bench-instructions clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -32,6 +32,10 @@ check: typecheck lint generate
 
 test: install
 	$(TSX) --test --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=300000 $(TEST_FILES)
+
+# The spec-driven fuzz test alone; GW_FUZZ_URL and GW_FUZZ_API_KEY point it at a running gw (docs/contract-testing.md).
+fuzz: install
+	$(TSX) --test test/foundation/spec-fuzz.test.ts
 
 build: install
 	rm -rf dist && $(BIN)/tsc -p tsconfig.build.json

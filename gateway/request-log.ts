@@ -53,6 +53,9 @@ export interface RequestLogSink {
   record(entry: RequestLogEntry): void;
   /** Writes everything queued (tests). */
   flush(): Promise<void>;
-  /** Shutdown: writes everything queued, then releases the writer. */
-  close(): Promise<void>;
+  /**
+   * Shutdown: writes everything queued, retrying failed writes for up to `timeoutMs`, says how
+   * many rows it wrote and whether any were not, then releases the writer.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }

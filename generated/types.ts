@@ -1476,7 +1476,7 @@ export interface components {
             vertex_project_id?: string;
             vertex_region?: string;
         };
-        /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes`. A policy applies when all its conditions hold. */
+        /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes` (an empty `excludes`, as the product description's plain string allows, excludes nothing). A policy applies when all its conditions hold. */
         Condition: {
             excludes?: string;
             key: components["schemas"]["ConditionKey"];
@@ -2795,6 +2795,26 @@ export interface components {
         ApiKeyId: string;
         CacheForceRefresh: "true" | "false";
         CacheNamespace: string;
+        /** @description Azure OpenAI API version. */
+        Cloud1ApiVersion: string;
+        /** @description Azure OpenAI deployment id. */
+        Cloud1DeploymentId: string;
+        /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+        Cloud1ModelName: string;
+        /** @description Azure OpenAI resource name (provider `azure-openai`). */
+        Cloud1ResourceName: string;
+        /** @description Google Vertex AI project id (provider `vertex-ai`). */
+        Cloud2ProjectId: string;
+        /** @description Google Vertex AI region. */
+        Cloud2Region: string;
+        /** @description Google Vertex AI request type. */
+        Cloud2RequestType: string;
+        /** @description AWS region for Bedrock. */
+        Cloud3Region: string;
+        /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+        Cloud3SecretAccessKey: string;
+        /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+        Cloud3SessionToken: string;
         /** @description A saved config id or slug, or a config as inline JSON. */
         Config: string;
         /** @description The `next_cursor` of the previous page. */
@@ -2805,7 +2825,7 @@ export interface components {
         Endpoint: components["schemas"]["LogEndpoint"];
         /** @description Exclusive upper bound, ISO 8601. */
         EndTime: string;
-        /** @description Comma-separated names of headers sent upstream unprocessed. */
+        /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
         ForwardHeaders: string;
         IdPath: string;
         /** @description Adds the effective `configurations` (secrets masked). System authentication only: an organisation (admin) key holding the `provider_configurations.read` scope; anyone else gets 403. */
@@ -2819,12 +2839,18 @@ export interface components {
         /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
         Metadata: string;
         Model: string;
+        /** @description The span this request belongs under, kept in its log. */
+        ParentSpanId: string;
         /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
         Provider: string;
         /** @description Milliseconds; covers the wait for upstream headers and the body. */
         RequestTimeout: string;
-        /** @description Comma-separated names of headers whose values are hashed in logs. */
+        /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
         SensitiveHeaders: string;
+        /** @description Your span id for this request, kept in its log. */
+        SpanId: string;
+        /** @description A name for this request's span, kept in its log. */
+        SpanName: string;
         /** @description Inclusive lower bound, ISO 8601. */
         StartTime: string;
         /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
@@ -3692,22 +3718,48 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Google Vertex AI request type. */
+                "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
                 "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
                 "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
                 /** @description A saved config id or slug, or a config as inline JSON. */
                 "x-gw-config"?: components["parameters"]["Config"];
                 /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
                 "x-gw-custom-host"?: components["parameters"]["CustomHost"];
-                /** @description Comma-separated names of headers sent upstream unprocessed. */
+                /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
                 "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
                 /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
                 "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description The span this request belongs under, kept in its log. */
+                "x-gw-parent-span-id"?: components["parameters"]["ParentSpanId"];
                 /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
                 "x-gw-provider"?: components["parameters"]["Provider"];
                 /** @description Milliseconds; covers the wait for upstream headers and the body. */
                 "x-gw-request-timeout"?: components["parameters"]["RequestTimeout"];
-                /** @description Comma-separated names of headers whose values are hashed in logs. */
+                /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
                 "x-gw-sensitive-headers"?: components["parameters"]["SensitiveHeaders"];
+                /** @description Your span id for this request, kept in its log. */
+                "x-gw-span-id"?: components["parameters"]["SpanId"];
+                /** @description A name for this request's span, kept in its log. */
+                "x-gw-span-name"?: components["parameters"]["SpanName"];
                 /** @description Generated when absent and returned on every response. */
                 "x-gw-trace-id"?: components["parameters"]["TraceId"];
                 /**
@@ -4745,6 +4797,26 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Google Vertex AI request type. */
+                "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
                 /** @description A saved config id or slug, or a config as inline JSON. */
                 "x-gw-config"?: components["parameters"]["Config"];
                 /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */

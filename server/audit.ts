@@ -1,16 +1,13 @@
 import type { Context } from 'openapi-backend';
 import type { Reply } from '../handlers/types.js';
 import type { Call } from './call.js';
+import { redactedError, requestSecrets } from './request-secrets.js';
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 /** Scopes of data-plane calls: traffic, not administration, so never audited. */
 const DATA_PLANE_SCOPES = new Set(['completions.write', 'logs.write', 'feedback.create', 'feedback.update']);
 
-/** Field names whose values never reach the audit log. */
-const SECRET_NAME = /^(key|secret|password|passphrase|token|api_?key|authorization|private_key|credentials?)$|_(secret|password|token|key)$|secret/i;
-
-export const REDACTED = '[redacted]';
 
 interface AuditedOperation {
   operationId?: string;
@@ -25,24 +22,6 @@ export function isAudited(operation: AuditedOperation | undefined): boolean {
   const scope = operation['x-gw-scope'];
   if (!scope || operation['x-gw-audit'] === false) return false;
   return !DATA_PLANE_SCOPES.has(scope) && !scope.endsWith('.invoke');
-}
-
-/** Header maps sent to someone's endpoint (a guardrail webhook's `headers`, `custom_headers`): any value may be a credential. */
-const HEADER_MAP_NAME = /^(headers|custom_headers)$/;
-
-export function redactSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactSecrets);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([name, inner]) => [
-      name,
-      SECRET_NAME.test(name) ? REDACTED : HEADER_MAP_NAME.test(name) && inner && typeof inner === 'object' ? redactAll(inner) : redactSecrets(inner),
-    ]),
-  );
-}
-
-function redactAll(map: object): Record<string, string> {
-  return Object.fromEntries(Object.keys(map).map((name) => [name, REDACTED]));
 }
 
 function stringField(value: unknown, name: string): string | undefined {
@@ -85,10 +64,10 @@ export async function recordAudit(c: Context, call: Call, status: number, reply?
       status,
       ip_address: call.ip || null,
       trace_id: call.traceId,
-      request: requestBody === undefined ? null : redactSecrets(requestBody),
+      request: requestBody === undefined ? null : requestSecrets(call).payload(requestBody),
       created_at: new Date(call.services.now()).toISOString(),
     });
   } catch (error) {
-    call.services.logger.error({ err: error, traceId: call.traceId }, 'audit log write failed');
+    call.services.logger.error({ err: redactedError(call, error), traceId: call.traceId }, 'audit log write failed');
   }
 }

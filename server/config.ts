@@ -33,6 +33,8 @@ export interface Config {
   logBatchSize: number;
   logFlushIntervalMs: number;
   logQueueMax: number;
+  /** Longest a stop waits for requests in flight and then for the log queue to be written. */
+  shutdownTimeoutMs: number;
   logBodyMaxBytes: number;
   /** Days request logs and feedback are kept; 0 keeps them forever. */
   logRetentionDays: number;
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 100, 1, 10_000),
     logFlushIntervalMs: integer(env, 'GW_LOG_FLUSH_INTERVAL_MS', 1000, 10, 60_000),
     logQueueMax: integer(env, 'GW_LOG_QUEUE_MAX', 50_000, 1, 10_000_000),
+    shutdownTimeoutMs: integer(env, 'GW_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
     logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),

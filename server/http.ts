@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { readJsonBody } from './body.js';
 import type { Call } from './call.js';
-import { ApiError, InternalError, errorBody } from './errors.js';
+import { ApiError, InternalError, ValidationError, errorBody } from './errors.js';
 import { createHotOperations } from './hot-operations.js';
+import { redactedApiError, redactedError } from './request-secrets.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
 
@@ -38,20 +39,36 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
       const body = await readJsonBody(req, MAX_BODY_BYTES);
       const hotOperation = hot.get(`${req.method} ${req.url}`);
       if (hotOperation) await hotOperation(call, body);
-      else await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
+      else {
+        assertWellEncoded(req.url ?? '/');
+        await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
+      }
     } catch (error) {
       sendError(call, error);
     }
   };
 }
 
+/**
+ * Malformed percent-encoding (`%ff%fe`, `%zz`) would fail deep in routing as a URIError (a 500);
+ * it is the client's error. decodeURI checks every escape in the path and query without decoding
+ * reserved characters.
+ */
+function assertWellEncoded(url: string): void {
+  try {
+    decodeURI(url);
+  } catch {
+    throw new ValidationError('The request URL has malformed percent-encoding', null, 'invalid_url_encoding');
+  }
+}
+
 /** Formats any thrown error as the one error body; unknown errors become a 500 that names the trace id. */
 export function sendError(call: Call, error: unknown): void {
   let apiError: ApiError;
   if (error instanceof ApiError) {
-    apiError = error;
+    apiError = redactedApiError(call, error);
   } else {
-    call.services.logger.error({ err: error, traceId: call.traceId }, 'unhandled error');
+    call.services.logger.error({ err: redactedError(call, error), traceId: call.traceId }, 'unhandled error');
     apiError = new InternalError(call.traceId);
   }
   if (call.res.headersSent) {

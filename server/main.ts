@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { closeServices, createServices } from './services-factory.js';
+import { InFlightRequests } from './in-flight.js';
 
 async function main(): Promise<void> {
   let config;
@@ -26,7 +27,8 @@ async function main(): Promise<void> {
     );
   }
   const app = await createApp(services);
-  const server = createServer({ keepAliveTimeout: 65_000 }, app.listener);
+  const inFlight = new InFlightRequests();
+  const server = createServer({ keepAliveTimeout: 65_000 }, inFlight.wrap(app.listener));
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, store: config.databaseUrl ? 'postgres' : 'sqlite', redis: Boolean(config.redisUrl) }, 'gw listening');
   });
@@ -36,9 +38,16 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'gw shutting down');
+    const deadline = Date.now() + config.shutdownTimeoutMs;
+    // No new connections; requests in flight finish (and are logged) before the services close.
     server.close();
     server.closeIdleConnections();
-    await closeServices(services);
+    const cutShort = await inFlight.drain(config.shutdownTimeoutMs);
+    if (cutShort > 0) logger.warn({ requests: cutShort }, 'requests still in flight at the shutdown deadline');
+    server.closeIdleConnections();
+    // The log queue gets what is left of the deadline, and never less than a few seconds.
+    await closeServices(services, { logDrainMs: Math.max(deadline - Date.now(), 5000) });
+    server.closeAllConnections();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -99,9 +99,9 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
 }
 
 /** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */
-export async function closeServices(services: Services): Promise<void> {
+export async function closeServices(services: Services, options: { logDrainMs?: number } = {}): Promise<void> {
   // Logs first, while the database is still open: shutdown drains the queue.
-  await services.requestLogs.close();
+  await services.requestLogs.close(options.logDrainMs);
   await services.logExports.close();
   await services.logRetention.stop();
   await services.semanticCache.idle();

@@ -19,8 +19,6 @@ export interface GatewayHeaders {
   forceRefresh: boolean;
   /** Lower-case names from x-gw-forward-headers. */
   forwardHeaderNames: readonly string[];
-  /** Lower-case names from x-gw-sensitive-headers. */
-  sensitiveHeaderNames: readonly string[];
 }
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
@@ -34,12 +32,34 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-function names(raw: string | undefined): readonly string[] {
-  if (!raw) return NO_NAMES;
-  return raw
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean);
+/** A header name as RFC 9110 defines a token. */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/**
+ * A list of header names, as the product description types it (an array of strings): a JSON
+ * array, or a comma-separated list as HTTP usually writes one. Anything else is refused, naming
+ * the header, rather than silently ignored.
+ */
+function names(raw: string | undefined, header: string): readonly string[] {
+  if (raw === undefined || raw.trim() === '') return NO_NAMES;
+  const refuse = () => new ValidationError(`${header} must be a JSON array of header names or a comma-separated list of them`, header, 'invalid_header_list');
+  let list: unknown[];
+  if (raw.trimStart().startsWith('[')) {
+    try {
+      list = JSON.parse(raw) as unknown[];
+    } catch {
+      throw refuse();
+    }
+    if (!Array.isArray(list)) throw refuse();
+  } else {
+    // HTTP lists may hold empty elements (RFC 9110 5.6.1).
+    list = raw
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
+  }
+  if (!list.every((name): name is string => typeof name === 'string' && HEADER_NAME.test(name))) throw refuse();
+  return list.map((name) => name.toLowerCase());
 }
 
 function metadataOf(raw: string | undefined): Record<string, string> {
@@ -64,12 +84,14 @@ function metadataOf(raw: string | undefined): Record<string, string> {
 
 export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders {
   const timeout = single(headers, 'x-gw-request-timeout');
-  const forwardHeaderNames = names(single(headers, 'x-gw-forward-headers'));
+  const forwardHeaderNames = names(single(headers, 'x-gw-forward-headers'), 'x-gw-forward-headers');
   for (const name of forwardHeaderNames) {
     if (NOT_FORWARDABLE.has(name) || name.startsWith('x-gw-')) {
       throw new ValidationError(`x-gw-forward-headers may not name ${name}`, 'x-gw-forward-headers', 'header_not_forwardable');
     }
   }
+  // Only checked here: the log writer reads the list itself when it masks (server/redaction.ts).
+  names(single(headers, 'x-gw-sensitive-headers'), 'x-gw-sensitive-headers');
   return {
     spanId: single(headers, 'x-gw-span-id') ?? null,
     parentSpanId: single(headers, 'x-gw-parent-span-id') ?? null,
@@ -79,7 +101,6 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
     cacheNamespace: single(headers, 'x-gw-cache-namespace'),
     forceRefresh: single(headers, 'x-gw-cache-force-refresh') === 'true',
     forwardHeaderNames,
-    sensitiveHeaderNames: names(single(headers, 'x-gw-sensitive-headers')),
   };
 }
 

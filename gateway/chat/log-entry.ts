@@ -1,8 +1,7 @@
 /**
- * The request log entry for one chat call, whatever its outcome. Credentials and the headers the
- * request or the operator named sensitive are stored only as hashes.
+ * The request log entry for one chat call, whatever its outcome. Its headers are the request's as
+ * received: the log writer masks credentials and sensitive values (gateway/logs/prepare-entry.ts).
  */
-import { sha256Hex } from '../../server/sha256.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../limits/pricing/cost.js';
 import type { Usage } from '../providers/types.js';
@@ -10,22 +9,9 @@ import type { RequestLogEntry } from '../request-log.js';
 import type { ChatState } from './chat-state.js';
 import { servingProvider } from './respond.js';
 
-/** Always hashed: they carry credentials. */
-const CREDENTIAL_HEADERS = ['authorization', 'x-gw-api-key', 'api-key', 'x-api-key', 'cookie', 'x-gw-cloud3-secret-access-key', 'x-gw-cloud3-session-token'];
-
-/** Same form as gateway/logs/prepare-entry.ts, so the writer's masking pass leaves these alone. */
-function hashed(value: string): string {
-  return 'sha256:' + sha256Hex(value);
-}
-
-export function loggedHeaders(headers: IncomingHttpHeaders, sensitive: readonly string[], organisationMasked: readonly string[]): Record<string, string> {
+function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(headers)) {
-    if (raw === undefined) continue;
-    const value = Array.isArray(raw) ? raw.join(', ') : raw;
-    const secret = CREDENTIAL_HEADERS.includes(name) || sensitive.includes(name) || organisationMasked.includes(name);
-    out[name] = secret ? hashed(value) : value;
-  }
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
@@ -71,7 +57,7 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     retry_count: state.route?.retries ?? 0,
     route: state.route?.steps ?? [],
     metadata: headers?.metadata ?? {},
-    request_headers: loggedHeaders(call.req.headers, headers?.sensitiveHeaderNames ?? [], call.services.config.headersToMask),
+    request_headers: flatHeaders(call.req.headers),
     request_body: state.request,
     response_body: state.completion ?? null,
     error: state.error ? { code: state.error.code, message: state.error.message, type: state.error.type } : null,

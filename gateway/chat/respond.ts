@@ -4,6 +4,7 @@
  * with one `data: {"error": ...}` event and no `[DONE]`, and the failure is what gets logged.
  */
 import { ApiError, errorBody } from '../../server/errors.js';
+import { redactedApiError } from '../../server/request-secrets.js';
 import { completionToChunks } from '../cache/completion-replay.js';
 import { StreamAssembler } from '../cache/stream-assembler.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../providers/types.js';
@@ -89,7 +90,7 @@ function finishWithError(state: ChatState, writer: SseWriter, attempt: UpstreamA
   state.status = failure.status;
   if (writer.open) {
     // Written directly: the client may be gone, and nothing more follows.
-    state.call.res.write(`data: ${JSON.stringify(errorBody(failure))}\n\n`);
+    state.call.res.write(`data: ${JSON.stringify(errorBody(redactedApiError(state.call, failure)))}\n\n`);
   }
   writer.end();
 }

@@ -5,6 +5,7 @@
 import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { ApiError, InternalError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
+import { redactedError } from '../../server/request-secrets.js';
 import type { ChatCompletion, ChatRequest } from '../providers/types.js';
 import { ClientGone } from '../transport/client-gone.js';
 import type { ChatState } from './chat-state.js';
@@ -48,7 +49,7 @@ export async function runChat(call: Call, request: ChatRequest): Promise<ChatRes
     return { completion: state.stream ? undefined : answerBody(state), status: state.status, headers: servedHeaders(state) };
   } catch (error) {
     const failure = error instanceof ApiError ? error : new InternalError(call.traceId);
-    if (!(error instanceof ApiError)) call.services.logger.error({ err: error, traceId: call.traceId }, 'chat pipeline failed');
+    if (!(error instanceof ApiError)) call.services.logger.error({ err: redactedError(call, error), traceId: call.traceId }, 'chat pipeline failed');
     state.error = failure;
     state.status = failure.status;
     if (!call.res.headersSent) for (const [name, value] of Object.entries(servedHeaders(state))) call.res.setHeader(name, value);

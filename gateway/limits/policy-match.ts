@@ -4,7 +4,8 @@ import type { GroupBy, LimitCondition, RequestFacts } from './policy-types.js';
 export function conditionsMatch(conditions: readonly LimitCondition[], facts: RequestFacts): boolean {
   return conditions.every((condition) => {
     const actual = facts[condition.key];
-    if (condition.excludes !== undefined && actual === condition.excludes) return false;
+    // An empty excludes is how "no exclusion" arrives from clients that always send the field.
+    if (condition.excludes && actual === condition.excludes) return false;
     if (condition.value === undefined) return true;
     if (condition.value === '*') return actual !== undefined && actual !== '';
     return actual === condition.value;

@@ -19,6 +19,9 @@ export interface BatchingLogSinkOptions {
   maxBodyBytes: number;
 }
 
+/** Between retries of a failing write while shutting down. */
+const CLOSE_RETRY_MS = 200;
+
 /**
  * The request log writer. `record` only pushes onto an in-memory queue (no I/O on the request
  * path); a timer and full batches trigger multi-row inserts, one write at a time. A failed
@@ -31,6 +34,10 @@ export class BatchingLogSink implements RequestLogSink {
   private readonly masked: ReadonlySet<string>;
   /** Entries dropped because the queue was full (the database was slower than the traffic). */
   dropped = 0;
+  /** Entries written so far. */
+  written = 0;
+  /** Set once close has written the last of the queue: a later entry could not be written. */
+  private closed = false;
   private lastDropWarning = 0;
 
   constructor(
@@ -46,6 +53,10 @@ export class BatchingLogSink implements RequestLogSink {
   }
 
   record(entry: RequestLogEntry): void {
+    if (this.closed) {
+      this.logger.error({ trace_id: entry.trace_id }, 'request log entry recorded after shutdown: not written');
+      return;
+    }
     try {
       this.queue.push(prepareEntry(entry, this.masked, this.options.maxBodyBytes));
       this.enforceCap();
@@ -64,9 +75,26 @@ export class BatchingLogSink implements RequestLogSink {
     }
   }
 
-  /** Shutdown: writes what is queued (as far as the store takes it), then releases the writer. */
-  async close(): Promise<void> {
-    await this.flush();
+  /**
+   * Shutdown: writes what is queued, retrying a failing store until the deadline, then says how
+   * many entries this wrote and how many were not written (none, unless the store stayed down).
+   */
+  async close(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const writtenBefore = this.written;
+    this.clearTimer();
+    while (this.writing || this.queue.length) {
+      if (this.writing) await this.writing;
+      else if (!(await this.writeBatch())) {
+        if (Date.now() >= deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(CLOSE_RETRY_MS, Math.max(deadline - Date.now(), 0))));
+      }
+    }
+    this.closed = true;
+    const notWritten = this.queue.length;
+    const summary = { written: this.written - writtenBefore, not_written: notWritten, dropped_total: this.dropped };
+    if (notWritten > 0 || this.dropped > 0) this.logger.error(summary, 'request log queue not fully written at shutdown');
+    else this.logger.info(summary, 'request log queue written at shutdown');
     await this.writer.close?.();
   }
 
@@ -92,6 +120,7 @@ export class BatchingLogSink implements RequestLogSink {
     if (!batch.length) return true;
     try {
       await this.writer.insertMany(batch);
+      this.written += batch.length;
       return true;
     } catch (error) {
       this.queue.unshift(...batch);

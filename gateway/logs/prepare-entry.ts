@@ -1,45 +1,38 @@
-import { sha256Hex } from '../../server/sha256.js';
+import { RequestSecrets } from '../../server/redaction.js';
 import type { RequestLogEntry } from '../request-log.js';
 import { JsonText } from '../../store/json-column.js';
-
-/** Prefix of a header value already replaced by its hash, so masking twice changes nothing. */
-const HASHED = 'sha256:';
-
-function hashValue(value: string): string {
-  return value.startsWith(HASHED) ? value : HASHED + sha256Hex(value);
-}
-
-/**
- * Hashes the values of masked headers (case-insensitive names). The gateway already hashes
- * headers the request named sensitive; this applies the organisation-wide list again at the
- * writer so no path that builds an entry can store them in clear.
- */
-export function maskHeaders(headers: Record<string, string>, masked: ReadonlySet<string>): Record<string, string> {
-  if (!masked.size) return headers;
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = masked.has(name.toLowerCase()) ? hashValue(String(value)) : value;
-  return out;
-}
 
 /**
  * Bodies above the cap are stored as a marker with their size and a text preview, so one huge
  * prompt cannot blow up a batch or the table. A body within it keeps the JSON text measured here.
+ * The text is serialised once, and the request's secrets are masked in it before anything is kept.
  */
-export function capBody(body: unknown, maxBytes: number): unknown {
+export function capBody(body: unknown, maxBytes: number, secrets?: RequestSecrets): unknown {
   if (body === null || body === undefined) return null;
-  const text = JSON.stringify(body);
+  let text = JSON.stringify(body);
   if (text === undefined) return null;
+  if (secrets && !secrets.empty) text = secrets.text(text);
   // UTF-8 needs at most 3 bytes per UTF-16 unit: short texts need no exact count.
   const bytes = text.length * 3 <= maxBytes ? text.length : Buffer.byteLength(text);
   if (bytes <= maxBytes) return new JsonText(text);
   return { gw_truncated: true, bytes, preview: text.slice(0, Math.min(4096, maxBytes)) };
 }
 
+/**
+ * Every log row passes through here (gateway requests through the batching sink, custom logs
+ * through their handler): the request's secrets are masked in its headers, and scrubbed from
+ * its bodies, its error and its route (server/redaction.ts), and the bodies are capped.
+ */
 export function prepareEntry(entry: RequestLogEntry, masked: ReadonlySet<string>, maxBodyBytes: number): RequestLogEntry {
+  const secrets = new RequestSecrets(entry.request_headers ?? {}, masked);
+  const scrub = secrets.empty ? undefined : secrets;
   return {
     ...entry,
-    request_headers: maskHeaders(entry.request_headers ?? {}, masked),
-    request_body: capBody(entry.request_body, maxBodyBytes),
-    response_body: capBody(entry.response_body, maxBodyBytes),
+    request_headers: secrets.headers(),
+    request_body: capBody(entry.request_body, maxBodyBytes, scrub),
+    response_body: capBody(entry.response_body, maxBodyBytes, scrub),
+    error: entry.error && scrub ? { ...entry.error, message: scrub.text(entry.error.message) } : entry.error,
+    route: scrub ? entry.route.map((step) => (step.error === undefined ? step : { ...step, error: scrub.text(step.error) })) : entry.route,
+    guardrail_results: entry.guardrail_results && scrub ? (scrub.strings(entry.guardrail_results) as unknown[]) : entry.guardrail_results,
   };
 }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { REDACTED, redactSecrets } from '../../server/audit.js';
+import { REDACTED, redactFields } from '../../server/redaction.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 describe('audit redaction', () => {
   test('secret-looking fields are redacted at any depth; other fields are kept', () => {
-    const out = redactSecrets({
+    const out = redactFields({
       name: 'n',
       key: 'k',
       api_key: 'a',

@@ -82,20 +82,53 @@ describe('chat headers', () => {
     assert.equal(response.body.error.param, 'x-gw-forward-headers');
   });
 
-  it('hashes sensitive headers (per request and organisation-wide) and credentials in the log, and forwards nothing because of it', async () => {
-    const before = gw.logs.length;
-    const response = await post({ 'x-gw-sensitive-headers': 'x-user-email', 'x-user-email': 'ada@example.com', 'x-org-secret': 's3cret', 'x-plain': 'visible' });
+  /** The request headers as the stored log row keeps them. */
+  async function storedHeaders(traceId: string): Promise<Record<string, string>> {
+    await gw.app.services.requestLogs.flush();
+    const list = await gw.app.http.get('/v1/logs').query({ trace_id: traceId }).set({ 'x-gw-api-key': gw.app.adminKey });
+    assert.equal(list.body.data.length, 1);
+    const one = await gw.app.http.get(`/v1/logs/${list.body.data[0].id}`).set({ 'x-gw-api-key': gw.app.adminKey });
+    return one.body.request_headers;
+  }
+
+  for (const [form, value] of [
+    ['a comma-separated list', 'x-user-email, X-Second'],
+    ['a JSON array', '["x-user-email", "X-Second"]'],
+  ] as const) {
+    it(`hashes sensitive headers named as ${form} (and organisation-wide ones, and credentials) in the log, and forwards nothing because of it`, async () => {
+      const traceId = `sensitive-${form.length}`;
+      const extra = { 'x-gw-trace-id': traceId, 'x-gw-sensitive-headers': value, 'x-user-email': 'ada@example.com', 'x-second': 'two', 'x-org-secret': 's3cret', 'x-plain': 'visible' };
+      const response = await post(extra);
+      assert.equal(response.status, 200);
+      const upstream = gw.fake.requests.at(-1)!;
+      assert.equal(upstream.headers['x-user-email'], undefined);
+      assert.equal(upstream.headers['x-org-secret'], undefined);
+      const logged = await storedHeaders(traceId);
+      assert.equal(logged['x-user-email'], sha('ada@example.com'));
+      assert.equal(logged['x-second'], sha('two'));
+      assert.equal(logged['x-org-secret'], sha('s3cret'));
+      assert.equal(logged.authorization, sha('Bearer sk-up'));
+      assert.equal(logged['x-gw-api-key'], sha(gw.app.adminKey));
+      assert.equal(logged['x-plain'], 'visible');
+    });
+  }
+
+  it('forwards the headers x-gw-forward-headers names as a JSON array', async () => {
+    const response = await post({ 'x-gw-forward-headers': '["X-Tenant"]', 'x-tenant': 'acme' });
     assert.equal(response.status, 200);
-    const upstream = gw.fake.requests.at(-1)!;
-    assert.equal(upstream.headers['x-user-email'], undefined);
-    assert.equal(upstream.headers['x-org-secret'], undefined);
-    const logged = (await logsSettled(gw, before + 1)).at(-1)!.request_headers;
-    assert.equal(logged['x-user-email'], sha('ada@example.com'));
-    assert.equal(logged['x-org-secret'], sha('s3cret'));
-    assert.equal(logged.authorization, sha('Bearer sk-up'));
-    assert.equal(logged['x-gw-api-key'], sha(gw.app.adminKey));
-    assert.equal(logged['x-plain'], 'visible');
+    assert.equal(gw.fake.requests.at(-1)!.headers['x-tenant'], 'acme');
   });
+
+  for (const header of ['x-gw-sensitive-headers', 'x-gw-forward-headers']) {
+    for (const bad of ['[1, 2]', '["ok", "not a name"]', '{"a": 1}', '[unclosed', 'with space', 'x-a;x-b']) {
+      it(`refuses ${header}: ${bad} with 400 naming the header`, async () => {
+        const response = await post({ [header]: bad });
+        assert.equal(response.status, 400, JSON.stringify(response.body));
+        assert.equal(response.body.error.param, header);
+        assert.equal(response.body.error.code, 'invalid_header_list');
+      });
+    }
+  }
 
   it('says which provider served, and the retry and cache state under a config', async () => {
     const response = await post({});

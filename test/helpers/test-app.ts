@@ -9,6 +9,7 @@ import { createApp } from '../../server/app.js';
 import { bootstrap, type BootstrapResult } from '../../server/bootstrap.js';
 import { loadConfig } from '../../server/config.js';
 import { closeServices, createServices } from '../../server/services-factory.js';
+import type { Logger } from '../../server/logger.js';
 import type { Services } from '../../server/services.js';
 import type { Engine } from './engines.js';
 import { privateDb, sharedDb } from './test-db.js';
@@ -33,6 +34,8 @@ export interface TestAppOptions {
   sharedDb?: Awaited<ReturnType<typeof privateDb>>;
   /** Provider name -> origin of a fake upstream, for fixed-host providers (openai, azure-openai, ...). */
   upstreamOriginOverrides?: Record<string, string>;
+  /** Where the app's standard-output log goes (silent by default). */
+  logger?: Logger;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const db = options.sharedDb ?? (await privateDb(options.engine?.databaseUrl));
-  const services = await createServices(config, { db: db.options, now: options.now, upstreamOriginOverrides: options.upstreamOriginOverrides });
+  const services = await createServices(config, { db: db.options, now: options.now, logger: options.logger, upstreamOriginOverrides: options.upstreamOriginOverrides });
   let boot: BootstrapResult;
   let app: Awaited<ReturnType<typeof createApp>>;
   try {

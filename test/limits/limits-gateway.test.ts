@@ -83,6 +83,12 @@ for (const engine of fullEngines()) {
       assert.equal((await chat('grouped')).status, 200);
     });
 
+    test('an empty excludes excludes nothing', async () => {
+      await policy('rate-limits', 'empty-excludes', { type: 'requests', unit: 'day', value: 1, conditions: [{ key: 'metadata.team', value: '*', excludes: '' }] });
+      assert.equal((await chat('empty-excludes', { metadata: { team: 'core' } })).status, 200);
+      assert.equal((await chat('empty-excludes', { metadata: { team: 'core' } })).status, 429);
+    });
+
     test('a requests budget: 429 usage_limit_exceeded once spent, entities with usage, per-entity reset', async () => {
       const created = await policy('usage-limits', 'budget', { type: 'requests', credit_limit: 2, alert_threshold: 2, group_by: [{ key: 'metadata.user' }] });
       assert.equal((await chat('budget', { metadata: { user: 'ann' } })).status, 200);

@@ -98,6 +98,20 @@ for (const engine of storeEngines()) {
       assert.deepEqual(got.body.conditions, [{ key: 'api_key', value: 'abc', excludes: 'def' }]);
     });
 
+    test('a condition with an empty excludes is accepted on every route that takes conditions, and kept as sent', async () => {
+      const conditions = [{ key: 'api_key', value: '*', excludes: '' }];
+      const rate = await app.http.post('/v2/policies/rate-limits').set(admin()).send({ name: 'empty-excludes', type: 'requests', unit: 'day', value: 5, conditions });
+      assert.equal(rate.status, 201, JSON.stringify(rate.body));
+      assert.deepEqual(rate.body.conditions, conditions);
+      const update = await app.http.put(`/v1/policies/rate-limits/${rate.body.id}`).set(admin()).send({ name: 'empty-excludes', value: 6, conditions });
+      assert.equal(update.status, 200, JSON.stringify(update.body));
+      const v2Update = await app.http.put(`/v2/policies/rate-limits/${rate.body.id}`).set(admin()).send({ conditions });
+      assert.equal(v2Update.status, 200, JSON.stringify(v2Update.body));
+      const usage = await app.http.post('/v2/policies/usage-limits').set(admin()).send({ name: 'empty-excludes', type: 'requests', credit_limit: 5, conditions });
+      assert.equal(usage.status, 201, JSON.stringify(usage.body));
+      assert.deepEqual(usage.body.conditions, conditions);
+    });
+
     test('a workspace key sees and makes only its own workspace policies', async () => {
       const key = await app.http.post('/v1/api-keys/workspace/service').set(admin()).send({ name: 'ws', workspace_id: app.boot.workspaceId, scopes: ['policies.create', 'policies.read', 'policies.list'] });
       assert.equal(key.status, 201, JSON.stringify(key.body));
