@@ -1615,7 +1615,7 @@ export interface components {
         AnalyticsTimeSeries: {
             /** @enum {string} */
             bucket: "minute" | "hour" | "day";
-            /** @description One point per bucket that has requests or feedback, oldest first. */
+            /** @description One point per bucket that has requests or feedback, oldest first. `timestamp` is the bucket's start (local midnight for days, in `time_zone`); the first bucket may start before start_time, and holds only what falls inside the range. */
             data: ({
                 timestamp: components["schemas"]["Timestamp"];
             } & components["schemas"]["AnalyticsTotals"])[];
@@ -1623,6 +1623,8 @@ export interface components {
             /** @enum {string} */
             object: "analytics_time_series";
             start_time: components["schemas"]["Timestamp"];
+            /** @description The IANA time zone whose hours and days the buckets follow. */
+            time_zone: string;
         };
         AnalyticsTotals: {
             cache_hit_rate: number;
@@ -1639,9 +1641,13 @@ export interface components {
             /** @description Weighted mean of feedback values (sum of value x weight / sum of weight). */
             feedback_avg?: number | null;
             feedback_count?: number;
+            /** @description Exact mean latency in ms (null without requests). */
             latency_avg_ms: number | null;
+            /** @description Median latency in ms, interpolated between the closest ranks like Postgres `percentile_cont`. Read from mergeable latency sketches (DDSketch), so within 1% relative error of the exact value; counts, token sums and cost are exact. */
             latency_p50_ms: number | null;
+            /** @description 90th percentile latency in ms, within 1% relative error of the exact value (as latency_p50_ms). */
             latency_p90_ms: number | null;
+            /** @description 99th percentile latency in ms, within 1% relative error of the exact value (as latency_p50_ms). */
             latency_p99_ms: number | null;
             prompt_tokens: number;
             requests: number;
@@ -4435,7 +4441,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description `user`, `environment`, `organisation` and `prompt` group by the special metadata keys `_user`, `_environment`, `_organisation` (your customer's organisation) and `_prompt`. */
-                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "metadata" | "api_key" | "workspace" | "status" | "endpoint";
+                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "metadata" | "api_key" | "workspace" | "status" | "endpoint" | "cache_status";
             };
             cookie?: never;
         };
@@ -4515,6 +4521,8 @@ export interface operations {
                 start_time?: components["parameters"]["StartTime"];
                 /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
                 status?: components["parameters"]["Status"];
+                /** @description IANA time zone name (`Europe/Paris`, `Asia/Kolkata`) whose local hours and days the buckets follow, DST included. Default `UTC`. */
+                time_zone?: string;
                 /** @description Workspace id or slug. */
                 workspace_id?: components["parameters"]["WorkspaceIdQuery"];
             };

@@ -92,31 +92,38 @@ function syntheticEntry(rand: () => number, i: number, total: number, ids: Seede
   };
 }
 
-/** Inserts `rows` synthetic logs for a new organisation and answers its ids. */
 function checkRows(rows: number): void {
   if (!Number.isSafeInteger(rows) || rows < 1 || rows > MAX_SEED_ROWS) throw new Error(`rows must be 1..${MAX_SEED_ROWS}, got ${rows}`);
 }
 
-export async function seedLogs(db: Knex, rows: number): Promise<SeededLogs> {
-  checkRows(rows);
-  const ids: SeededLogs = {
+/** The synthetic rows, oldest first, `chunk` at a time; the same rows on every call (fixed seed). */
+export function* syntheticEntries(rows: number, ids: SeededLogs, chunk: number): Generator<RequestLogEntry[]> {
+  const rand = random(42);
+  for (let from = 0; from < rows; from += chunk) {
+    const batch: RequestLogEntry[] = [];
+    for (let i = from; i < Math.min(rows, from + chunk); i++) batch.push(syntheticEntry(rand, i, rows, ids));
+    yield batch;
+  }
+}
+
+export function newSeedIds(): SeededLogs {
+  return {
     organisationId: randomUUID(),
     workspaceIds: [randomUUID(), randomUUID(), randomUUID()],
     apiKeyIds: Array.from({ length: 20 }, () => randomUUID()),
     start: SEED_START,
     end: SEED_END,
   };
+}
+
+/** Inserts `rows` synthetic logs for a new organisation through the repository (rollups included) and answers its ids. */
+export async function seedLogs(db: Knex, rows: number): Promise<SeededLogs> {
+  checkRows(rows);
+  const ids = newSeedIds();
   const store = new Store(db);
-  const rand = random(42);
-  let next = 0;
+  const batches = syntheticEntries(rows, ids, CHUNK);
   const worker = async () => {
-    while (next < rows) {
-      const from = next;
-      next = Math.min(rows, next + CHUNK);
-      const batch: RequestLogEntry[] = [];
-      for (let i = from; i < next; i++) batch.push(syntheticEntry(rand, i, rows, ids));
-      await store.requestLogs.insertMany(batch);
-    }
+    for (let next = batches.next(); !next.done; next = batches.next()) await store.requestLogs.insertMany(next.value);
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
   return ids;

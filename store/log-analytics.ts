@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
 import { applyLogFilter, isMetadataKey, type LogFilter } from './log-filter.js';
+import { setFor, type Grain, type RollupDimension, type RollupSet } from './rollups/dimensions.js';
+import { LatencySketch } from './rollups/latency-sketch.js';
+import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit } from './rollups/time-buckets.js';
 import { isSpecialMetadataKey, SPECIAL_METADATA_COLUMNS } from './special-metadata.js';
 
 export interface AnalyticsTotals {
@@ -28,8 +31,10 @@ export interface FeedbackTotals {
   feedback_avg: number | null;
 }
 
-export type GroupDimension = 'model' | 'provider' | 'user' | 'environment' | 'organisation' | 'prompt' | 'metadata' | 'api_key' | 'workspace' | 'status' | 'endpoint';
+export type GroupDimension =
+  | 'model' | 'provider' | 'user' | 'environment' | 'organisation' | 'prompt' | 'metadata' | 'api_key' | 'workspace' | 'status' | 'endpoint' | 'cache_status';
 
+/** The column each group-by reads, the same in request_logs and analytics_rollups. */
 const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
   model: 'model',
   provider: 'provider',
@@ -42,76 +47,80 @@ const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
   workspace: 'workspace_id',
   status: 'status',
   endpoint: 'endpoint',
+  cache_status: 'cache_status',
 };
 
-const PERCENTILES = [0.5, 0.9, 0.99] as const;
-const PERCENTILE_NAMES = ['latency_p50_ms', 'latency_p90_ms', 'latency_p99_ms'] as const;
-type PercentileName = (typeof PERCENTILE_NAMES)[number];
+/** Sums kept per rollup row and computed the same way from raw rows. */
+const SUMS = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'cache_hits', 'rescued'] as const;
+type Sums = Record<(typeof SUMS)[number], number>;
 
 // Plain columns derived at write time (is_error, cache_hit, rescued) keep these cheap on both engines.
-const AGGREGATES = `count(*) as requests,
+const RAW_SUMS = `count(*) as requests,
   sum(case when is_error then 1 else 0 end) as errors,
   sum(case when cache_hit then 0 else cost end) as cost,
+  sum(case when cache_hit then cost else 0 end) as cache_savings,
   sum(prompt_tokens) as prompt_tokens,
   sum(completion_tokens) as completion_tokens,
   sum(total_tokens) as total_tokens,
-  avg(latency_ms) as latency_avg_ms,
+  sum(latency_ms) as latency_sum,
   sum(case when cache_hit then 1 else 0 end) as cache_hits,
-  sum(case when cache_hit then cost else 0 end) as cache_savings,
-  sum(case when rescued then 1 else 0 end) as rescued_requests`;
+  sum(case when rescued then 1 else 0 end) as rescued`;
+
+/** Ranges are bounded for the planner: "no start" is the epoch, "no end" the last day a Date holds. */
+const EARLIEST = 0;
+const LATEST = 8_640_000_000_000_000;
+
+/** One group (or one time bucket of one) being added up from rollup rows and raw rows. */
+class Accumulator {
+  readonly sums: Sums = Object.fromEntries(SUMS.map((name) => [name, 0])) as Sums;
+  readonly latency = new LatencySketch();
+
+  add(row: Record<string, unknown>): void {
+    for (const name of SUMS) this.sums[name] += Number(row[name] ?? 0);
+  }
+
+  totals(): AnalyticsTotals {
+    const { requests, errors, cache_hits: cacheHits } = this.sums;
+    return {
+      requests,
+      errors,
+      error_rate: requests ? errors / requests : 0,
+      cost: this.sums.cost,
+      prompt_tokens: this.sums.prompt_tokens,
+      completion_tokens: this.sums.completion_tokens,
+      total_tokens: this.sums.total_tokens,
+      latency_avg_ms: requests ? this.sums.latency_sum / requests : null,
+      latency_p50_ms: this.latency.percentile(0.5),
+      latency_p90_ms: this.latency.percentile(0.9),
+      latency_p99_ms: this.latency.percentile(0.99),
+      cache_hits: cacheHits,
+      cache_hit_rate: requests ? cacheHits / requests : 0,
+      cache_savings: this.sums.cache_savings,
+      rescued_requests: this.sums.rescued,
+    };
+  }
+}
+
+/** What one analytics call reads: the rollup buckets that fit, and the raw rows for the rest. */
+interface Plan {
+  filter: LogFilter;
+  start: number;
+  end: number;
+  /** Bucket starts then the end, for a time series. */
+  boundaries: number[] | null;
+  /** The group column or expression, on both tables; null for totals. */
+  group: string | null;
+  set: RollupSet | undefined;
+  rollup: Array<{ grain: Grain; from: number; to: number }>;
+  raw: Array<{ from: number; to: number }>;
+}
 
 /**
- * Latency bins of one group, ascending: `upto` requests took `latency` ms or less, `count` of
- * them exactly `latency`. Latencies are whole milliseconds, so the bins are exact. Only the bins
- * holding the ranks a percentile needs are read back.
- */
-export type LatencyBins = Array<{ latency: number; count: number; upto: number }>;
-
-/** The latency at 0-based rank `rank` of the group's sorted latencies. */
-function valueAtRank(bins: LatencyBins, rank: number): number {
-  const bin = bins.find(({ count, upto }) => upto - count <= rank && rank < upto);
-  if (!bin) throw new Error(`no latency bin holds rank ${rank}`);
-  return bin.latency;
-}
-
-/** Linear interpolation between closest ranks: the same answer as Postgres percentile_cont. */
-export function percentile(bins: LatencyBins, total: number, p: number): number | null {
-  if (!total) return null;
-  const position = p * (total - 1);
-  const low = valueAtRank(bins, Math.floor(position));
-  const high = valueAtRank(bins, Math.ceil(position));
-  return low + (high - low) * (position - Math.floor(position));
-}
-
-function totals(row: Record<string, unknown>): AnalyticsTotals {
-  const n = (key: string) => Number(row[key] ?? 0);
-  const maybe = (key: string) => (row[key] === null || row[key] === undefined ? null : Number(row[key]));
-  const requests = n('requests');
-  return {
-    requests,
-    errors: n('errors'),
-    error_rate: requests ? n('errors') / requests : 0,
-    cost: n('cost'),
-    prompt_tokens: n('prompt_tokens'),
-    completion_tokens: n('completion_tokens'),
-    total_tokens: n('total_tokens'),
-    latency_avg_ms: maybe('latency_avg_ms'),
-    latency_p50_ms: maybe('latency_p50_ms'),
-    latency_p90_ms: maybe('latency_p90_ms'),
-    latency_p99_ms: maybe('latency_p99_ms'),
-    cache_hits: n('cache_hits'),
-    cache_hit_rate: requests ? n('cache_hits') / requests : 0,
-    cache_savings: n('cache_savings'),
-    rescued_requests: n('rescued_requests'),
-  };
-}
-
-/**
- * Analytics over request_logs and log_feedback. Sums and counts come from one grouped query,
- * latency percentiles from a second one run at the same time over per-(group, latency) counts
- * (latencyBins), the same on both engines and exact. Measured at a million rows on Postgres, one
- * statement holding the sums and percentile_cont took 1.3 to 1.7 s per grouped call; split,
- * the sums take ~0.4 s and the bins 0.6 to 1.4 s, no slower than percentile_cont alone.
+ * Analytics over request_logs, read from the rollups (store/rollups/) whenever the filter and
+ * grouping are dimensions of one rollup set, and from the raw rows for what no rollup holds:
+ * the partial buckets at the edges of the range, rows not yet rolled up (before the backfill),
+ * and filters or groups on arbitrary metadata keys or a trace id. Counts and sums are exact;
+ * latency percentiles come from merged DDSketches, within 1% of the exact value.
  */
 export class LogAnalytics {
   private readonly postgres: boolean;
@@ -121,39 +130,61 @@ export class LogAnalytics {
   }
 
   async summary(filter: LogFilter): Promise<AnalyticsTotals> {
-    return (await this.grouped(filter, null))[0]?.totals ?? totals({});
+    const groups = await this.run(this.plan(filter, null, null));
+    return (groups.get(null)?.get(0) ?? new Accumulator()).totals();
+  }
+
+  async count(filter: LogFilter): Promise<number> {
+    const plan = this.plan(filter, null, null);
+    const [rollup, raw] = await Promise.all([this.rollupSums(plan, ['requests']), this.rawSums(plan, 'count(*) as requests')]);
+    return [...rollup, ...raw].reduce((n, row) => n + Number(row.requests ?? 0), 0);
   }
 
   async groups(filter: LogFilter, dimension: GroupDimension, metadataKey?: string, limit = 100): Promise<Array<{ key: string | null } & AnalyticsTotals>> {
-    const rows = await this.grouped(filter, this.groupExpression(dimension, metadataKey), limit);
-    return rows.map((row) => ({ key: row.key === null ? null : String(row.key), ...row.totals }));
+    const plan = this.plan(filter, this.groupColumn(dimension, metadataKey), null);
+    const groups = await this.run(plan, limit);
+    return [...groups.entries()]
+      .map(([key, buckets]) => ({ key: key === null ? null : String(key), ...buckets.get(0)!.totals() }))
+      .filter((group) => group.requests > 0)
+      .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
+      .slice(0, limit);
   }
 
-  async timeSeries(filter: LogFilter, bucketMs: number): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
-    if (!Number.isSafeInteger(bucketMs) || bucketMs <= 0) throw new Error('bucketMs must be a positive integer');
-    const rows = await this.grouped(filter, `(created_at / ${bucketMs}) * ${bucketMs}`, undefined, true);
-    return rows.map((row) => ({ timestamp: Number(row.key), ...row.totals })).sort((a, b) => a.timestamp - b.timestamp);
+  /** Totals per bucket of `grain` in `timeZone` (an IANA name), buckets without requests left out. */
+  async timeSeries(filter: LogFilter, grain: Grain, timeZone = 'UTC'): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
+    const plan = this.plan(filter, null, { grain, timeZone });
+    const buckets = (await this.run(plan)).get(null) ?? new Map<number, Accumulator>();
+    return [...buckets.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, acc]) => ({ timestamp: plan.boundaries![index]!, ...acc.totals() }))
+      .filter((point) => point.requests > 0);
   }
 
-  /** Feedback count and weighted mean over time and workspace (feedback has no model or status). */
-  async feedback(filter: LogFilter, bucketMs?: number): Promise<Map<number, FeedbackTotals>> {
-    const bucket = bucketMs ? `(created_at / ${bucketMs}) * ${bucketMs}` : '0';
+  /** Feedback count and weighted mean over time and workspace (feedback has no model or status), keyed by bucket start (0 without buckets). */
+  async feedback(filter: LogFilter, buckets?: { grain: Grain; timeZone?: string }): Promise<Map<number, FeedbackTotals>> {
+    const boundaries = buckets && filter.start !== undefined && filter.end !== undefined ? bucketBoundaries(filter.start, filter.end, buckets.grain, buckets.timeZone ?? 'UTC') : null;
+    const unit = boundaries ? rawTimeUnit(boundaries) : 0;
+    const bucket = unit ? `(created_at / ${unit}) * ${unit}` : '0';
     const query = this.db('log_feedback')
       .select(this.db.raw(`${bucket} as bucket, count(*) as n, sum(value * weight) as weighted, sum(weight) as weights`))
       .where('organisation_id', filter.organisation_id);
-    if (bucketMs) query.groupByRaw(bucket);
+    if (unit) query.groupByRaw(bucket);
     if (filter.workspace_id) query.where('workspace_id', filter.workspace_id);
     if (filter.start !== undefined) query.where('created_at', '>=', filter.start);
     if (filter.end !== undefined) query.where('created_at', '<', filter.end);
-    const out = new Map<number, FeedbackTotals>();
+    const sums = new Map<number, { n: number; weighted: number; weights: number }>();
     for (const row of (await query) as Array<Record<string, unknown>>) {
-      const weights = Number(row.weights ?? 0);
-      out.set(Number(row.bucket), { feedback_count: Number(row.n), feedback_avg: weights ? Number(row.weighted) / weights : null });
+      const at = boundaries ? boundaries[bucketIndex(boundaries, Math.max(Number(row.bucket), filter.start!))]! : 0;
+      const into = sums.get(at) ?? { n: 0, weighted: 0, weights: 0 };
+      into.n += Number(row.n);
+      into.weighted += Number(row.weighted ?? 0);
+      into.weights += Number(row.weights ?? 0);
+      sums.set(at, into);
     }
-    return out;
+    return new Map([...sums].map(([at, s]) => [at, { feedback_count: s.n, feedback_avg: s.weights ? s.weighted / s.weights : null }]));
   }
 
-  private groupExpression(dimension: GroupDimension, metadataKey?: string): string {
+  private groupColumn(dimension: GroupDimension, metadataKey?: string): string {
     if (dimension !== 'metadata') return GROUP_COLUMNS[dimension];
     if (!metadataKey || !isMetadataKey(metadataKey)) throw new Error('a valid metadata key is required');
     if (isSpecialMetadataKey(metadataKey)) return SPECIAL_METADATA_COLUMNS[metadataKey];
@@ -161,74 +192,187 @@ export class LogAnalytics {
     return this.postgres ? `metadata->>'${metadataKey}'` : `json_extract(metadata, '$."${metadataKey}"')`;
   }
 
-  private async grouped(
-    filter: LogFilter,
-    groupExpression: string | null,
-    limit?: number,
-    allGroups = false,
-  ): Promise<Array<{ key: unknown; totals: AnalyticsTotals }>> {
-    const select = `${groupExpression ? `${groupExpression} as group_key, ` : ''}${AGGREGATES}`;
-    const query = applyLogFilter(this.db, this.db('request_logs').select(this.db.raw(select)), filter);
-    if (groupExpression) {
-      query.groupByRaw(groupExpression);
-      if (!allGroups) query.orderBy('requests', 'desc').limit(limit ?? 100);
+  /** The rollup set that holds every dimension the filter and group name, or undefined when the raw rows must answer. */
+  private rollupSet(filter: LogFilter, group: string | null): RollupSet | undefined {
+    if (filter.trace_id) return undefined;
+    const needed = new Set<RollupDimension>();
+    const columns: Array<[unknown, RollupDimension]> = [
+      [filter.api_key_id, 'api_key_id'], [filter.model, 'model'], [filter.provider, 'provider'], [filter.endpoint, 'endpoint'], [filter.status?.length, 'status'],
+    ];
+    for (const [value, dimension] of columns) if (value) needed.add(dimension);
+    for (const key of Object.keys(filter.metadata ?? {})) {
+      if (!isSpecialMetadataKey(key)) return undefined;
+      needed.add(SPECIAL_METADATA_COLUMNS[key]);
     }
-    const [rows, percentiles] = await Promise.all([this.read(query), this.latencyPercentiles(filter, groupExpression)]);
-    for (const row of rows) {
-      const group = percentiles.get(String(groupExpression ? row.group_key : null));
-      for (const name of PERCENTILE_NAMES) row[name] = group?.[name] ?? null;
+    if (group && group !== 'workspace_id') {
+      if (!/^[a-z_]+$/.test(group)) return undefined;
+      needed.add(group as RollupDimension);
     }
-    return rows.filter((row) => groupExpression || Number(row.requests) > 0).map((row) => ({ key: row.group_key ?? null, totals: totals(row) }));
+    return setFor(needed);
   }
 
-  /**
-   * Runs one analytics read. On Postgres without JIT (compiling these scans cost more than it saved,
-   * ~70 ms a query at a million rows) and with enough memory for the hash of (group, latency) pairs.
-   */
-  private read(query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> {
-    if (!this.postgres) return query as Promise<Array<Record<string, unknown>>>;
-    return this.db.transaction(async (trx) => {
-      await trx.raw(`set local jit = off; set local work_mem = '32MB'`);
-      return (await query.transacting(trx)) as Array<Record<string, unknown>>;
-    });
+  private plan(filter: LogFilter, group: string | null, series: { grain: Grain; timeZone: string } | null): Plan {
+    const start = filter.start ?? EARLIEST;
+    const end = filter.end ?? LATEST;
+    const boundaries = series ? bucketBoundaries(start, end, series.grain, series.timeZone) : null;
+    const set = this.rollupSet(filter, group);
+    const plan: Plan = { filter, start, end, boundaries, group, set, rollup: [], raw: [] };
+    const edges = boundaries ?? [start, end];
+    for (let i = 0; i + 1 < edges.length; i++) coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan);
+    return plan;
   }
 
-  /** Per group, latency p50/p90/p99 read off its latency bins. */
-  private async latencyPercentiles(filter: LogFilter, groupExpression: string | null): Promise<Map<string, Record<PercentileName, number | null>>> {
-    const out = new Map<string, Record<PercentileName, number | null>>();
-    for (const [group, { total, bins }] of await this.latencyBins(filter, groupExpression)) {
-      out.set(group, Object.fromEntries(PERCENTILES.map((p, i) => [PERCENTILE_NAMES[i]!, percentile(bins, total, p)])) as Record<PercentileName, number | null>);
+  /** Adds up rollup and raw rows per group and bucket index; for groups, percentiles only for the `limit` largest. */
+  private async run(plan: Plan, limit?: number): Promise<Map<string | null, Map<number, Accumulator>>> {
+    const out = new Map<string | null, Map<number, Accumulator>>();
+    const at = (key: unknown, time: unknown) => {
+      const group = key === null || key === undefined ? null : String(key);
+      let buckets = out.get(group);
+      if (!buckets) out.set(group, (buckets = new Map()));
+      const index = plan.boundaries ? bucketIndex(plan.boundaries, Math.max(Number(time), plan.start)) : 0;
+      let acc = buckets.get(index);
+      if (!acc) buckets.set(index, (acc = new Accumulator()));
+      return acc;
+    };
+    const raw = this.rawRowsGrouped(plan);
+    const [rollupSums, rawRows] = await Promise.all([this.rollupSums(plan), raw]);
+    for (const row of rollupSums) at(row.group_key, row.time_key).add(row);
+    for (const row of rawRows) this.addRaw(at(row.group_key, row.time_key), row);
+    // Percentiles for the `limit` largest groups only (all of them for totals and series).
+    let keys: Array<string | null> | undefined;
+    if (plan.group && limit !== undefined) {
+      keys = [...out.entries()]
+        .map(([key, buckets]) => ({ key, requests: buckets.get(0)?.sums.requests ?? 0 }))
+        .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
+        .slice(0, limit)
+        .map(({ key }) => key);
     }
+    for (const row of await this.rollupBins(plan, keys)) at(row.group_key, row.time_key).latency.addBin(String(row.bin), Number(row.n));
     return out;
   }
 
-  /**
-   * Per group, the latency bins holding the ranks PERCENTILES need. Counting requests per
-   * (group, latency) is a hash aggregate; a running sum over those bins finds each rank, so the
-   * database never sorts the rows themselves and sends back a few bins per group.
-   */
-  private async latencyBins(filter: LogFilter, groupExpression: string | null): Promise<Map<string, { total: number; bins: LatencyBins }>> {
+  /** A raw (group, time, latency) row: its sums, and its latency counted `requests` times. */
+  private addRaw(acc: Accumulator, row: Record<string, unknown>): void {
+    acc.add(row);
+    acc.latency.addLatency(Number(row.latency_ms), Number(row.requests));
+  }
+
+  /** Rollup rows of the plan's set and buckets matching the filter (a query over analytics_rollups). */
+  private rollupRows(plan: Plan): Knex.QueryBuilder | undefined {
+    if (!plan.set || !plan.rollup.length) return undefined;
     const { db } = this;
-    const counts = applyLogFilter(db, db('request_logs').select(db.raw(`${groupExpression ?? 'null'} as group_key, latency_ms, count(*) as n`)), filter).groupByRaw(
-      groupExpression ? `${groupExpression}, latency_ms` : 'latency_ms',
-    );
-    const running = db
-      .select(
-        db.raw(`group_key, latency_ms, n,
-          sum(n) over (partition by group_key order by latency_ms rows between unbounded preceding and current row) as upto,
-          sum(n) over (partition by group_key) as total`),
-      )
-      .from('latency_counts');
-    // A bin [upto - n, upto) holds rank floor(x) or ceil(x), x = p * (total - 1), when upto - n < x + 1 and upto > x.
-    const wanted = PERCENTILES.map((p) => `(upto - n < ${p} * (total - 1) + 1 and upto > ${p} * (total - 1))`).join(' or ');
-    const query = db.with('latency_counts', counts).with('running', running).select('*').from('running').whereRaw(wanted).orderBy('latency_ms');
-    const byGroup = new Map<string, { total: number; bins: LatencyBins }>();
-    for (const row of await this.read(query)) {
-      const group = String(row.group_key);
-      let entry = byGroup.get(group);
-      if (!entry) byGroup.set(group, (entry = { total: Number(row.total), bins: [] }));
-      entry.bins.push({ latency: Number(row.latency_ms), count: Number(row.n), upto: Number(row.upto) });
+    const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
+    const byGrain = new Map<Grain, Array<{ from: number; to: number }>>();
+    for (const piece of plan.rollup) {
+      const ranges = byGrain.get(piece.grain) ?? [];
+      const last = ranges[ranges.length - 1];
+      if (last && last.to === piece.from) last.to = piece.to;
+      else ranges.push({ from: piece.from, to: piece.to });
+      byGrain.set(piece.grain, ranges);
     }
-    return byGroup;
+    return query.where((q) => {
+      for (const [grain, ranges] of byGrain) {
+        q.orWhere((g) => g.where('grain', grain).andWhere((r) => {
+          for (const { from, to } of ranges) r.orWhere((b) => b.where('bucket_start', '>=', from).andWhere('bucket_start', '<', to));
+        }));
+      }
+    });
+  }
+
+  private timeKey(plan: Plan, column: string): string {
+    return plan.boundaries ? column : '0';
+  }
+
+  private rollupSums(plan: Plan, sums: readonly string[] = SUMS): Promise<Array<Record<string, unknown>>> {
+    const query = this.rollupRows(plan);
+    if (!query) return Promise.resolve([]);
+    const time = this.timeKey(plan, 'bucket_start');
+    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, ${time} as time_key, ${sums.map((name) => `sum(${name}) as ${name}`).join(', ')}`));
+    const by = [plan.group, plan.boundaries ? 'bucket_start' : null].filter((column) => column !== null);
+    if (by.length) query.groupByRaw(by.join(', '));
+    return this.read(query, false);
+  }
+
+  /**
+   * The latency bins of the matching rollup rows (of the given groups only, when named), added up
+   * per group, time and bin by the database: a few hundred bins per group come back, not every
+   * row's sketch.
+   */
+  private rollupBins(plan: Plan, keys?: Array<string | null>): Promise<Array<Record<string, unknown>>> {
+    const query = this.rollupRows(plan);
+    if (!query || (keys && !keys.length)) return Promise.resolve([]);
+    const group = plan.group ? `analytics_rollups.${plan.group}` : 'null';
+    const time = plan.boundaries ? 'analytics_rollups.bucket_start' : '0';
+    query
+      .joinRaw(`, ${this.postgres ? 'jsonb_each_text' : 'json_each'}(analytics_rollups.latency) as b`)
+      .select(this.db.raw(`${group} as group_key, ${time} as time_key, b.key as bin, sum(${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`))
+      .groupByRaw([plan.group ? group : null, plan.boundaries ? time : null, 'b.key'].filter(Boolean).join(', '));
+    if (keys && plan.group) {
+      const values = keys.filter((key) => key !== null);
+      query.where((q) => {
+        if (values.length) q.whereIn(`analytics_rollups.${plan.group!}`, plan.group === 'status' ? values.map(Number) : values);
+        if (values.length < keys.length) q.orWhereNull(`analytics_rollups.${plan.group!}`);
+      });
+    }
+    return this.read(query, false);
+  }
+
+  /**
+   * The raw rows the rollups do not hold: those in the plan's raw pieces, and those in its rollup
+   * pieces not yet rolled up (none once the backfill has run: a partial index finds that at once).
+   */
+  private rawRows(plan: Plan, columns: string): Knex.QueryBuilder | undefined {
+    const { db } = this;
+    const base = () => applyLogFilter(db, db('request_logs').select(db.raw(columns)), { ...plan.filter, start: undefined, end: undefined });
+    const inRanges = (q: Knex.QueryBuilder, ranges: Array<{ from: number; to: number }>) =>
+      q.where((w) => {
+        for (const { from, to } of ranges) w.orWhere((r) => r.where('created_at', '>=', from).andWhere('created_at', '<', to));
+      });
+    const parts: Knex.QueryBuilder[] = [];
+    if (plan.raw.length) parts.push(inRanges(base(), plan.raw));
+    if (plan.rollup.length) {
+      const notRolledUp = base()
+        .whereRaw(this.postgres ? 'not rolled_up' : 'rolled_up = 0')
+        .where('created_at', '>=', plan.start)
+        .where('created_at', '<', plan.end);
+      if (plan.raw.length) notRolledUp.whereNot((q) => inRanges(q, plan.raw));
+      parts.push(notRolledUp);
+    }
+    if (!parts.length) return undefined;
+    return parts.length === 1 ? parts[0] : parts[0]!.unionAll(parts.slice(1));
+  }
+
+  private rawColumns(plan: Plan): string {
+    const unit = plan.boundaries ? rawTimeUnit(plan.boundaries) : 0;
+    return `${plan.group ?? 'null'} as group_key, ${unit ? `(created_at / ${unit}) * ${unit}` : '0'} as time_key`;
+  }
+
+  private rawSums(plan: Plan, sums: string): Promise<Array<Record<string, unknown>>> {
+    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
+    if (!rows) return Promise.resolve([]);
+    return this.read(this.db.select(this.db.raw(`group_key, time_key, ${sums}`)).from(rows.as('r')).groupBy('group_key', 'time_key'), !plan.set);
+  }
+
+  /** Sums of the raw rows per group, time and latency: the latencies feed the sketch, the sums add up. */
+  private rawRowsGrouped(plan: Plan): Promise<Array<Record<string, unknown>>> {
+    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
+    if (!rows) return Promise.resolve([]);
+    const query = this.db.select(this.db.raw(`group_key, time_key, latency_ms, ${RAW_SUMS}`)).from(rows.as('r')).groupBy('group_key', 'time_key', 'latency_ms');
+    return this.read(query, !plan.set);
+  }
+
+  /**
+   * Runs one analytics read on Postgres without JIT (compiling these scans cost more than it saved,
+   * ~70 ms a query at a million rows): a scan of raw rows (no rollup set fits) with room to hash
+   * groups in memory, rollup reads and raw edges without parallel workers.
+   */
+  private read(query: Knex.QueryBuilder, scan: boolean): Promise<Array<Record<string, unknown>>> {
+    if (!this.postgres) return query as Promise<Array<Record<string, unknown>>>;
+    return this.db.transaction(async (trx) => {
+      // A rollup read touches a few hundred rows, but the planner guesses 100 bins per sketch and
+      // would start a parallel worker (measured: 170 ms to launch one on a loaded machine, for a 3 ms query).
+      await trx.raw(scan ? `set local jit = off; set local work_mem = '32MB'` : `set local jit = off; set local max_parallel_workers_per_gather = 0`);
+      return (await query.transacting(trx)) as Array<Record<string, unknown>>;
+    });
   }
 }

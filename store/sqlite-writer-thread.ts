@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { insertSql, sameColumns, sqliteValue } from './bulk-insert.js';
+import { sameColumns, sqliteValue } from './log-batch-write.js';
 import type { BatchDone, WriteBatch } from './sqlite-writer-worker.js';
 
 type Row = Record<string, unknown>;
@@ -22,7 +22,7 @@ function spawnWorker(filename: string): Worker {
 }
 
 /**
- * Bulk inserts into a SQLite file from a worker thread. better-sqlite3 is synchronous, so on the
+ * Writes request-log batches and their rollups into a SQLite file from a worker thread. better-sqlite3 is synchronous, so on the
  * main thread every log batch, and now and then a WAL checkpoint with its fsync, stalls all
  * requests in flight. Rows cross as arrays of bindable values; the caller learns when its batch
  * is committed, or why not (a thread that died fails its batches, and the next insert starts a new one).
@@ -34,14 +34,15 @@ export class SqliteWriterThread {
 
   constructor(private readonly filename: string) {}
 
-  insert(table: string, rows: Row[]): Promise<void> {
+  /** Request-log rows (toLogRow's shape), written with their rollups (store/log-batch-write.ts). */
+  writeLogs(rows: Row[]): Promise<void> {
     if (!rows.length) return Promise.resolve();
-    const columns = Object.keys(rows[0]!);
-    if (!sameColumns(rows, columns)) return Promise.reject(new Error(`rows for ${table} differ in their columns`));
+    const columns = [...Object.keys(rows[0]!), 'rolled_up'];
+    if (!sameColumns(rows, columns.slice(0, -1))) return Promise.reject(new Error('log rows differ in their columns'));
     const batch: WriteBatch = {
       id: (this.nextId += 1),
-      sql: insertSql(table, columns),
-      rows: rows.map((row) => columns.map((column) => sqliteValue(row[column]))),
+      columns,
+      rows: rows.map((row) => columns.map((column) => (column === 'rolled_up' ? 1 : sqliteValue(row[column])))),
     };
     const worker = this.started();
     return new Promise<void>((resolve, reject) => {

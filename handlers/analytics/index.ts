@@ -4,6 +4,7 @@ import { principalOf, type Call } from '../../server/call.js';
 import { ValidationError } from '../../server/errors.js';
 import { LogAnalytics, type AnalyticsTotals, type FeedbackTotals, type GroupDimension } from '../../store/log-analytics.js';
 import type { LogFilter } from '../../store/log-filter.js';
+import { isTimeZone } from '../../store/rollups/time-buckets.js';
 import { query, type Handler } from '../types.js';
 import { listWorkspaceFilter } from '../workspace-target.js';
 
@@ -59,19 +60,21 @@ function bucketFor(spanMs: number): Bucket {
 
 export const getAnalyticsTimeSeries: Handler = async (c, call) => {
   const filter = await analyticsFilter(c, call);
-  const bucket = ((query<'getAnalyticsTimeSeries'>(c) as { bucket?: Bucket }).bucket ?? bucketFor(filter.end - filter.start)) as Bucket;
-  const size = BUCKETS[bucket];
-  if ((filter.end - filter.start) / size > MAX_POINTS) {
+  const q = query<'getAnalyticsTimeSeries'>(c) as { bucket?: Bucket; time_zone?: string };
+  const bucket = q.bucket ?? bucketFor(filter.end - filter.start);
+  const timeZone = q.time_zone ?? 'UTC';
+  if (!isTimeZone(timeZone)) throw new ValidationError(`Unknown time zone "${timeZone}"; use an IANA name such as Europe/Paris`, 'time_zone');
+  if ((filter.end - filter.start) / BUCKETS[bucket] > MAX_POINTS) {
     throw new ValidationError(`A ${bucket} series over this range would exceed ${MAX_POINTS} points; narrow the range or use a larger bucket`, 'bucket');
   }
   const analytics = new LogAnalytics(call.services.db);
-  const [points, feedback] = await Promise.all([analytics.timeSeries(filter, size), analytics.feedback(filter, size)]);
+  const [points, feedback] = await Promise.all([analytics.timeSeries(filter, bucket, timeZone), analytics.feedback(filter, { grain: bucket, timeZone })]);
   const byTime = new Map<number, { timestamp: number } & AnalyticsTotals>(points.map((point) => [point.timestamp, point]));
   for (const timestamp of feedback.keys()) if (!byTime.has(timestamp)) byTime.set(timestamp, { timestamp, ...EMPTY });
   const data = [...byTime.values()]
     .sort((a, b) => a.timestamp - b.timestamp)
     .map((point) => ({ ...point, ...(feedback.get(point.timestamp) ?? noFeedback), timestamp: new Date(point.timestamp).toISOString() }));
-  return { body: { object: 'analytics_time_series', bucket, ...range(filter), data } };
+  return { body: { object: 'analytics_time_series', bucket, time_zone: timeZone, ...range(filter), data } };
 };
 
 const EMPTY: AnalyticsTotals = {

@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
-import { insertRows } from '../bulk-insert.js';
 import type { SqliteWriterThread } from '../sqlite-writer-thread.js';
 import { fromJson, toJson } from '../json-column.js';
+import { writeLogRows } from '../log-batch-write.js';
+import { LogAnalytics } from '../log-analytics.js';
 import { applyLogFilter, type LogFilter } from '../log-filter.js';
+import { FACT_COLUMNS, rollupDeltas, toFact } from '../rollups/rollup-deltas.js';
+import { applyRollupDeltas, pruneEmptyRollups } from '../rollups/rollup-write.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
 export type LogSource = 'gateway' | 'custom';
@@ -11,9 +14,6 @@ export type LogSource = 'gateway' | 'custom';
 export interface RequestLogRecord extends RequestLogEntry {
   source: LogSource;
 }
-
-/** Rows per INSERT: ~35 columns each keeps a statement well under SQLite's 32,766 bound variables. */
-const INSERT_CHUNK = 400;
 
 /** Columns a list answers with: everything but the (possibly large) bodies and headers. */
 const SUMMARY_COLUMNS = [
@@ -117,7 +117,7 @@ export class ThreadedRequestLogWriter {
   constructor(private readonly thread: SqliteWriterThread) {}
 
   insertMany(entries: RequestLogEntry[]): Promise<void> {
-    return this.thread.insert('request_logs', entries.map((entry) => toLogRow(entry, 'gateway')));
+    return this.thread.writeLogs(entries.map((entry) => toLogRow(entry, 'gateway')));
   }
 
   close(): Promise<void> {
@@ -128,10 +128,12 @@ export class ThreadedRequestLogWriter {
 export class RequestLogsRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
 
-  /** Multi-row inserts, chunked; one transaction so a batch lands whole or not at all. */
+  /**
+   * One transaction holding the rows and their rollup deltas, so a batch lands whole or not at
+   * all; rows already stored (a batch written again) are skipped and counted once.
+   */
   async insertMany(entries: RequestLogEntry[], source: LogSource = 'gateway'): Promise<void> {
-    if (!entries.length) return;
-    await insertRows(this.db, 'request_logs', entries.map((entry) => toLogRow(entry, source)), INSERT_CHUNK);
+    await writeLogRows(this.db, entries.map((entry) => toLogRow(entry, source)));
   }
 
   async get(filter: Pick<LogFilter, 'organisation_id' | 'workspace_id'>, id: string): Promise<RequestLogRecord | undefined> {
@@ -157,17 +159,31 @@ export class RequestLogsRepository {
     return rows.map(toLogRecord);
   }
 
-  async count(filter: LogFilter): Promise<number> {
-    const row = await applyLogFilter(this.db as Knex, this.db('request_logs'), filter).count({ n: '*' }).first();
-    return Number(row?.n ?? 0);
+  /** How many rows match: from the rollups where the filter allows (store/log-analytics.ts). */
+  count(filter: LogFilter): Promise<number> {
+    return new LogAnalytics(this.db as Knex).count(filter);
   }
 
   /**
-   * Deletes up to `batch` rows older than `before` (epoch ms) and says how many went. Small
-   * batches keep each statement's locks short; the retention job loops until this returns 0.
+   * Deletes up to `batch` rows older than `before` (epoch ms) and says how many went, taking
+   * what they counted out of the rollups in the same transaction. Small batches keep each
+   * statement's locks short; the retention job loops until this returns 0.
    */
-  async deleteOlderThan(before: number, batch: number): Promise<number> {
-    const ids = this.db('request_logs').select('id').where('created_at', '<', before).limit(batch);
-    return this.db('request_logs').whereIn('id', ids).del();
+  deleteOlderThan(before: number, batch: number): Promise<number> {
+    return this.deleteWhere((q) => q.where('created_at', '<', before).limit(batch));
+  }
+
+  private async deleteWhere(select: (query: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<number> {
+    const remove = async (trx: Knex.Transaction) => {
+      const ids = select(trx('request_logs').select('id')).toSQL();
+      // RETURNING names exactly the rows this statement removed, also when another instance deletes the same ones.
+      const deleted = await trx.raw(`delete from request_logs where id in (${ids.sql}) returning ${[...FACT_COLUMNS, 'rolled_up'].join(', ')}`, ids.bindings);
+      const removed = (Array.isArray(deleted) ? deleted : deleted.rows) as Array<Record<string, unknown>>;
+      const deltas = rollupDeltas(removed.filter((row) => Boolean(row.rolled_up)).map(toFact), -1);
+      await applyRollupDeltas(trx, deltas);
+      await pruneEmptyRollups(trx, deltas);
+      return removed.length;
+    };
+    return (this.db as Knex.Transaction).isTransaction ? remove(this.db as Knex.Transaction) : (this.db as Knex).transaction(remove);
   }
 }

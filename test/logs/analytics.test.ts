@@ -15,6 +15,11 @@ function near(actual: number | null, expected: number, what: string): void {
   assert.ok(actual !== null && Math.abs(actual - expected) < 1e-6, `${what}: expected ${expected}, got ${actual}`);
 }
 
+/** Percentiles come from latency sketches: within 1% relative error of the exact value (the spec's promise). */
+function within1pct(actual: number | null, expected: number, what: string): void {
+  assert.ok(actual !== null && Math.abs(actual - expected) <= 0.01 * expected + 1e-9, `${what}: expected ${expected} within 1%, got ${actual}`);
+}
+
 for (const engine of storeEngines()) {
   describe(`analytics and feedback (${engine.name})`, () => {
     let app: TestApp;
@@ -52,7 +57,7 @@ for (const engine of storeEngines()) {
     });
     after(() => app.close());
 
-    test('summary: counts, spend, cache savings, rescued requests and exact percentiles', async () => {
+    test('summary: counts, spend, cache savings, rescued requests and percentiles within 1%', async () => {
       const res = await app.http.get('/v1/analytics/summary').query(range).set(admin());
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const s = res.body;
@@ -66,16 +71,16 @@ for (const engine of storeEngines()) {
       assert.equal(s.rescued_requests, 2);
       assert.equal(s.total_tokens, 90);
       near(s.latency_avg_ms, 2050 / 6, 'avg');
-      near(s.latency_p50_ms, 250, 'p50');
-      near(s.latency_p90_ms, 700, 'p90');
-      near(s.latency_p99_ms, 970, 'p99');
+      within1pct(s.latency_p50_ms, 250, 'p50');
+      within1pct(s.latency_p90_ms, 700, 'p90');
+      within1pct(s.latency_p99_ms, 970, 'p99');
     });
 
     test('summary honours log filters', async () => {
       const res = await app.http.get('/v1/analytics/summary').query({ ...range, provider: 'anthropic', status: '4xx,5xx' }).set(admin());
       assert.equal(res.body.requests, 2);
       near(res.body.error_rate, 1, 'error_rate');
-      near(res.body.latency_p50_ms, 650, 'p50');
+      within1pct(res.body.latency_p50_ms, 650, 'p50');
     });
 
     test('grouped by model, provider, user, metadata key, API key, workspace and status', async () => {
@@ -88,7 +93,7 @@ for (const engine of storeEngines()) {
       assert.equal(models['model-a'].requests, 3);
       near(models['model-a'].cost, 0.03, 'model-a cost');
       assert.equal(models['model-b'].errors, 2);
-      near(models['model-b'].latency_p50_ms, 300, 'model-b p50');
+      within1pct(models['model-b'].latency_p50_ms, 300, 'model-b p50');
       assert.equal((await group('provider')).anthropic.requests, 3);
       const users = await group('user');
       assert.equal(users.ana.requests, 2);
@@ -144,16 +149,16 @@ for (const engine of storeEngines()) {
       assert.equal(h0.timestamp, new Date(T0).toISOString());
       assert.equal(h0.requests, 4);
       near(h0.error_rate, 0.25, 'h0 error rate');
-      near(h0.latency_p50_ms, 250, 'h0 p50');
-      near(h0.latency_p90_ms, 370, 'h0 p90');
-      near(h0.latency_p99_ms, 397, 'h0 p99');
+      within1pct(h0.latency_p50_ms, 250, 'h0 p50');
+      within1pct(h0.latency_p90_ms, 370, 'h0 p90');
+      within1pct(h0.latency_p99_ms, 397, 'h0 p99');
       near(h0.cache_savings, 0.05, 'h0 savings');
       assert.equal(h0.rescued_requests, 1);
       assert.equal(h0.feedback_count, 2, 'feedback given at T0+30min lands in the first hour');
       assert.equal(h1.timestamp, new Date(T0 + HOUR).toISOString());
       assert.equal(h1.requests, 2);
       near(h1.error_rate, 0.5, 'h1 error rate');
-      near(h1.latency_p50_ms, 525, 'h1 p50');
+      within1pct(h1.latency_p50_ms, 525, 'h1 p50');
       assert.equal(h1.rescued_requests, 1);
       assert.equal(h1.feedback_count, 0);
     });
@@ -173,7 +178,7 @@ for (const engine of storeEngines()) {
       assert.equal(tooMany.body.error.param, 'bucket');
     });
 
-    test('percentiles are exact with repeated latencies, per group, as percentile_cont computes them', async () => {
+    test('percentiles with repeated latencies, per group, within 1% of what percentile_cont computes', async () => {
       const ids = { organisation_id: app.boot.organisationId, workspace_id: app.boot.workspaceId };
       const start = T0 + 10 * 24 * HOUR;
       // Few distinct values, many repeats, groups of different sizes: ranks fall inside and across bins.
@@ -197,9 +202,9 @@ for (const engine of storeEngines()) {
       assert.equal(groups.length, 3);
       for (const group of groups) {
         const values = latencies[group.key!]!;
-        near(group.latency_p50_ms, reference(values, 0.5), `${group.key} p50`);
-        near(group.latency_p90_ms, reference(values, 0.9), `${group.key} p90`);
-        near(group.latency_p99_ms, reference(values, 0.99), `${group.key} p99`);
+        within1pct(group.latency_p50_ms, reference(values, 0.5), `${group.key} p50`);
+        within1pct(group.latency_p90_ms, reference(values, 0.9), `${group.key} p90`);
+        within1pct(group.latency_p99_ms, reference(values, 0.99), `${group.key} p99`);
       }
       if (engine.databaseUrl) {
         const rows = await app.services.db('request_logs')
@@ -207,7 +212,7 @@ for (const engine of storeEngines()) {
           .where('created_at', '>=', start)
           .where('created_at', '<', start + HOUR)
           .groupBy('model');
-        for (const row of rows as Array<{ model: string; p90: number }>) near(groups.find((g) => g.key === row.model)!.latency_p90_ms, Number(row.p90), `${row.model} p90 vs percentile_cont`);
+        for (const row of rows as Array<{ model: string; p90: number }>) within1pct(groups.find((g) => g.key === row.model)!.latency_p90_ms, Number(row.p90), `${row.model} p90 vs percentile_cont`);
       }
     });
 

@@ -1,4 +1,4 @@
-/** Request log batches written by store/bulk-insert.ts read back exactly, on every store engine, inside and outside a caller's transaction. */
+/** Request log batches written by store/log-batch-write.ts read back exactly, on every store engine, inside and outside a caller's transaction. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

@@ -1,0 +1,97 @@
+/**
+ * Seeds synthetic request logs into Postgres with COPY (scripts/time-analytics.ts uses it for
+ * 1 and 10 million rows): the log rows, then their rollups computed here from the same
+ * deterministic rows, as the writers would have left them. Indexes are dropped for the load and
+ * built again after it, several times faster than keeping them up row by row, and the two bulk
+ * tables are unlogged (the schema is thrown away after the timings).
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Knex } from 'knex';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { toLogRow } from '../store/repositories/request-logs.js';
+import { GRAIN_MS } from '../store/rollups/dimensions.js';
+import { addInto, keyOf, ROLLUP_COLUMNS, rollupDeltas, rollupValues, toFact, type RollupDelta } from '../store/rollups/rollup-deltas.js';
+import { syntheticEntries, type SeededLogs } from './seed-logs.js';
+
+const CHUNK = 10_000;
+
+/** One value in COPY's text format. */
+function copyValue(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  return String(value).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+async function copyInto(client: PoolClient, table: string, columns: readonly string[], lines: AsyncIterable<string>): Promise<void> {
+  const stream = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
+  await pipeline(Readable.from(lines), stream);
+}
+
+/** Drops the table's indexes and primary key; answers the statements that build them again. */
+async function dropIndexes(db: Knex, table: string): Promise<string[]> {
+  const constraints = (await db.raw(`select conname, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = ?::regclass and contype = 'p'`, [table])).rows as Array<{ conname: string; def: string }>;
+  const indexes = (await db.raw(
+    `select indexname, indexdef from pg_indexes where tablename = ? and schemaname = current_schema() and indexname not in (select conname from pg_constraint where conrelid = ?::regclass)`,
+    [table, table],
+  )).rows as Array<{ indexname: string; indexdef: string }>;
+  for (const { conname } of constraints) await db.raw(`alter table ${table} drop constraint "${conname}"`);
+  for (const { indexname } of indexes) await db.raw(`drop index "${indexname}"`);
+  return [...constraints.map(({ conname, def }) => `alter table ${table} add constraint "${conname}" ${def}`), ...indexes.map(({ indexdef }) => indexdef)];
+}
+
+export async function copySeed(db: Knex, rows: number, ids: SeededLogs): Promise<void> {
+  const phase = (name: string, started: number) => process.env.SEED_TRACE && console.log(name, ((performance.now() - started) / 1000).toFixed(1), 's');
+  let started = performance.now();
+  // A throwaway schema: no WAL for its bulk tables (reads are unchanged; a crash would empty them).
+  await db.raw('alter table request_logs set unlogged');
+  await db.raw('alter table analytics_rollups set unlogged');
+  const rebuild = [...(await dropIndexes(db, 'request_logs')), ...(await dropIndexes(db, 'analytics_rollups'))];
+  const client = (await db.client.acquireConnection()) as PoolClient;
+  try {
+    let columns: string[] = [];
+    const first = syntheticEntries(rows, ids, 1).next().value;
+    if (first) columns = [...Object.keys(toLogRow(first[0]!, 'gateway')), 'rolled_up'];
+    await copyInto(client, 'request_logs', columns, (async function* () {
+      for (const chunk of syntheticEntries(rows, ids, CHUNK)) {
+        yield chunk.map((entry) => {
+          const row: Record<string, unknown> = { ...toLogRow(entry, 'gateway'), rolled_up: true };
+          return columns.map((column) => copyValue(row[column])).join('\t') + '\n';
+        }).join('');
+      }
+    })());
+    phase('logs copied', started);
+    started = performance.now();
+    // The rollups of the same rows: entries come oldest first, so a bucket is complete once the rows pass its end.
+    await copyInto(client, 'analytics_rollups', ROLLUP_COLUMNS, (async function* () {
+      const open = new Map<string, RollupDelta>();
+      const line = (delta: RollupDelta) => rollupValues(delta).map(copyValue).join('\t') + '\n';
+      for (const chunk of syntheticEntries(rows, ids, CHUNK)) {
+        for (const delta of rollupDeltas(chunk.map((entry) => toFact(toLogRow(entry, 'gateway'))), 1)) {
+          const key = keyOf(delta);
+          const into = open.get(key);
+          if (into) addInto(into, delta);
+          else open.set(key, delta);
+        }
+        const now = chunk[chunk.length - 1]!.created_at;
+        let out = '';
+        for (const [key, delta] of open) {
+          if (delta.bucket_start + GRAIN_MS[delta.grain] > now) continue;
+          out += line(delta);
+          open.delete(key);
+        }
+        if (out) yield out;
+      }
+      yield [...open.values()].map(line).join('');
+    })());
+    phase('rollups copied', started);
+  } finally {
+    await db.client.releaseConnection(client);
+  }
+  for (const statement of rebuild) {
+    started = performance.now();
+    await db.raw(statement);
+    phase(statement.slice(0, 60), started);
+  }
+}

@@ -1,0 +1,67 @@
+import type { Knex } from 'knex';
+import { dialectOf } from '../db.js';
+import { FACT_COLUMNS, rollupDeltas, toFact } from './rollup-deltas.js';
+import { applyRollupDeltas } from './rollup-write.js';
+
+export interface BackfillProgress {
+  /** Rows this run has counted into the rollups. */
+  done: number;
+  /** Rows still to count when the run started. */
+  total: number;
+}
+
+export interface BackfillOptions {
+  /** Rows per transaction. */
+  batchSize?: number;
+  onProgress?: (progress: BackfillProgress) => void;
+  /** Stops after the batch in flight (what is committed stays counted; a later run goes on from there). */
+  signal?: AbortSignal;
+}
+
+function notRolledUp(db: Knex | Knex.Transaction): string {
+  return dialectOf(db as Knex) === 'postgres' ? 'not rolled_up' : 'rolled_up = 0';
+}
+
+/** Rows not yet counted in the rollups (written before them, or by an instance that predates them). */
+export async function rowsToBackfill(db: Knex): Promise<number> {
+  const row = await db('request_logs').whereRaw(notRolledUp(db)).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Counts log rows written before the rollups existed into them. Each batch marks its rows
+ * rolled_up and adds their deltas in one transaction, so the work is resumable at any point (an
+ * interrupted run loses nothing and counts nothing twice) and safe beside the gateway writing
+ * and beside another backfill (a row is counted by the transaction whose update flipped it).
+ */
+export async function backfillRollups(db: Knex, options: BackfillOptions = {}): Promise<BackfillProgress> {
+  const batchSize = options.batchSize ?? 5000;
+  const progress: BackfillProgress = { done: 0, total: await rowsToBackfill(db) };
+  while (!options.signal?.aborted) {
+    const counted = await db.transaction(async (trx) => {
+      const ids = trx('request_logs').select('id').whereRaw(notRolledUp(trx)).limit(batchSize);
+      const rows = (await trx('request_logs')
+        .whereIn('id', ids)
+        .whereRaw(notRolledUp(trx))
+        .update({ rolled_up: true }, [...FACT_COLUMNS])) as unknown as Array<Record<string, unknown>>;
+      await applyRollupDeltas(trx, rollupDeltas(rows.map(toFact), 1));
+      return rows.length;
+    });
+    if (!counted) break;
+    progress.done += counted;
+    options.onProgress?.({ ...progress });
+  }
+  return progress;
+}
+
+/**
+ * Empties the rollups and marks every row to be counted again: for a migration that changes
+ * the dimension sets. Analytics stay exact meanwhile (they read rows not rolled up raw), only
+ * slower, until backfillRollups has run.
+ */
+export async function resetRollups(trx: Knex.Transaction): Promise<void> {
+  // Writers wait until this commits: a batch landing between the two statements would be counted twice.
+  if (dialectOf(trx as unknown as Knex) === 'postgres') await trx.raw('lock table analytics_rollups in exclusive mode');
+  await trx('analytics_rollups').del();
+  await trx('request_logs').where('rolled_up', true).update({ rolled_up: false });
+}

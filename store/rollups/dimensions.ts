@@ -1,0 +1,74 @@
+/**
+ * What the analytics rollups are kept by. A dimension is a request_logs column that
+ * analytics filter or group by; analytics_rollups has a column of the same name. A rollup set
+ * is one combination of dimensions kept per workspace and time bucket: a query is answered from
+ * the smallest set holding every dimension its filter and grouping name, and from the raw rows
+ * when no set does (an arbitrary metadata key, a trace id, two dimensions no set combines).
+ *
+ * Adding a dimension (a prompt version, say): a column on request_logs and on analytics_rollups
+ * (one migration, which also calls rebuildRollups so history is counted again), its name here
+ * and in the sets that should hold it, and its filter/group in store/log-filter.ts and
+ * store/log-analytics.ts.
+ */
+export const ROLLUP_DIMENSIONS = [
+  'api_key_id',
+  'provider',
+  'model',
+  'status',
+  'cache_status',
+  'endpoint',
+  'user_id',
+  'environment',
+  'end_organisation',
+  'prompt_id',
+] as const;
+
+export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
+
+export type Grain = 'minute' | 'hour' | 'day';
+
+export const GRAIN_MS: Record<Grain, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/** Largest first: a range is covered by days, then hours, then minutes, then raw rows. */
+export const GRAINS: readonly Grain[] = ['day', 'hour', 'minute'];
+
+export interface RollupSet {
+  name: string;
+  dimensions: readonly RollupDimension[];
+  grains: readonly Grain[];
+}
+
+const WITH_MINUTES: readonly Grain[] = GRAINS;
+const HOURS_AND_DAYS: readonly Grain[] = ['day', 'hour'];
+
+/**
+ * Every set is also per workspace. `workspace` (the totals) keeps minute buckets too, so summaries
+ * and series read at most two partial minutes of raw rows. One set per dimension answers its
+ * group-by and its filter; `core` combines the dimensions consoles filter together. Those keep hours
+ * and days only: per minute nearly every combination of a busy dimension is a row of its own (as
+ * many rollup rows as log rows at 10 million a month), so their range edges, at most two partial
+ * hours, are read from the raw rows.
+ */
+export const ROLLUP_SETS: readonly RollupSet[] = [
+  { name: 'workspace', dimensions: [], grains: WITH_MINUTES },
+  { name: 'api_key', dimensions: ['api_key_id'], grains: HOURS_AND_DAYS },
+  { name: 'model', dimensions: ['provider', 'model'], grains: HOURS_AND_DAYS },
+  { name: 'status', dimensions: ['status'], grains: HOURS_AND_DAYS },
+  { name: 'cache_status', dimensions: ['cache_status'], grains: HOURS_AND_DAYS },
+  { name: 'endpoint', dimensions: ['endpoint'], grains: HOURS_AND_DAYS },
+  { name: 'user', dimensions: ['user_id'], grains: HOURS_AND_DAYS },
+  { name: 'environment', dimensions: ['environment'], grains: HOURS_AND_DAYS },
+  { name: 'organisation', dimensions: ['end_organisation'], grains: HOURS_AND_DAYS },
+  { name: 'prompt', dimensions: ['prompt_id'], grains: HOURS_AND_DAYS },
+  { name: 'core', dimensions: ['api_key_id', 'provider', 'model', 'status'], grains: HOURS_AND_DAYS },
+];
+
+/** The smallest set holding every dimension named, or undefined when none does. */
+export function setFor(dimensions: ReadonlySet<RollupDimension>): RollupSet | undefined {
+  let best: RollupSet | undefined;
+  for (const set of ROLLUP_SETS) {
+    if (![...dimensions].every((d) => set.dimensions.includes(d))) continue;
+    if (!best || set.dimensions.length < best.dimensions.length) best = set;
+  }
+  return best;
+}

@@ -1,0 +1,151 @@
+import { GRAIN_MS, ROLLUP_DIMENSIONS, ROLLUP_SETS, type Grain, type RollupDimension } from './dimensions.js';
+import { binOf } from './latency-sketch.js';
+
+/** What one log row adds to the rollups: its dimensions and measures (request_logs columns). */
+export interface RollupFact extends Record<RollupDimension, string | number | null> {
+  organisation_id: string;
+  workspace_id: string;
+  created_at: number;
+  latency_ms: number;
+  cost: number;
+  cache_hit: boolean;
+  is_error: boolean;
+  rescued: boolean;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** The request_logs columns a RollupFact is read from. */
+export const FACT_COLUMNS = [
+  'organisation_id', 'workspace_id', 'created_at', ...ROLLUP_DIMENSIONS,
+  'latency_ms', 'cost', 'cache_hit', 'is_error', 'rescued', 'prompt_tokens', 'completion_tokens', 'total_tokens',
+] as const;
+
+/** Summed per rollup row; `latency` (the sketch's bins) is merged beside them. */
+export const MEASURES = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'cache_hits', 'rescued'] as const;
+export type Measure = (typeof MEASURES)[number];
+
+/** The columns that say which rollup row a delta belongs to (its unique key). */
+export const ROLLUP_KEY = ['organisation_id', 'dimension_set', 'grain', 'bucket_start', 'workspace_id', 'dims_key'] as const;
+
+/** Every analytics_rollups column, in the order the writers bind them. */
+export const ROLLUP_COLUMNS = [...ROLLUP_KEY, ...ROLLUP_DIMENSIONS, ...MEASURES, 'latency'] as const;
+
+export interface RollupDelta extends Record<Measure, number>, Partial<Record<RollupDimension, string | number | null>> {
+  organisation_id: string;
+  workspace_id: string;
+  dimension_set: string;
+  grain: Grain;
+  bucket_start: number;
+  dims_key: string;
+  latency: Map<string, number>;
+}
+
+/** A row read from request_logs (either engine: 0/1 booleans, bigint strings) as a RollupFact. */
+export function toFact(row: Record<string, unknown>): RollupFact {
+  const fact = {
+    organisation_id: String(row.organisation_id),
+    workspace_id: String(row.workspace_id),
+    created_at: Number(row.created_at),
+    latency_ms: Number(row.latency_ms),
+    cost: Number(row.cost),
+    cache_hit: Boolean(row.cache_hit),
+    is_error: Boolean(row.is_error),
+    rescued: Boolean(row.rescued),
+    prompt_tokens: Number(row.prompt_tokens),
+    completion_tokens: Number(row.completion_tokens),
+    total_tokens: Number(row.total_tokens),
+  } as RollupFact;
+  for (const dimension of ROLLUP_DIMENSIONS) {
+    const value = row[dimension];
+    fact[dimension] = value === undefined || value === null ? null : dimension === 'status' ? Number(value) : String(value);
+  }
+  return fact;
+}
+
+function emptyDelta(from: Omit<RollupDelta, Measure | 'latency'>): RollupDelta {
+  const delta = { ...from, latency: new Map<string, number>() } as RollupDelta;
+  for (const measure of MEASURES) delta[measure] = 0;
+  return delta;
+}
+
+/** Adds `source` (a delta of the same rollup row) into `target`. */
+export function addInto(target: RollupDelta, source: RollupDelta): void {
+  for (const measure of MEASURES) target[measure] += source[measure];
+  for (const [bin, count] of source.latency) target.latency.set(bin, (target.latency.get(bin) ?? 0) + count);
+}
+
+/** A delta's rollup row, as one string. */
+export function keyOf(delta: Pick<RollupDelta, 'organisation_id' | 'dimension_set' | 'grain' | 'bucket_start' | 'workspace_id' | 'dims_key'>): string {
+  return `${delta.organisation_id}\u0000${delta.dimension_set}\u0000${delta.grain}\u0000${delta.bucket_start}\u0000${delta.workspace_id}\u0000${delta.dims_key}`;
+}
+
+/**
+ * The rollup rows a batch of log rows adds to (sign 1) or, when they are deleted, takes from
+ * (sign -1). Each row is counted once per set in the set's finest bucket; those deltas are then
+ * folded into the coarser buckets. Sorted by key, so concurrent writers lock rows in one order.
+ */
+export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1): RollupDelta[] {
+  const byKey = new Map<string, RollupDelta>();
+  const finest: RollupDelta[] = [];
+  for (const fact of facts) {
+    const bin = binOf(fact.latency_ms);
+    for (const set of ROLLUP_SETS) {
+      const grain = set.grains[set.grains.length - 1]!;
+      const bucketStart = fact.created_at - (fact.created_at % GRAIN_MS[grain]);
+      const values = set.dimensions.map((d) => fact[d]);
+      const dimsKey = JSON.stringify(values);
+      const key = `${fact.organisation_id}\u0000${set.name}\u0000${grain}\u0000${bucketStart}\u0000${fact.workspace_id}\u0000${dimsKey}`;
+      let delta = byKey.get(key);
+      if (!delta) {
+        delta = emptyDelta({
+          organisation_id: fact.organisation_id,
+          workspace_id: fact.workspace_id,
+          dimension_set: set.name,
+          grain,
+          bucket_start: bucketStart,
+          dims_key: dimsKey,
+        });
+        set.dimensions.forEach((d, i) => (delta![d] = values[i]));
+        byKey.set(key, delta);
+        finest.push(delta);
+      }
+      delta.requests += sign;
+      if (fact.is_error) delta.errors += sign;
+      if (fact.cache_hit) {
+        delta.cache_hits += sign;
+        delta.cache_savings += sign * fact.cost;
+      } else delta.cost += sign * fact.cost;
+      delta.prompt_tokens += sign * fact.prompt_tokens;
+      delta.completion_tokens += sign * fact.completion_tokens;
+      delta.total_tokens += sign * fact.total_tokens;
+      delta.latency_sum += sign * fact.latency_ms;
+      if (fact.rescued) delta.rescued += sign;
+      delta.latency.set(bin, (delta.latency.get(bin) ?? 0) + sign);
+    }
+  }
+  const grainsOf = new Map(ROLLUP_SETS.map((set) => [set.name, set.grains]));
+  for (const delta of finest) {
+    for (const grain of grainsOf.get(delta.dimension_set)!) {
+      if (grain === delta.grain) continue;
+      const head = { ...delta, grain, bucket_start: delta.bucket_start - (delta.bucket_start % GRAIN_MS[grain]) };
+      const key = keyOf(head);
+      let folded = byKey.get(key);
+      if (!folded) {
+        const { latency: _latency, ...rest } = head;
+        byKey.set(key, (folded = emptyDelta(rest)));
+      }
+      addInto(folded, delta);
+    }
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
+}
+
+/** A delta as the values of ROLLUP_COLUMNS, ready to bind. */
+export function rollupValues(delta: RollupDelta): unknown[] {
+  return ROLLUP_COLUMNS.map((column) => {
+    if (column === 'latency') return JSON.stringify(Object.fromEntries(delta.latency));
+    return delta[column as keyof RollupDelta] ?? null;
+  });
+}
