@@ -10,8 +10,12 @@ NODE_FLAGS := --max-semi-space-size=32
 
 .PHONY: install generate check typecheck lint test fuzz run build bench bench-instructions clean
 
+# Prints what it does: the native modules (better-sqlite3, hnswlib-node) compile when no prebuilt
+# binary can be fetched, which is most of the first install's few minutes.
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	@echo "gw: installing dependencies (npm ci); better-sqlite3 and hnswlib-node may compile from source: a few minutes the first time"
+	npm ci --no-audit --no-fund --foreground-scripts
+	@echo "gw: dependencies installed"
 	@touch $@
 
 install: node_modules/.installed
@@ -25,10 +29,11 @@ typecheck: install
 lint: install
 	$(BIN)/eslint .
 
-# Types, lint, and generated/ matching the spec (CI fails on a stale generated/).
+# Types, lint, generated/ matching the spec (CI fails on a stale generated/), and no handler stub left.
 check: typecheck lint generate
 	@if [ -n "$$(git status --porcelain -- generated)" ]; then \
 		echo "generated/ is stale: run make generate and commit it"; git status --porcelain -- generated; exit 1; fi
+	@$(TSX) scripts/handler-stubs.ts --check
 
 test: install
 	$(TSX) --test --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=300000 $(TEST_FILES)
@@ -38,6 +43,7 @@ fuzz: install
 	$(TSX) --test test/foundation/spec-fuzz.test.ts
 
 build: install
+	@echo "gw: building (tsc) into dist/"
 	rm -rf dist && $(BIN)/tsc -p tsconfig.build.json
 
 run: build

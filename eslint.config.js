@@ -21,4 +21,10 @@ export default tseslint.config(
     files: ['server/config.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  {
+    // Examples are standalone Node programs a user runs against gw: their own environment, console output.
+    files: ['examples/**'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: { 'no-restricted-properties': 'off' },
+  },
 );

@@ -35,8 +35,10 @@ export interface RequestLogEntry {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  /** Cost in USD. */
+  /** Cost in USD (0 when unpriced). */
   cost: number;
+  /** The price catalog does not know the model, so `cost` counts nothing (not "free"). */
+  cost_unpriced?: boolean;
   cache_status: 'HIT' | 'SEMANTIC HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
   retry_count: number;
   /** The config targets tried, in order, by path as x-gw-last-used-option-index names them ("0", "1.0", ...), with their outcome. */
@@ -49,6 +51,8 @@ export interface RequestLogEntry {
   /** `type` is the error body's type (guardrail_error for a 446, upstream_error, ...); custom logs may omit it. */
   error: { code: string; message: string; type?: string } | null;
   guardrail_results: unknown[] | null;
+  /** Time spent in upstream calls, all attempts (metrics and the request log line; not stored). */
+  upstream_ms?: number;
 }
 
 export interface RequestLogSink {

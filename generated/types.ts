@@ -51,6 +51,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics, on this port only when GW_METRICS_TOKEN is set.
+         * @description The Prometheus text exposition: gateway requests, errors and latency by route, provider, model and status; gw's own overhead; upstream latency and time to first token; tokens and cost; unpriced requests; cache lookups; guardrail verdicts; limit refusals; retries and fallbacks; the request log queue and dropped rows; Node's event-loop delay and heap. Served here to `Authorization: Bearer <GW_METRICS_TOKEN>` when that is set (404 otherwise); GW_METRICS_PORT serves the same text on a separate listener (GW_METRICS_HOST, loopback by default) without a token.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/authorize": {
         parameters: {
             query?: never;
@@ -136,6 +156,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This API's OpenAPI document, as gw validates requests against it. */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ready": {
         parameters: {
             query?: never;
@@ -145,6 +182,23 @@ export interface paths {
         };
         /** Readiness; answers 200 only when the store (and Redis, when configured) answer. */
         get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reference": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A browsable reference of this API, rendered from the spec (one self-contained page). */
+        get: operations["getApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -635,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Create a chat completion through the selected provider, streamed or not.
-         * @description The provider is selected by exactly one of four modes: a saved provider (`x-gw-provider: @slug` or legacy `x-gw-virtual-key`, or a model `@slug/model`), a provider name plus `Authorization`, a config (`x-gw-config`), or a custom host (`x-gw-custom-host` + `x-gw-provider` + `Authorization`).
+         * @description The provider is selected by exactly one of four modes: a saved provider (`x-gw-provider: @slug` or legacy `x-gw-virtual-key`, or a model `@slug/model`), a provider name plus `Authorization`, a config (`x-gw-config`), or a custom host (`x-gw-custom-host` + `x-gw-provider` + `Authorization`). The gw API key goes in `x-gw-api-key`, or, when the provider comes from a saved provider, a config or the workspace default (nothing reads `Authorization` as a provider key then), as `Authorization: Bearer <gw key>`: an OpenAI client given only `baseURL` and `apiKey` works.
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -1654,6 +1708,8 @@ export interface components {
             /** @description Successful requests that needed a retry or a fallback to get there. */
             rescued_requests: number;
             total_tokens: number;
+            /** @description Requests whose model the price catalog does not know; their cost is not in `cost`. */
+            unpriced_requests: number;
         };
         ApiKey: {
             /** @description True for a workspace user key gw created when its user joined the workspace (see the organisation's `user_api_key_auto_create` settings). Its secret was shown to no one; the user obtains it by rotating the key. */
@@ -1933,6 +1989,8 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+            /** @description gw extension for trying gw without a provider key, and for tests: the answer is this text, made by gw itself; no upstream is called and no provider key is needed. Everything else runs as usual (routing, limits, guardrails, cache, logs, streaming). Usage is estimated at four characters a token, and the log names the provider and model asked for. */
+            mock_response?: string;
             modalities?: ("text" | "audio")[] | null;
             /** @description A model id, or `@provider-slug/model` to select a saved provider. */
             model: string;
@@ -2585,7 +2643,7 @@ export interface components {
             data?: components["schemas"]["LogExport"][];
         };
         /** @enum {string} */
-        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "auth_subject" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
+        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "auth_subject" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cost_unpriced" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
         LoggingSecurity: {
             store_request_bodies?: boolean;
         } | null;
@@ -2619,6 +2677,8 @@ export interface components {
             config_id?: string | null;
             /** @description USD. On a cache hit, what the answer would have cost upstream (counted as savings, not spend). */
             cost: number;
+            /** @description The price catalog does not know this provider's model, so `cost` (0) was not counted: it is not free, only unpriced. Cost budgets cannot count such requests either. */
+            cost_unpriced?: boolean;
             created_at: components["schemas"]["Timestamp"];
             endpoint: components["schemas"]["LogEndpoint"];
             error: components["schemas"]["LogError"];
@@ -3263,6 +3323,8 @@ export interface components {
             /** Format: date-time */
             next_usage_reset_at: string | null;
             remaining: number;
+            /** @description Cost budgets only: requests this entity made on models the price catalog does not know. Their cost cannot be counted, so `usage` leaves them out; a non-zero value means the budget is not seeing all spend. */
+            unpriced_requests?: number;
             /** @description In the policy's unit (USD for cost). */
             usage: number;
         };
@@ -3560,8 +3622,10 @@ export interface components {
         StartTime: string;
         /** @description Comma-separated status codes (`429`) or classes (`4xx`); any matches. */
         Status: string;
-        /** @description Generated when absent and returned on every response. */
+        /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
         TraceId: string;
+        /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+        Traceparent: string;
         /**
          * @deprecated
          * @description Legacy form of a saved provider slug.
@@ -3634,6 +3698,28 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
     authorizeOAuth: {
@@ -3808,6 +3894,26 @@ export interface operations {
             };
         };
     };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundled OpenAPI 3.1 document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -3833,6 +3939,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -4925,6 +5051,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+                traceparent?: components["parameters"]["Traceparent"];
                 /** @description Google Vertex AI request type. */
                 "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
                 "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
@@ -4967,7 +5095,7 @@ export interface operations {
                 "x-gw-span-id"?: components["parameters"]["SpanId"];
                 /** @description A name for this request's span, kept in its log. */
                 "x-gw-span-name"?: components["parameters"]["SpanName"];
-                /** @description Generated when absent and returned on every response. */
+                /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
                 "x-gw-trace-id"?: components["parameters"]["TraceId"];
                 /**
                  * @deprecated

@@ -1,8 +1,11 @@
-import type { Handler } from './types.js';
+import { timingSafeEqual } from 'node:crypto';
+import { ApiError, UnauthorizedError } from '../server/errors.js';
+import { renderReferencePage } from '../server/reference-page.js';
+import { loadSpec, specText } from '../server/spec-document.js';
+import { GW_VERSION } from '../server/version.js';
+import { STREAMED, type Handler } from './types.js';
 
-const VERSION = '2.0.0';
-
-export const getHealth: Handler = async () => ({ body: { status: 'ok', version: VERSION } });
+export const getHealth: Handler = async () => ({ body: { status: 'ok', version: GW_VERSION } });
 
 export const getReadiness: Handler = async (_c, call) => {
   const { store, redis } = call.services;
@@ -19,4 +22,41 @@ export const getReadiness: Handler = async (_c, call) => {
   }
   const ready = Object.values(checks).every(Boolean);
   return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not_ready', checks } };
+};
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** On the main port only with GW_METRICS_TOKEN; the metrics listener (GW_METRICS_PORT) needs none. */
+export const getMetrics: Handler = async (c, call) => {
+  const { metrics, config } = call.services;
+  const token = config.metrics.token;
+  if (!metrics || token === undefined) {
+    throw new ApiError(404, 'metrics_not_served_here', 'Metrics are served on this port only when GW_METRICS_TOKEN is set (or on GW_METRICS_PORT)', 'not_found_error');
+  }
+  const given = String(c.request.headers.authorization ?? '').match(/^Bearer\s+(.+)$/i)?.[1] ?? '';
+  if (!sameSecret(given, token)) throw new UnauthorizedError('GET /metrics needs Authorization: Bearer <GW_METRICS_TOKEN>', 'invalid_metrics_token');
+  const text = await metrics.render();
+  call.res.writeHead(200, { 'content-type': metrics.contentType, 'content-length': Buffer.byteLength(text) });
+  call.res.end(text);
+  return STREAMED;
+};
+
+export const getOpenApiDocument: Handler = async (_c, call) => {
+  const text = specText();
+  call.res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  call.res.end(text);
+  return STREAMED;
+};
+
+let referencePage: string | undefined;
+
+export const getApiReference: Handler = async (_c, call) => {
+  referencePage ??= renderReferencePage(loadSpec());
+  call.res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(referencePage) });
+  call.res.end(referencePage);
+  return STREAMED;
 };

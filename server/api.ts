@@ -14,6 +14,7 @@ import { sendJson, sendText } from './respond.js';
 import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
+import { authorizationIsProviderCredential } from '../gateway/resolve/provider-plan.js';
 
 /** Gateway chat calls are logged whatever their outcome, refusals before the handler included. */
 const CHAT_OPERATION = 'createChatCompletion';
@@ -61,6 +62,11 @@ export async function createApi(definition: Document, handlers: Record<string, H
   });
 
   api.register({
+    postRoutingHandler: async (c: Context, call: Call) => {
+      if (!c.operation) return;
+      call.route = `${c.operation.method.toUpperCase()} ${c.operation.path}`;
+      call.trace?.named(call.route);
+    },
     notFound: async (c: Context) => {
       throw new ApiError(404, 'route_not_found', `No route for ${c.request.method.toUpperCase()} ${c.request.path}`, 'not_found_error');
     },
@@ -114,13 +120,19 @@ export async function createApi(definition: Document, handlers: Record<string, H
 
   api.registerSecurityHandler('gwApiKey', async (c: Context) => {
     const header = c.request.headers['x-gw-api-key'];
-    return { principal: await services.credentials.fromToken(Array.isArray(header) ? header[0] : header) };
+    const secret = Array.isArray(header) ? header[0] : header;
+    if (!secret && carriesProviderAuth(c)) throw missingGatewayKey(c);
+    return { principal: await services.credentials.fromToken(secret, 'x-gw-api-key') };
   });
   api.registerSecurityHandler('bearerAuth', async (c: Context) => {
+    // On gateway calls x-gw-api-key wins when sent, and an inline provider's key is never read as a gw key.
+    if (carriesProviderAuth(c) && (c.request.headers['x-gw-api-key'] !== undefined || authorizationIsProviderCredential(c.request.headers, modelOf(c)))) {
+      return AUTHORIZATION_NOT_READ;
+    }
     const header = c.request.headers.authorization;
     const value = Array.isArray(header) ? header[0] : header;
     const token = value?.match(/^Bearer\s+(.+)$/i)?.[1];
-    return { principal: await services.credentials.fromToken(token) };
+    return { principal: await services.credentials.fromToken(token, 'Authorization') };
   });
   api.registerSecurityHandler('sessionCookie', async (c: Context) => {
     // No cookie: the scheme was not presented (falsy, no error), so the other schemes' reasons are the ones reported.
@@ -133,6 +145,36 @@ export async function createApi(definition: Document, handlers: Record<string, H
   speedUpRouter(api);
   registerHandlers(api, handlers);
   return api;
+}
+
+/**
+ * `x-gw-provider-auth`: a gateway call whose Authorization header may carry the upstream
+ * provider's key (x-gw-provider with a provider name, or a custom host). On such calls
+ * Authorization is read as the gw API key only when nothing reads it as a provider key (a config,
+ * a saved provider, or no provider signal) and x-gw-api-key is absent; see
+ * gateway/resolve/provider-plan.ts authorizationIsProviderCredential.
+ */
+function carriesProviderAuth(c: Context): boolean {
+  return (c.operation as { 'x-gw-provider-auth'?: boolean } | undefined)?.['x-gw-provider-auth'] === true;
+}
+
+/** Built once: the bearer scheme steps aside on every gateway call that sends x-gw-api-key. */
+const AUTHORIZATION_NOT_READ = Object.freeze({ error: new UnauthorizedError('Authorization is not read as the gw API key on this request', 'missing_api_key') });
+
+function modelOf(c: Context): unknown {
+  const body = c.request.requestBody as { model?: unknown } | undefined;
+  return body && typeof body === 'object' ? body.model : undefined;
+}
+
+/** The 401 of a gateway call without x-gw-api-key: where the gw key may go on this request. */
+function missingGatewayKey(c: Context): UnauthorizedError {
+  if (authorizationIsProviderCredential(c.request.headers, modelOf(c))) {
+    return new UnauthorizedError(
+      'Missing gw API key: send it in the x-gw-api-key header (Authorization carries the provider key when x-gw-provider names a provider or x-gw-custom-host is set)',
+      'missing_api_key',
+    );
+  }
+  return new UnauthorizedError('Missing gw API key: send it in the x-gw-api-key header or as Authorization: Bearer <gw key>', 'missing_api_key');
 }
 
 function registerHandlers(api: OpenAPIBackend, handlers: Record<string, Handler>): void {

@@ -1,25 +1,16 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
-import type { Document } from 'openapi-backend';
 import { handlers } from '../handlers/index.js';
 import { createApi } from './api.js';
 import { createDispatcher } from './http.js';
-import { projectRoot } from './project-root.js';
 import type { Services } from './services.js';
+import { loadSpec } from './spec-document.js';
+
+export { loadSpec };
 
 export interface App {
   /** The request listener to hand to http.createServer (or to supertest). */
   listener: RequestListener;
-}
-
-let cachedSpec: Document | undefined;
-
-/** The bundled spec from generated/; `make generate` writes it. */
-export function loadSpec(): Document {
-  cachedSpec ??= JSON.parse(readFileSync(path.join(projectRoot(), 'generated/openapi.json'), 'utf8')) as Document;
-  return structuredClone(cachedSpec);
 }
 
 /**

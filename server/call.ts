@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ForbiddenError, UnauthorizedError } from './errors.js';
 import type { Principal } from './auth/principal.js';
 import type { Services } from './services.js';
+import type { RequestTrace } from '../gateway/telemetry/tracing.js';
 
 /** One request as handlers see it: the raw exchange, who is calling, and the services. */
 export interface Call {
@@ -13,6 +14,10 @@ export interface Call {
   readonly startedAt: number;
   readonly services: Services;
   principal: Principal | undefined;
+  /** The matched operation as `METHOD /path/{template}`, once routing has run (metrics, span names). */
+  route?: string;
+  /** The request's server span, when tracing is on. */
+  trace?: RequestTrace;
 }
 
 export function principalOf(call: Call): Principal {

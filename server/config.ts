@@ -48,6 +48,12 @@ export interface Config {
   sessionTtlMs: number;
   /** OAuth authorization server lifetimes. */
   oauth: { accessTokenTtlMs: number; refreshTokenTtlMs: number; codeTtlMs: number };
+  /** Level of the one-line-per-request log on standard output; silent turns it off. */
+  requestLogLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** GET /metrics: a separate listener (loopback by default) and/or a bearer token on the main port. Off when neither is set. */
+  metrics: { port: number | undefined; host: string; token: string | undefined };
+  /** OpenTelemetry traces: off unless an OTLP endpoint is set. */
+  tracing: { endpoint: string | undefined; headers: Record<string, string>; serviceName: string; sampleRatio: number; captureBodies: boolean };
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -129,6 +135,41 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+function logLevel(env: Env, name: string, fallback: Config['logLevel']): Config['logLevel'] {
+  const raw = (env[name] || fallback) as Config['logLevel'];
+  if (!LOG_LEVELS.includes(raw)) throw new ConfigError(`${name} must be debug, info, warn, error or silent, got "${raw}"`);
+  return raw;
+}
+
+function ratio(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new ConfigError(`${name} must be a number from 0 to 1, got "${raw}"`);
+  return value;
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `name=value,name2=value2`, values URL-encoded (the OpenTelemetry convention). */
+function otlpHeaders(env: Env, name: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (env[name] ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return headers;
+}
+
+/** The OTLP/HTTP traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces. */
+function tracesEndpoint(env: Env): string | undefined {
+  const traces = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  if (traces) return traces;
+  const base = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  return base ? base.replace(/\/+$/, '') + '/v1/traces' : undefined;
+}
+
 function list(env: Env, name: string): string[] {
   return (env[name] ?? '')
     .split(',')
@@ -167,12 +208,14 @@ function encryptionKey(env: Env, dataDir: string): Buffer {
   return key;
 }
 
+function metricsToken(env: Env): string | undefined {
+  const token = env.GW_METRICS_TOKEN || undefined;
+  if (token !== undefined && token.length < 16) throw new ConfigError('GW_METRICS_TOKEN must be at least 16 characters');
+  return token;
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(env.GW_DATA_DIR || './data');
-  const logLevel = (env.GW_LOG_LEVEL || 'info') as Config['logLevel'];
-  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
-    throw new ConfigError(`GW_LOG_LEVEL must be debug, info, warn, error or silent, got "${logLevel}"`);
-  }
   const adminApiKey = env.GW_ADMIN_API_KEY || undefined;
   if (adminApiKey !== undefined && adminApiKey.length < 20) {
     throw new ConfigError('GW_ADMIN_API_KEY must be at least 20 characters');
@@ -192,7 +235,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     headersToMask: Object.freeze(list(env, 'ORGANISATION_HEADERS_TO_MASK')),
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),
-    logLevel,
+    logLevel: logLevel(env, 'GW_LOG_LEVEL', 'info'),
     cacheMemoryMaxBytes: integer(env, 'GW_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
     logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 100, 1, 10_000),
     logFlushIntervalMs: integer(env, 'GW_LOG_FLUSH_INTERVAL_MS', 1000, 10, 60_000),
@@ -208,6 +251,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       accessTokenTtlMs: integer(env, 'GW_OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400) * 1000,
       refreshTokenTtlMs: integer(env, 'GW_OAUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, 365) * 86_400_000,
       codeTtlMs: 60_000,
+    }),
+    requestLogLevel: logLevel(env, 'GW_REQUEST_LOG_LEVEL', 'info'),
+    metrics: Object.freeze({
+      port: env.GW_METRICS_PORT ? integer(env, 'GW_METRICS_PORT', 0, 1, 65535) : undefined,
+      host: env.GW_METRICS_HOST || '127.0.0.1',
+      token: metricsToken(env),
+    }),
+    tracing: Object.freeze({
+      endpoint: tracesEndpoint(env),
+      headers: otlpHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      serviceName: env.OTEL_SERVICE_NAME || 'gw',
+      sampleRatio: ratio(env, 'GW_TRACES_SAMPLE_RATIO', 1),
+      captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
     }),
   });
 }

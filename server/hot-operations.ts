@@ -33,11 +33,14 @@ function runner(api: OpenAPIBackend, operation: Operation): HotOperation {
   const validators = api.validator.getRequestValidatorsForOperation(operationId);
   const handler = api.handlers[operationId];
   const { postSecurityHandler, unauthorizedHandler, validationFail, postResponseHandler } = api.handlers;
+  const route = `${operation.method.toUpperCase()} ${operation.path}`;
   if (!handler || !postSecurityHandler || !unauthorizedHandler || !validationFail || !postResponseHandler) {
     throw new Error(`hot operation ${operationId} needs its handler and the security, validation and response handlers registered`);
   }
 
   return async (call, body) => {
+    call.route = route;
+    call.trace?.named(route);
     const headers = call.req.headers;
     const c = {
       api,

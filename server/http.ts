@@ -9,13 +9,22 @@ import { errorFormatOf, inErrorFormat, type ErrorFormat } from './protocol-error
 import { redactedApiError, redactedError } from './request-secrets.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
+import { remoteParentOf, type RemoteParent } from '../gateway/telemetry/trace-context.js';
+
+function pathOf(url: string | undefined): string {
+  const path = url ?? '/';
+  const query = path.indexOf('?');
+  return query === -1 ? path : path.slice(0, query);
+}
 
 /** Largest request body gw reads (images and files travel inline as base64). */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-function traceIdOf(req: IncomingMessage): string {
+/** The caller's x-gw-trace-id, else the trace id of its W3C traceparent, else a new one. */
+function traceIdOf(req: IncomingMessage, remote: RemoteParent | undefined): string {
   const given = req.headers['x-gw-trace-id'];
-  return typeof given === 'string' && given.length > 0 && given.length <= 255 ? given : randomUUID();
+  if (typeof given === 'string' && given.length > 0 && given.length <= 255) return given;
+  return remote?.traceId ?? randomUUID();
 }
 
 /**
@@ -24,17 +33,23 @@ function traceIdOf(req: IncomingMessage): string {
  */
 export function createDispatcher(api: OpenAPIBackend, services: Services) {
   const hot = createHotOperations(api);
+  const { metrics, tracing } = services;
   return async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const traceId = traceIdOf(req);
+    const remote = remoteParentOf(req.headers);
+    const traceId = traceIdOf(req, remote);
     res.setHeader('x-gw-trace-id', traceId);
+    const startedAt = services.now();
     const call: Call = {
       traceId,
       req,
       res,
       ip: req.socket.remoteAddress ?? '',
-      startedAt: services.now(),
+      startedAt,
       services,
       principal: undefined,
+      // Set here, even when unused, so every call object has one shape.
+      route: undefined,
+      trace: tracing ? tracing.startRequest(req.method ?? 'GET', pathOf(req.url), traceId, remote, startedAt) : undefined,
     };
     try {
       const body = await readJsonBody(req, MAX_BODY_BYTES);
@@ -47,6 +62,11 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
     } catch (error) {
       // Errors raised before routing (a bad body, bad encoding) still answer in a SCIM or OAuth operation's own shape.
       sendError(call, inErrorFormat(errorFormatOfRequest(api, req), error));
+    }
+    if (metrics || call.trace) {
+      const endedAt = services.now();
+      metrics?.observeHttp(call.route ?? 'unmatched', res.statusCode, (endedAt - startedAt) / 1000);
+      call.trace?.end(res.statusCode, endedAt);
     }
   };
 }

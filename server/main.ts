@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { createMetricsServer } from './metrics-server.js';
 import { closeServices, createServices } from './services-factory.js';
 import { InFlightRequests } from './in-flight.js';
 
@@ -33,6 +34,11 @@ async function main(): Promise<void> {
     logger.info({ port: config.port, host: config.host, store: config.databaseUrl ? 'postgres' : 'sqlite', redis: Boolean(config.redisUrl) }, 'gw listening');
   });
 
+  const metricsServer = services.metrics && config.metrics.port !== undefined ? createMetricsServer(services.metrics, logger) : undefined;
+  metricsServer?.listen(config.metrics.port, config.metrics.host, () => {
+    logger.info({ port: config.metrics.port, host: config.metrics.host }, 'gw metrics listening');
+  });
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -41,6 +47,7 @@ async function main(): Promise<void> {
     const deadline = Date.now() + config.shutdownTimeoutMs;
     // No new connections; requests in flight finish (and are logged) before the services close.
     server.close();
+    metricsServer?.close();
     server.closeIdleConnections();
     const cutShort = await inFlight.drain(config.shutdownTimeoutMs);
     if (cutShort > 0) logger.warn({ requests: cutShort }, 'requests still in flight at the shutdown deadline');

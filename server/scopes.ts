@@ -1,4 +1,4 @@
-import { loadSpec } from './app.js';
+import { loadSpec } from './spec-document.js';
 
 let all: readonly string[] | undefined;
 

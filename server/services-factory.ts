@@ -34,6 +34,11 @@ import type { Config } from './config.js';
 import { LocalInvalidationBus, RedisInvalidationBus, type InvalidationBus } from './invalidation.js';
 import { createLogger, type Logger } from './logger.js';
 import type { RedisClient, Services } from './services.js';
+import { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
+import { observedLogSink } from '../gateway/telemetry/observed-log-sink.js';
+import { RequestLogLine } from '../gateway/telemetry/request-log-line.js';
+import { Tracing } from '../gateway/telemetry/tracing.js';
+import { GW_VERSION } from './version.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -66,7 +71,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const now = options.now ?? Date.now;
   const semanticCache = new SemanticStore(store, bus, now, logger);
   const sqliteFile = sqliteFileOf(db);
-  const requestLogs = new BatchingLogSink(
+  const logWriter = new BatchingLogSink(
     sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile)) : store.requestLogs,
     {
       batchSize: config.logBatchSize,
@@ -77,6 +82,8 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     },
     logger,
   );
+  const metrics = config.metrics.port !== undefined || config.metrics.token !== undefined ? new GatewayMetrics(logWriter) : undefined;
+  const requestLogs = observedLogSink(logWriter, metrics, RequestLogLine.create(logger, config.requestLogLevel));
   const logExports = new LogExportRunner(store, { dir: path.join(config.dataDir, 'exports') }, now, logger);
   await logExports.start();
   const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays }, now, logger);
@@ -108,6 +115,8 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     limitPolicies: new LimitPolicies(store, bus),
     limitCounters,
     limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
+    metrics,
+    tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
     now,
   };
 }
@@ -137,6 +146,8 @@ function createCredentials(
 export async function closeServices(services: Services, options: { logDrainMs?: number } = {}): Promise<void> {
   // Logs first, while the database is still open: shutdown drains the queue.
   await services.requestLogs.close(options.logDrainMs);
+  // A collector that is down must not stop the shutdown: the spans still buffered are lost, and said so.
+  await services.tracing?.shutdown().catch((error: unknown) => services.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'traces could not be exported at shutdown'));
   await services.logExports.close();
   await services.logRetention.stop();
   await services.semanticCache.idle();

@@ -20,6 +20,8 @@ import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
 import type { Config } from './config.js';
 import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
+import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
+import type { Tracing } from '../gateway/telemetry/tracing.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -61,6 +63,10 @@ export interface Services {
   guardrails: SavedGuardrails;
   /** What guardrail checks use to call out (webhooks, key sets): vetted against private addresses. */
   guardrailOutbound: Pick<CheckContext, 'fetch' | 'vetUrl'>;
+  /** Prometheus metrics (GET /metrics); undefined when metrics are off. */
+  metrics: GatewayMetrics | undefined;
+  /** OpenTelemetry traces; undefined unless an OTLP endpoint is configured. */
+  tracing: Tracing | undefined;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
 }

@@ -22,6 +22,7 @@ export interface AnalyticsTotals {
   cache_hit_rate: number;
   cache_savings: number;
   rescued_requests: number;
+  unpriced_requests: number;
   feedback_count?: number;
   feedback_avg?: number | null;
 }
@@ -51,7 +52,7 @@ const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
 };
 
 /** Sums kept per rollup row and computed the same way from raw rows. */
-const SUMS = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'cache_hits', 'rescued'] as const;
+const SUMS = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'cache_hits', 'rescued', 'unpriced'] as const;
 type Sums = Record<(typeof SUMS)[number], number>;
 
 // Plain columns derived at write time (is_error, cache_hit, rescued) keep these cheap on both engines.
@@ -64,7 +65,8 @@ const RAW_SUMS = `count(*) as requests,
   sum(total_tokens) as total_tokens,
   sum(latency_ms) as latency_sum,
   sum(case when cache_hit then 1 else 0 end) as cache_hits,
-  sum(case when rescued then 1 else 0 end) as rescued`;
+  sum(case when rescued then 1 else 0 end) as rescued,
+  sum(case when cost_unpriced then 1 else 0 end) as unpriced`;
 
 /** Ranges are bounded for the planner: "no start" is the epoch, "no end" the last day a Date holds. */
 const EARLIEST = 0;
@@ -97,6 +99,7 @@ class Accumulator {
       cache_hit_rate: requests ? cacheHits / requests : 0,
       cache_savings: this.sums.cache_savings,
       rescued_requests: this.sums.rescued,
+      unpriced_requests: this.sums.unpriced,
     };
   }
 }
@@ -348,14 +351,14 @@ export class LogAnalytics {
   }
 
   private rawSums(plan: Plan, sums: string): Promise<Array<Record<string, unknown>>> {
-    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
+    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, cost_unpriced, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
     if (!rows) return Promise.resolve([]);
     return this.read(this.db.select(this.db.raw(`group_key, time_key, ${sums}`)).from(rows.as('r')).groupBy('group_key', 'time_key'), !plan.set);
   }
 
   /** Sums of the raw rows per group, time and latency: the latencies feed the sketch, the sums add up. */
   private rawRowsGrouped(plan: Plan): Promise<Array<Record<string, unknown>>> {
-    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
+    const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, cost_unpriced, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
     if (!rows) return Promise.resolve([]);
     const query = this.db.select(this.db.raw(`group_key, time_key, latency_ms, ${RAW_SUMS}`)).from(rows.as('r')).groupBy('group_key', 'time_key', 'latency_ms');
     return this.read(query, !plan.set);

@@ -14,6 +14,9 @@ import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import type { ChatState } from './chat-state.js';
 import { guardTargetAnswer, guardTargetRequest } from './chat-guardrails.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
+import { SpanKind, type Span } from '@opentelemetry/api';
+import { endSpan } from '../telemetry/tracing.js';
+import { mockCompletion, mockResponseOf } from './mock-completion.js';
 import { keepForSettlement, reserveProviderLimits, settleFailedAttempt } from './target-limits.js';
 
 async function readJson(body: Dispatcher.ResponseData['body']): Promise<unknown> {
@@ -39,8 +42,35 @@ function forTarget(request: Record<string, unknown>, strict: boolean): ChatReque
   return rest as ChatRequest;
 }
 
+/**
+ * The attempt's span (tracing on) and the trace context sent upstream: our attempt span as the
+ * parent, or with tracing off the caller's own traceparent passed on unchanged.
+ */
+function traceAttempt(state: ChatState, leaf: Leaf): Span | undefined {
+  return state.call.trace?.child('upstream attempt', SpanKind.CLIENT, { 'gw.target': leaf.path });
+}
+
+function propagate(state: ChatState, span: Span | undefined, headers: Record<string, string>): void {
+  if (span) {
+    Object.assign(headers, state.call.trace!.propagation(span));
+    return;
+  }
+  const incoming = state.call.req.headers;
+  if (typeof incoming.traceparent === 'string') {
+    headers.traceparent = incoming.traceparent;
+    if (typeof incoming.tracestate === 'string') headers.tracestate = incoming.tracestate;
+  }
+}
+
 export async function callTarget(state: ChatState, leaf: Leaf, request: Record<string, unknown>, timeoutMs: number): Promise<Outcome<UpstreamAnswer>> {
   const { services } = state.call;
+  const span = traceAttempt(state, leaf);
+  // A stream's attempt (and its span) ends when the stream does, in the respond stage.
+  let streaming = false;
+  const onEnd = (ms: number) => {
+    state.upstreamMs = (state.upstreamMs ?? 0) + ms;
+    if (span && streaming) endSpan(span, state.error ? state.error.status : 200, state.error);
+  };
   let attempt: UpstreamAttempt | undefined;
   let upstreamHeaders: Record<string, string> | undefined;
   // This attempt's hold on a saved provider's limits, and what it is priced with when settled.
@@ -61,6 +91,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     });
     state.provider = target.provider;
     state.model = request.model as string;
+    span?.setAttributes({ 'gw.provider': target.provider, 'gen_ai.request.model': state.model });
     state.pricingMultiplier = target.pricingMultiplier ?? 1;
     const context: ChatContext = {
       target,
@@ -73,8 +104,18 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     // Before any upstream call; a refusal is this target's failure, so a fallback moves on.
     if (slug !== undefined) held = await reserveProviderLimits(state, slug, target, context.request);
     priced = { target, model: context.request.model };
+    const mocked = mockResponseOf(context.request);
+    if (mocked !== undefined) {
+      const answer = mockCompletion(context, mocked);
+      priced.usage = answer.usage;
+      const completion = await guardTargetAnswer(state, leaf, answer);
+      keepForSettlement(state, held);
+      if (span) endSpan(span, 200);
+      return { ok: true, status: 200, value: { kind: 'json', completion } };
+    }
     const upstream = await adapter.buildChatRequest(context);
-    attempt = new UpstreamAttempt(timeoutMs, state.clientGone);
+    propagate(state, span, upstream.headers);
+    attempt = new UpstreamAttempt(timeoutMs, state.clientGone, onEnd);
     const response = await services.upstreams.send(upstream, {
       provider: target.provider,
       customHost: target.customHost !== undefined,
@@ -89,6 +130,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     }
     if (state.stream) {
       keepForSettlement(state, held);
+      streaming = true;
       return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: adapter.createStreamTranslator(context), attempt } };
     }
     const parsed = adapter.parseChatResponse(await response.body.json(), context);
@@ -96,10 +138,16 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     attempt.dispose();
     const completion = await guardTargetAnswer(state, leaf, parsed);
     keepForSettlement(state, held);
+    if (span) {
+      span.setAttributes({ 'gen_ai.usage.input_tokens': parsed.usage?.prompt_tokens ?? 0, 'gen_ai.usage.output_tokens': parsed.usage?.completion_tokens ?? 0 });
+      endSpan(span, response.statusCode);
+    }
     return { ok: true, status: response.statusCode, value: { kind: 'json', completion } };
   } catch (error) {
     attempt?.abort();
     if (priced) await settleFailedAttempt(state, held, priced.target, priced.model, priced.usage);
-    return failureFromError(attempt ? attempt.failure(error) : error, upstreamHeaders);
+    const failure = failureFromError(attempt ? attempt.failure(error) : error, upstreamHeaders);
+    if (span) endSpan(span, failure.status, failure.error as { code?: string; message?: string });
+    return failure;
   }
 }

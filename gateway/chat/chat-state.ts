@@ -13,6 +13,7 @@ import type { RouteReport, Served } from '../routing/route-request.js';
 import type { ClientGone } from '../transport/client-gone.js';
 import type { GatewayHeaders } from './gateway-headers.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
+import type { Stage } from './run-stages.js';
 
 export interface ChatState {
   readonly call: Call;
@@ -49,13 +50,12 @@ export interface ChatState {
   limitInputs?: LimitInputs;
   /** The serving provider's integration pricing multiplier (1 when none). */
   pricingMultiplier?: number;
+  /** Milliseconds spent in upstream calls so far, all attempts (the rest of the latency is gw's own). */
+  upstreamMs?: number;
 }
 
 /** A step of the pipeline. Returning `'done'` ends it early (the answer is ready or written). */
-export interface ChatStage {
-  readonly name: string;
-  run(state: ChatState): Promise<void | 'done'> | void | 'done';
-}
+export type ChatStage = Stage<ChatState>;
 
 export interface LimitInputs {
   policies: OrganisationPolicies;

@@ -5,7 +5,7 @@
  */
 import { expectedAmounts, actualAmounts } from '../limits/request-amounts.js';
 import { highestPriceOf, priceOf } from '../limits/pricing/cost.js';
-import type { ModelPrice } from '../limits/pricing/pricing-table.js';
+import type { ModelPrice } from '../limits/pricing/price-catalog.js';
 import { requestFacts } from '../limits/policy-match.js';
 import type { ChatStage, ChatState, LimitInputs } from './chat-state.js';
 

@@ -8,6 +8,7 @@ import type { Usage } from '../providers/types.js';
 import type { RequestLogEntry } from '../request-log.js';
 import type { ChatState } from './chat-state.js';
 import { servingProvider } from './respond.js';
+import { remoteParentOf } from '../telemetry/trace-context.js';
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -16,12 +17,22 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 }
 
 /**
- * USD from the bundled pricing table. On a cache hit this is what the cached answer cost when it
- * was first served upstream: analytics count it as savings, not spend.
+ * USD from the price catalog, and whether the catalog knew the model: usage on an unknown model is
+ * unpriced (its 0 is "not counted", not "free"). On a cache hit this is what the cached answer cost
+ * when it was first served upstream: analytics count it as savings, not spend.
  */
-function costUsd(provider: string | null, model: string | null, usage: Usage | undefined, multiplier: number): number {
-  if (!provider || !model || !usage) return 0;
-  return costNanoUsd(priceOf(provider, model), usage, multiplier) / NANO_USD_PER_USD;
+function costOf(provider: string | null, model: string | null, usage: Usage | undefined, multiplier: number): { cost: number; unpriced: boolean } {
+  if (!provider || !model || !usage || usage.prompt_tokens + usage.completion_tokens === 0) return { cost: 0, unpriced: false };
+  const price = priceOf(provider, model);
+  if (!price) return { cost: 0, unpriced: true };
+  return { cost: costNanoUsd(price, usage, multiplier) / NANO_USD_PER_USD, unpriced: false };
+}
+
+/** The caller's span (x-gw-parent-span-id, else its W3C traceparent), read only when one was sent. */
+function parentSpanOf(state: ChatState): string | null {
+  const given = state.headers?.parentSpanId ?? state.call.trace?.parentSpanId;
+  if (given) return given;
+  return state.call.req.headers.traceparent === undefined ? null : (remoteParentOf(state.call.req.headers)?.spanId ?? null);
 }
 
 export function chatLogEntry(state: ChatState): RequestLogEntry {
@@ -31,12 +42,13 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
   const headers = state.headers;
   const provider = servingProvider(state);
   const model = state.model ?? (typeof state.request.model === 'string' ? state.request.model : null);
+  const { cost, unpriced } = costOf(provider, model, usage, state.pricingMultiplier ?? 1);
   return {
     id: state.id,
     endpoint: 'chat.completions',
     trace_id: call.traceId,
-    span_id: headers?.spanId ?? null,
-    parent_span_id: headers?.parentSpanId ?? null,
+    span_id: headers?.spanId ?? call.trace?.spanId ?? null,
+    parent_span_id: parentSpanOf(state),
     span_name: headers?.spanName ?? null,
     created_at: call.startedAt,
     organisation_id: principal.organisationId,
@@ -53,7 +65,8 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     prompt_tokens: usage?.prompt_tokens ?? 0,
     completion_tokens: usage?.completion_tokens ?? 0,
     total_tokens: usage?.total_tokens ?? 0,
-    cost: costUsd(provider, model, usage, state.pricingMultiplier ?? 1),
+    cost,
+    cost_unpriced: unpriced,
     cache_status: state.cacheStatus,
     retry_count: state.route?.retries ?? 0,
     route: state.route?.steps ?? [],
@@ -63,5 +76,6 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     response_body: state.completion ?? null,
     error: state.error ? { code: state.error.code, message: state.error.message, type: state.error.type } : null,
     guardrail_results: state.hookResults ? [...state.hookResults.before_request_hooks, ...state.hookResults.after_request_hooks] : null,
+    upstream_ms: state.upstreamMs ?? 0,
   };
 }

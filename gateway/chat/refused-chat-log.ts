@@ -10,6 +10,7 @@ import type { ApiError } from '../../server/errors.js';
 import type { ChatRequest } from '../providers/types.js';
 import type { ChatState } from './chat-state.js';
 import { chatLogEntry } from './log-entry.js';
+import { logRequest } from '../telemetry/log-request.js';
 
 export function logRefusedChat(call: Call, body: unknown, error: ApiError): void {
   if (!call.principal) return; // No caller, no organisation to log it under.
@@ -29,5 +30,5 @@ export function logRefusedChat(call: Call, body: unknown, error: ApiError): void
     firstByteMs: null,
     error,
   };
-  call.services.requestLogs.record(chatLogEntry(state));
+  logRequest(call, chatLogEntry(state));
 }

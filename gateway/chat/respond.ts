@@ -84,10 +84,10 @@ export async function streamUpstream(state: ChatState, answer: Extract<UpstreamA
 }
 
 function finishWithError(state: ChatState, writer: SseWriter, attempt: UpstreamAttempt, error: unknown): void {
-  attempt.abort();
   const failure: ApiError = attempt.failure(error);
   state.error = failure;
   state.status = failure.status;
+  attempt.abort();
   if (writer.open) {
     // Written directly: the client may be gone, and nothing more follows.
     state.call.res.write(`data: ${JSON.stringify(errorBody(redactedApiError(state.call, failure)))}\n\n`);

@@ -12,6 +12,8 @@ import type { ChatState } from './chat-state.js';
 import { chatLogEntry } from './log-entry.js';
 import { servedHeaders } from './respond.js';
 import { chatStages } from './stages.js';
+import { runStages } from './run-stages.js';
+import { logRequest } from '../telemetry/log-request.js';
 import { answerBody } from './guardrail-stages.js';
 import { settleLimits } from './limit-stages.js';
 
@@ -43,9 +45,7 @@ export async function runChat(call: Call, request: ChatRequest): Promise<ChatRes
   };
   call.res.once('close', onClose);
   try {
-    for (const stage of chatStages) {
-      if ((await stage.run(state)) === 'done') break;
-    }
+    await runStages(chatStages, state);
     return { completion: state.stream ? undefined : answerBody(state), status: state.status, headers: servedHeaders(state) };
   } catch (error) {
     const failure = error instanceof ApiError ? error : new InternalError(call.traceId);
@@ -58,6 +58,6 @@ export async function runChat(call: Call, request: ChatRequest): Promise<ChatRes
     call.res.off('close', onClose);
     // Streams included: the respond stage has returned only once the stream ended, with its real usage.
     await settleLimits(state);
-    call.services.requestLogs.record(chatLogEntry(state));
+    logRequest(call, chatLogEntry(state));
   }
 }

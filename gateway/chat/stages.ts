@@ -87,6 +87,8 @@ const respond: ChatStage = {
       state.completion = answer.completion;
       state.usage = answer.completion.usage;
       void served.store(answer.completion);
+      // A whole answer to a streamed request (mock_response) is replayed as events, like a cache hit.
+      if (state.stream) await streamCompletion(state, answer.completion);
       return;
     }
     await streamUpstream(state, answer, state.cacheStatus === 'MISS' || state.cacheStatus === 'REFRESH' ? served.store : undefined);

@@ -16,8 +16,11 @@ import { rateWindow, usagePeriod, type Window } from './windows.js';
 
 export type Measure = 'requests' | 'tokens' | 'cost';
 
-/** What one request is expected to use (reserve) or did use (settle); cost in nano-USD. */
-export type Amounts = Record<Measure, number>;
+/**
+ * What one request is expected to use (reserve) or did use (settle); cost in nano-USD.
+ * `unpriced`: the price catalog does not know the model, so the cost (0) counts nothing.
+ */
+export type Amounts = Record<Measure, number> & { unpriced?: boolean };
 
 export interface Reservation {
   key: string;
@@ -32,6 +35,11 @@ const FOREVER_TTL_MS = 366 * 86_400_000;
 
 export function usageCounterKey(policyId: string, period: Window, entityId: string): string {
   return `limits:u:${policyId}:${period.start}:${entityId}`;
+}
+
+/** Requests a cost budget matched but could not price (unknown model): counted beside the budget, never in it. */
+export function unpricedCounterKey(policyId: string, period: Window, entityId: string): string {
+  return `${usageCounterKey(policyId, period, entityId)}:unpriced`;
 }
 
 export function usageIndexKey(policyId: string, period: Window): string {
@@ -129,6 +137,7 @@ export class LimitsEngine {
       policyId: policy.id,
       key: usageCounterKey(policy.id, period, entity.id),
       index: { key: usageIndexKey(policy.id, period), member: entity.id },
+      unpricedKey: measure === 'cost' && expected.unpriced ? unpricedCounterKey(policy.id, period, entity.id) : undefined,
       measure,
       amount: expected[measure],
       limit: countedLimit(policy),
@@ -154,6 +163,7 @@ export class LimitsEngine {
           );
         }
         reserved.push({ key: check.key, measure: check.measure, reserved: check.amount });
+        if (check.unpricedKey) await this.counters.reserve(check.unpricedKey, 1, Number.MAX_SAFE_INTEGER, check.ttlMs);
       }
       return reserved;
     };
@@ -178,6 +188,8 @@ interface Check {
   policyId: string;
   key: string;
   index?: { key: string; member: string };
+  /** Set when a cost budget cannot price the request: it is counted there instead. */
+  unpricedKey?: string;
   measure: Measure;
   amount: number;
   limit: number;

@@ -8,7 +8,7 @@
 import type { ChatRequest, Usage } from '../providers/types.js';
 import type { Amounts } from './limits-engine.js';
 import { costNanoUsd } from './pricing/cost.js';
-import type { ModelPrice } from './pricing/pricing-table.js';
+import type { ModelPrice } from './pricing/price-catalog.js';
 
 function textLength(content: unknown): number {
   if (typeof content === 'string') return content.length;
@@ -25,9 +25,12 @@ export function estimatedUsage(request: ChatRequest): { prompt_tokens: number; c
   return { prompt_tokens: Math.ceil(characters / 4), completion_tokens: maxOut * (request.n ?? 1) };
 }
 
+/** `price` undefined: the model is unpriced, which cost budgets report rather than count as free. */
 export function expectedAmounts(request: ChatRequest, price: ModelPrice | undefined, multiplier: number): Amounts {
   const usage = estimatedUsage(request);
-  return { requests: 1, tokens: usage.prompt_tokens + usage.completion_tokens, cost: costNanoUsd(price, usage, multiplier) };
+  const amounts: Amounts = { requests: 1, tokens: usage.prompt_tokens + usage.completion_tokens, cost: costNanoUsd(price, usage, multiplier) };
+  if (!price) amounts.unpriced = true;
+  return amounts;
 }
 
 /** A cache hit or a failed call used no provider tokens: it still counts as a request. */

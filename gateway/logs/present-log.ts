@@ -4,7 +4,7 @@ import type { RequestLogRecord } from '../../store/repositories/request-logs.js'
 export const LOG_FIELDS = [
   'id', 'object', 'endpoint', 'source', 'organisation_id', 'workspace_id', 'api_key_id', 'auth_subject', 'trace_id', 'span_id', 'parent_span_id',
   'span_name', 'created_at', 'config_id', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream',
-  'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'cache_status', 'retry_count', 'route', 'metadata',
+  'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'cost_unpriced', 'cache_status', 'retry_count', 'route', 'metadata',
   'error', 'request_headers', 'request_body', 'response_body', 'guardrail_results',
 ] as const;
 

@@ -86,14 +86,36 @@ async function configPlan(input: PlanInput, raw: string): Promise<ProviderPlan> 
   return { mode: 'config', config: saved.config as ConfigNode, configId: saved.id, model: undefined };
 }
 
+function modelSlugOf(model: string): string | undefined {
+  return model.startsWith('@') ? model.slice(1).split('/', 1)[0] : undefined;
+}
+
+function savedProviderSlugOf(headers: IncomingHttpHeaders, providerHeader: string | undefined, modelSlug: string | undefined): string | undefined {
+  return providerHeader?.startsWith('@') ? providerHeader.slice(1) : (header(headers, 'x-gw-virtual-key') ?? modelSlug);
+}
+
+/**
+ * Whether `Authorization` carries the provider's credential: only in the inline modes (a provider
+ * name, or a custom host), which send it on upstream. With a config, a saved provider or no
+ * provider signal at all, nothing reads it as a provider key, so it may carry the gw API key
+ * instead (`Authorization: Bearer <gw key>`, what OpenAI clients send). Decided from headers and
+ * the body's model alone, in the same order as resolveProviderPlan, before authentication.
+ */
+export function authorizationIsProviderCredential(headers: IncomingHttpHeaders, model: unknown): boolean {
+  if (header(headers, 'x-gw-config') !== undefined) return false;
+  const providerHeader = header(headers, 'x-gw-provider');
+  if (savedProviderSlugOf(headers, providerHeader, typeof model === 'string' ? modelSlugOf(model) : undefined) !== undefined) return false;
+  return header(headers, 'x-gw-custom-host') !== undefined || providerHeader !== undefined;
+}
+
 export async function resolveProviderPlan(input: PlanInput): Promise<ProviderPlan> {
   const { headers } = input;
   const configHeader = header(headers, 'x-gw-config');
   if (configHeader !== undefined) return configPlan(input, configHeader);
 
   const providerHeader = header(headers, 'x-gw-provider');
-  const modelSlug = input.model.startsWith('@') ? input.model.slice(1).split('/', 1)[0] : undefined;
-  const slug = providerHeader?.startsWith('@') ? providerHeader.slice(1) : (header(headers, 'x-gw-virtual-key') ?? modelSlug);
+  const modelSlug = modelSlugOf(input.model);
+  const slug = savedProviderSlugOf(headers, providerHeader, modelSlug);
   if (slug !== undefined) {
     const model = modelSlug !== undefined ? input.model.slice(modelSlug.length + 2) || undefined : undefined;
     if (modelSlug !== undefined && !model) throw new ValidationError('model must be @provider-slug/model', 'model', 'invalid_model');

@@ -24,10 +24,14 @@ export class UpstreamAttempt extends EventEmitter {
   private readonly timer: NodeJS.Timeout;
   private timedOut = false;
   private readonly onClientGone = () => this.cancel();
+  private readonly startedAt = performance.now();
+  private ended = false;
 
+  /** `onEnd` hears, once, how long the attempt lasted from the call to the end of its answer (or its abandonment). */
   constructor(
     private readonly timeoutMs: number,
     private readonly clientGone: ClientGone,
+    private readonly onEnd?: (durationMs: number) => void,
   ) {
     super();
     this.timer = setTimeout(() => {
@@ -46,6 +50,9 @@ export class UpstreamAttempt extends EventEmitter {
   dispose(): void {
     clearTimeout(this.timer);
     this.clientGone.offAbort(this.onClientGone);
+    if (this.ended) return;
+    this.ended = true;
+    this.onEnd?.(performance.now() - this.startedAt);
   }
 
   /** Aborts the upstream call (the answer is no longer wanted). */

@@ -93,4 +93,5 @@ const EMPTY: AnalyticsTotals = {
   cache_hit_rate: 0,
   cache_savings: 0,
   rescued_requests: 0,
+  unpriced_requests: 0,
 };

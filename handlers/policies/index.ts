@@ -2,7 +2,7 @@
  * Usage-limits and rate-limits policies. Every write publishes LIMIT_POLICIES_TOPIC so each gw
  * instance's in-memory policy cache reloads; usage itself lives in the limit counters.
  */
-import { usageCounterKey, usageIndexKey } from '../../gateway/limits/limits-engine.js';
+import { unpricedCounterKey, usageCounterKey, usageIndexKey } from '../../gateway/limits/limits-engine.js';
 import { LIMIT_POLICIES_TOPIC, usagePolicyOf } from '../../gateway/limits/policy-cache.js';
 import { groupOfEntity } from '../../gateway/limits/policy-match.js';
 import { usagePeriod, utcMidnight } from '../../gateway/limits/windows.js';
@@ -108,9 +108,10 @@ export const listUsageLimitsEntities: Handler = async (c, call) => {
   // Only the page's counters are read: a policy grouped by key or user can count thousands.
   const page = pageOfKeys(await counters.members(usageIndexKey(record.id, period)), query<'listUsageLimitsEntities'>(c));
   const used = await counters.read(page.keys.map((id) => usageCounterKey(record.id, period, id)));
+  const unpriced = record.type === 'cost' ? await counters.read(page.keys.map((id) => unpricedCounterKey(record.id, period, id))) : [];
   const data = page.keys.flatMap((id, index) => {
     const group = groupOfEntity(record.group_by, id);
-    return group ? [presentEntity(record, id, group, used[index]!, period.end)] : [];
+    return group ? [presentEntity(record, id, group, used[index]!, period.end, unpriced[index] ?? 0)] : [];
   });
   return { body: { object: 'list', data, has_more: page.has_more, next_cursor: page.next_cursor } };
 };
@@ -122,7 +123,8 @@ export const resetUsageLimitsEntity: Handler = async (c, call) => {
   if (!group) throw new NotFoundError('Entity', entityId);
   const period = usagePeriod(usagePolicyOf(record), call.services.now());
   await call.services.limitCounters.remove(usageCounterKey(record.id, period, entityId));
-  return { body: presentEntity(record, entityId, group, 0, period.end) };
+  await call.services.limitCounters.remove(unpricedCounterKey(record.id, period, entityId));
+  return { body: presentEntity(record, entityId, group, 0, period.end, 0) };
 };
 
 export const createRateLimitsPolicy: Handler = async (c, call) => {

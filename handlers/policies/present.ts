@@ -36,9 +36,10 @@ export function presentUsagePolicy(record: UsageLimitsPolicyRecord, now: number)
 }
 
 /** Counted usage in the policy's unit: cost counters hold nano-USD. */
-export function presentEntity(record: UsageLimitsPolicyRecord, entityId: string, group: Record<string, string>, counted: number, nextReset: number | null): UsageLimitsEntity {
+export function presentEntity(record: UsageLimitsPolicyRecord, entityId: string, group: Record<string, string>, counted: number, nextReset: number | null, unpriced: number): UsageLimitsEntity {
   const usage = record.type === 'cost' ? counted / NANO_USD_PER_USD : counted;
   return {
+    ...(record.type === 'cost' ? { unpriced_requests: unpriced } : {}),
     entity_id: entityId,
     group,
     usage,

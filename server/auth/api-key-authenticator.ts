@@ -36,14 +36,15 @@ export class ApiKeyAuthenticator {
     bus.subscribe(API_KEYS_TOPIC, (keyId) => this.evict(keyId));
   }
 
-  async authenticate(secret: string | undefined): Promise<Principal> {
+  /** `header` names where the secret was read, for the error message (x-gw-api-key, or Authorization). */
+  async authenticate(secret: string | undefined, header = 'x-gw-api-key'): Promise<Principal> {
     if (!secret) throw new UnauthorizedError('Missing gw API key: send it in the x-gw-api-key header', 'missing_api_key');
     const hash = hashApiKeySecret(secret);
     let entry = this.cache.get(hash);
     if (!entry || ('unknownUntil' in entry && entry.unknownUntil < this.now())) {
       entry = await this.load(hash);
     }
-    if ('unknownUntil' in entry) throw new UnauthorizedError('Invalid gw API key');
+    if ('unknownUntil' in entry) throw new UnauthorizedError(`Invalid gw API key (read from the ${header} header)`);
     const { principal } = entry;
     if (principal.validUntil !== null && principal.validUntil <= this.now()) {
       throw new UnauthorizedError('This gw API key has expired', 'expired_api_key');

@@ -24,8 +24,8 @@ export interface CredentialResolvers {
 export class Credentials {
   constructor(readonly resolvers: CredentialResolvers) {}
 
-  /** A token from `x-gw-api-key` or `Authorization: Bearer`. */
-  fromToken(token: string | undefined): Promise<Principal> {
+  /** A token from `x-gw-api-key` or `Authorization: Bearer` (`header` names which, for the error message). */
+  fromToken(token: string | undefined, header = 'x-gw-api-key'): Promise<Principal> {
     const { apiKeys, jwt, scimTokens, oauthTokens } = this.resolvers;
     if (token !== undefined) {
       if (token.startsWith('gw')) {
@@ -35,7 +35,7 @@ export class Credentials {
         return jwt.authenticate(token);
       }
     }
-    return apiKeys.authenticate(token);
+    return apiKeys.authenticate(token, header);
   }
 
   /** The session cookie, or undefined when the request carries none (a scheme not presented, not a failure). */

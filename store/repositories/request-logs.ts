@@ -19,7 +19,7 @@ export interface RequestLogRecord extends RequestLogEntry {
 const SUMMARY_COLUMNS = [
   'id', 'endpoint', 'organisation_id', 'workspace_id', 'api_key_id', 'auth_subject', 'source', 'trace_id', 'span_id', 'parent_span_id', 'span_name',
   'created_at', 'config_id', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream', 'prompt_tokens',
-  'completion_tokens', 'total_tokens', 'cost', 'cache_status', 'retry_count', 'route', 'metadata', 'error',
+  'completion_tokens', 'total_tokens', 'cost', 'cost_unpriced', 'cache_status', 'retry_count', 'route', 'metadata', 'error',
 ];
 
 function isCacheHit(status: RequestLogEntry['cache_status']): boolean {
@@ -56,6 +56,7 @@ export function toLogRow(entry: RequestLogEntry, source: LogSource): Record<stri
     completion_tokens: entry.completion_tokens,
     total_tokens: entry.total_tokens,
     cost: entry.cost,
+    cost_unpriced: entry.cost_unpriced === true,
     cache_status: entry.cache_status,
     cache_hit: isCacheHit(entry.cache_status),
     retry_count: entry.retry_count,
@@ -100,6 +101,7 @@ export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
     completion_tokens: Number(row.completion_tokens),
     total_tokens: Number(row.total_tokens),
     cost: Number(row.cost),
+    cost_unpriced: Boolean(row.cost_unpriced),
     cache_status: row.cache_status as RequestLogEntry['cache_status'],
     retry_count: Number(row.retry_count),
     route: fromJson(row.route, []),

@@ -11,6 +11,7 @@ export interface RollupFact extends Record<RollupDimension, string | number | nu
   cache_hit: boolean;
   is_error: boolean;
   rescued: boolean;
+  cost_unpriced: boolean;
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
@@ -19,11 +20,11 @@ export interface RollupFact extends Record<RollupDimension, string | number | nu
 /** The request_logs columns a RollupFact is read from. */
 export const FACT_COLUMNS = [
   'organisation_id', 'workspace_id', 'created_at', ...ROLLUP_DIMENSIONS,
-  'latency_ms', 'cost', 'cache_hit', 'is_error', 'rescued', 'prompt_tokens', 'completion_tokens', 'total_tokens',
+  'latency_ms', 'cost', 'cost_unpriced', 'cache_hit', 'is_error', 'rescued', 'prompt_tokens', 'completion_tokens', 'total_tokens',
 ] as const;
 
 /** Summed per rollup row; `latency` (the sketch's bins) is merged beside them. */
-export const MEASURES = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'cache_hits', 'rescued'] as const;
+export const MEASURES = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'cache_hits', 'rescued', 'unpriced'] as const;
 export type Measure = (typeof MEASURES)[number];
 
 /** The columns that say which rollup row a delta belongs to (its unique key). */
@@ -53,6 +54,7 @@ export function toFact(row: Record<string, unknown>): RollupFact {
     cache_hit: Boolean(row.cache_hit),
     is_error: Boolean(row.is_error),
     rescued: Boolean(row.rescued),
+    cost_unpriced: Boolean(row.cost_unpriced),
     prompt_tokens: Number(row.prompt_tokens),
     completion_tokens: Number(row.completion_tokens),
     total_tokens: Number(row.total_tokens),
@@ -122,6 +124,7 @@ export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1): Rollup
       delta.total_tokens += sign * fact.total_tokens;
       delta.latency_sum += sign * fact.latency_ms;
       if (fact.rescued) delta.rescued += sign;
+      if (fact.cost_unpriced) delta.unpriced += sign;
       delta.latency.set(bin, (delta.latency.get(bin) ?? 0) + sign);
     }
   }

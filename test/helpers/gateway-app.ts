@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
 import type { Engine } from './engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from './fake-openai.js';
-import { startTestApp, type TestApp } from './test-app.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 export interface GatewayApp {
   app: TestApp;
@@ -20,10 +20,11 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export async function startGatewayApp(options: { engine?: Engine; env?: Record<string, string> } = {}): Promise<GatewayApp> {
+export async function startGatewayApp(options: { engine?: Engine; env?: Record<string, string>; logger?: TestAppOptions['logger'] } = {}): Promise<GatewayApp> {
   const fake = await startFakeOpenAi();
   const app = await startTestApp({
     engine: options.engine,
+    logger: options.logger,
     env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', ...options.env },
     upstreamOriginOverrides: { openai: fake.origin, 'azure-openai': fake.origin, groq: fake.origin },
   });

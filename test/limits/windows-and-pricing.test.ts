@@ -1,8 +1,7 @@
 /** Reset windows (rate windows, usage periods) on an injected clock, and the bundled pricing table. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { costNanoUsd, highestPriceOf, priceOf } from '../../gateway/limits/pricing/cost.js';
-import { PRICING_TABLE } from '../../gateway/limits/pricing/pricing-table.js';
+import { costNanoUsd, highestPriceOf, priceOf, PRICE_CATALOG_VERSION } from '../../gateway/limits/pricing/cost.js';
 import { expectedAmounts } from '../../gateway/limits/request-amounts.js';
 import { rateWindow, usagePeriod, utcMidnight } from '../../gateway/limits/windows.js';
 import type { ChatRequest } from '../../gateway/providers/types.js';
@@ -48,10 +47,22 @@ describe('usage periods', () => {
 });
 
 describe('pricing', () => {
-  test('the table is versioned and prices per provider and model', () => {
-    assert.match(PRICING_TABLE.version, /^\d{4}-\d{2}-\d{2}$/);
-    assert.deepEqual(priceOf('openai', 'gpt-4o'), { input: 2.5, output: 10 });
+  test('prices come from the maintained catalog package, per gw provider and model', () => {
+    assert.match(PRICE_CATALOG_VERSION, /^@pydantic\/genai-prices@\d+\.\d+\.\d+$/);
+    assert.deepEqual(priceOf('openai', 'gpt-4o'), { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: undefined, reasoning: undefined });
+    // Models beyond any hand-kept table: other hosts, dated ids, Bedrock inference profiles.
+    for (const [provider, model] of [
+      ['mistral-ai', 'mistral-large-latest'],
+      ['deepseek', 'deepseek-chat'],
+      ['bedrock', 'us.anthropic.claude-3-5-haiku-20241022-v1:0'],
+      ['azure-openai', 'gpt-4o-mini'],
+      ['vertex-ai', 'claude-sonnet-4-5'],
+      ['x-ai', 'grok-3'],
+    ]) {
+      assert.ok(priceOf(provider!, model!), `${provider} ${model} is priced`);
+    }
     assert.equal(priceOf('openai', 'no-such-model'), undefined);
+    assert.equal(priceOf('ollama', 'llama3.2'), undefined, 'self-hosted models are unpriced, not free');
   });
 
   test('cost in integer nano-USD, with the integration multiplier', () => {
@@ -62,12 +73,32 @@ describe('pricing', () => {
     assert.equal(costNanoUsd(undefined, { prompt_tokens: 11, completion_tokens: 7 }), 0);
   });
 
-  test('a reservation without a known provider takes the dearest listed price', () => {
-    assert.deepEqual(highestPriceOf('claude-sonnet-4-5'), { input: 3, output: 15 });
+  test('cached input, cache writes and reasoning are priced at their own rates', () => {
+    const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, reasoning: 20 };
+    const usage = { prompt_tokens: 1000, completion_tokens: 100, prompt_tokens_details: { cached_tokens: 600, cache_creation_tokens: 300 }, completion_tokens_details: { reasoning_tokens: 40 } };
+    // 100 plain input * 3 + 600 read * 0.3 + 300 written * 3.75 + 60 output * 15 + 40 reasoning * 20, per million, in nano-USD
+    assert.equal(costNanoUsd(price, usage), (100 * 3 + 600 * 0.3 + 300 * 3.75 + 60 * 15 + 40 * 20) * 1000);
+    // Without their own rates, cached tokens cost input and reasoning costs output.
+    assert.equal(costNanoUsd({ input: 3, output: 15 }, usage), (1000 * 3 + 100 * 15) * 1000);
   });
 
-  test('expected amounts: a token per four characters, plus max tokens times n', () => {
+  test('a tiered rate applies to the whole request once its input passes the tier', () => {
+    const price = { input: { base: 1.25, tiers: [{ start: 200_000, price: 2.5 }] }, output: { base: 10, tiers: [{ start: 200_000, price: 15 }] } } as never;
+    assert.equal(costNanoUsd(price, { prompt_tokens: 200_000, completion_tokens: 10 }), 200_000 * 1250 + 10 * 10_000);
+    assert.equal(costNanoUsd(price, { prompt_tokens: 200_001, completion_tokens: 10 }), 200_001 * 2500 + 10 * 15_000);
+  });
+
+  test('a reservation without a known provider takes the dearest price the catalog lists', () => {
+    const highest = highestPriceOf('claude-sonnet-4-5');
+    assert.ok(highest);
+    // Anthropic's own price is 3 USD per million input tokens; no listed provider is cheaper than the dearest.
+    assert.ok(costNanoUsd(highest, { prompt_tokens: 1_000_000, completion_tokens: 0 }) >= 3e9);
+    assert.equal(highestPriceOf('no-such-model-anywhere'), undefined);
+  });
+
+  test('expected amounts: a token per four characters, plus max tokens times n; unpriced models are flagged', () => {
     const request = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(41) }], max_tokens: 7, n: 2 } as ChatRequest;
     assert.deepEqual(expectedAmounts(request, priceOf('openai', 'gpt-4o'), 1), { requests: 1, tokens: 11 + 14, cost: 11 * 2500 + 14 * 10_000 });
+    assert.deepEqual(expectedAmounts({ ...request, model: 'mystery' }, undefined, 1), { requests: 1, tokens: 25, cost: 0, unpriced: true });
   });
 });

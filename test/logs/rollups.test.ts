@@ -66,6 +66,7 @@ function randomLogs(rand: () => number, n: number, ids: { organisation_id: strin
       cache_status: pick(CACHE),
       latency_ms: latency(rand),
       cost: Math.round(rand() * 1e6) / 1e8,
+      cost_unpriced: rand() < 0.05,
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
@@ -105,6 +106,7 @@ function referenceTotals(entries: RequestLogEntry[]): AnalyticsTotals {
     cache_hit_rate: requests ? sum((e) => (hit(e) ? 1 : 0)) / requests : 0,
     cache_savings: sum((e) => (hit(e) ? e.cost : 0)),
     rescued_requests: sum((e) => (e.status < 400 && (e.retry_count > 0 || e.route.length > 1) ? 1 : 0)),
+    unpriced_requests: sum((e) => (e.cost_unpriced ? 1 : 0)),
   };
 }
 
