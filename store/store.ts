@@ -22,6 +22,10 @@ import { ScimRepository } from './repositories/scim.js';
 import { ScimTokensRepository } from './repositories/scim-tokens.js';
 import { SessionsRepository } from './repositories/sessions.js';
 import { SsoRepository } from './repositories/sso.js';
+import { AssistantObjectsRepository } from './repositories/assistant-objects.js';
+import { AssistantRunsRepository } from './repositories/assistant-runs.js';
+import type { components } from '../generated/types.js';
+import type { StoredRunState } from './repositories/assistant-runs.js';
 import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
 
 /**
@@ -53,6 +57,11 @@ export class Store {
   readonly scimTokens: ScimTokensRepository;
   readonly scim: ScimRepository;
   readonly oauth: OAuthRepository;
+  readonly assistants: AssistantObjectsRepository<components['schemas']['Assistant']>;
+  readonly assistantThreads: AssistantObjectsRepository<components['schemas']['Thread']>;
+  readonly assistantMessages: AssistantObjectsRepository<components['schemas']['Message']>;
+  readonly assistantRuns: AssistantRunsRepository<components['schemas']['Run'], StoredRunState>;
+  readonly assistantRunSteps: AssistantObjectsRepository<components['schemas']['RunStep']>;
   /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
   sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
 
@@ -81,6 +90,11 @@ export class Store {
     this.scimTokens = new ScimTokensRepository(db);
     this.scim = new ScimRepository(db);
     this.oauth = new OAuthRepository(db);
+    this.assistants = new AssistantObjectsRepository(db, 'assistants');
+    this.assistantThreads = new AssistantObjectsRepository(db, 'assistant_threads');
+    this.assistantMessages = new AssistantObjectsRepository(db, 'assistant_messages');
+    this.assistantRuns = new AssistantRunsRepository(db);
+    this.assistantRunSteps = new AssistantObjectsRepository(db, 'assistant_run_steps');
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
