@@ -1415,6 +1415,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/threads/{thread_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a thread's runs. */
+        get: operations["listRuns"];
+        put?: never;
+        /**
+         * Run an assistant on a thread.
+         * @description gw executes the run itself: each model turn is a chat request through gw's pipeline (provider resolution, configs, limits, guardrails, logs), on the provider named as for chat: `@slug/model` as the model, or the x-gw-provider / x-gw-config / inline headers sent here. Those headers (and an inline provider key in Authorization) are held sealed for the run's life and erased when it ends.
+         */
+        post: operations["createRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run. */
+        get: operations["getRun"];
+        put?: never;
+        /** Modify a run's metadata. */
+        post: operations["modifyRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a run that is queued, in progress or waiting for tool outputs. */
+        post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a run's steps. */
+        get: operations["listRunSteps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/steps/{step_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run step. */
+        get: operations["getRunStep"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/submit_tool_outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit the outputs of a run's function tool calls; the run continues. */
+        post: operations["submitToolOutputsToRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a thread and run it in one request.
+         * @description gw executes the run itself: each model turn is a chat request through gw's pipeline (provider resolution, configs, limits, guardrails, logs), on the provider named as for chat: `@slug/model` as the model, or the x-gw-provider / x-gw-config / inline headers sent here. Those headers (and an inline provider key in Authorization) are held sealed for the run's life and erased when it ends.
+         */
+        post: operations["createThreadAndRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/virtual-keys": {
         parameters: {
             query?: never;
@@ -2377,6 +2504,10 @@ export interface components {
             value: number;
             workspace_id?: string;
         };
+        CreateRunRequest: components["schemas"]["RunOptions"] & {
+            additional_instructions?: string | null;
+            additional_messages?: components["schemas"]["CreateMessageRequest"][] | null;
+        };
         CreateScimMapping: {
             /** @enum {string} */
             role: "admin" | "manager" | "member";
@@ -2388,6 +2519,10 @@ export interface components {
         } & (unknown | unknown);
         CreateScimToken: {
             name: string;
+        };
+        CreateThreadAndRunRequest: components["schemas"]["RunOptions"] & {
+            thread?: components["schemas"]["CreateThreadRequest"];
+            tool_resources?: components["schemas"]["ToolResources"];
         };
         CreateThreadRequest: {
             messages?: components["schemas"]["CreateMessageRequest"][];
@@ -2916,7 +3051,10 @@ export interface components {
             created_at: number;
             id: string;
             incomplete_at: number | null;
-            incomplete_details: Record<string, never> | null;
+            incomplete_details: {
+                /** @enum {string} */
+                reason?: "content_filter" | "max_tokens" | "run_cancelled" | "run_expired" | "run_failed";
+            } | null;
             metadata: components["schemas"]["AssistantsMetadata"];
             /** @enum {string} */
             object: "thread.message";
@@ -2930,7 +3068,9 @@ export interface components {
         /** @description A text part (type text, with text.value and text.annotations), an image_file or image_url part, or a refusal. */
         MessageContent: {
             text?: {
-                annotations: Record<string, never>[];
+                annotations: {
+                    [key: string]: unknown;
+                }[];
                 value: string;
             };
             /** @enum {string} */
@@ -3304,6 +3444,25 @@ export interface components {
             code: "server_error" | "rate_limit_exceeded" | "invalid_prompt";
             message: string;
         } | null;
+        /** @description The fields a run request shares between create and create-and-run (the seed's run table). */
+        RunOptions: {
+            assistant_id?: string;
+            instructions?: string | null;
+            max_completion_tokens?: number | null;
+            max_prompt_tokens?: number | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            model?: string | null;
+            parallel_tool_calls?: boolean;
+            /** @enum {string|null} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            stream?: boolean | null;
+            temperature?: number | null;
+            tool_choice?: components["schemas"]["RunToolChoice"];
+            tools?: components["schemas"]["AssistantTool"][] | null;
+            top_p?: number | null;
+            truncation_strategy?: components["schemas"]["TruncationStrategy"];
+        };
         RunStep: {
             assistant_id: string;
             cancelled_at: number | null;
@@ -3324,7 +3483,9 @@ export interface components {
                 message_creation?: {
                     message_id: string;
                 };
-                tool_calls?: Record<string, never>[];
+                tool_calls?: {
+                    [key: string]: unknown;
+                }[];
                 /** @enum {string} */
                 type: "message_creation" | "tool_calls";
             };
@@ -3489,6 +3650,13 @@ export interface components {
             mode: "single" | "fallback" | "loadbalance" | "conditional";
             /** @description Under `fallback`, the upstream statuses that move on to the next target. */
             on_status_codes?: number[];
+        };
+        SubmitToolOutputsRequest: {
+            stream?: boolean | null;
+            tool_outputs: {
+                output?: string;
+                tool_call_id: string;
+            }[];
         };
         Success: {
             success: boolean;
@@ -8330,6 +8498,370 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRunSteps: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRunStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The run step's id. */
+                step_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStep"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    submitToolOutputsToRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitToolOutputsRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createThreadAndRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateThreadAndRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -6,6 +6,7 @@ import { ResponseCache } from '../gateway/cache/response-cache.js';
 import { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
 import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
+import { RunExecutor } from '../gateway/assistants/run-executor.js';
 import { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import { createDb, sqliteFileOf, type DbOptions } from '../store/db.js';
 import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js';
@@ -92,7 +93,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
-  return {
+  const services: Services = {
     config,
     db,
     store,
@@ -117,8 +118,13 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
     metrics,
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
+    // Built below: the executor runs turns through the services it belongs to.
+    assistantRuns: undefined as unknown as RunExecutor,
     now,
   };
+  services.assistantRuns = new RunExecutor(services);
+  services.assistantRuns.start();
+  return services;
 }
 
 function createCredentials(
@@ -144,7 +150,9 @@ function createCredentials(
 
 /** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */
 export async function closeServices(services: Services, options: { logDrainMs?: number } = {}): Promise<void> {
-  // Logs first, while the database is still open: shutdown drains the queue.
+  // Runs first: their turns write logs and runs. Turns in flight finish for a while, the rest are handed back.
+  await services.assistantRuns.close();
+  // Logs next, while the database is still open: shutdown drains the queue.
   await services.requestLogs.close(options.logDrainMs);
   // A collector that is down must not stop the shutdown: the spans still buffered are lost, and said so.
   await services.tracing?.shutdown().catch((error: unknown) => services.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'traces could not be exported at shutdown'));

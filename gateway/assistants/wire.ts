@@ -15,3 +15,4 @@ export type CreateThreadRequest = Schemas['CreateThreadRequest'];
 export type RunToolCall = Schemas['RunToolCall'];
 export type RunUsage = NonNullable<Schemas['RunUsage']>;
 export type RunStatus = RunObject['status'];
+export type RunOptions = Schemas['RunOptions'];

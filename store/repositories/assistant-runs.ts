@@ -48,8 +48,8 @@ export class AssistantRunsRepository<Body extends { id: string; status: string }
     };
   }
 
-  async insertRun(row: AssistantObjectRow<Body>, state: State): Promise<void> {
-    await this.insert(row, { status: row.body.status, state: toJson(state) });
+  async insertRun(row: AssistantObjectRow<Body>, state: State, lease: { lease_owner: string; lease_until: number }): Promise<void> {
+    await this.insert(row, { status: row.body.status, state: toJson(state), ...lease });
   }
 
   async byId(id: string): Promise<RunRow<Body, State> | undefined> {
