@@ -21,6 +21,8 @@ export interface Config {
   dbPoolSize: number;
   /** Hosts a custom host may name even though they resolve to private addresses. */
   trustedCustomHosts: readonly string[];
+  /** How long a value read from a secret manager is reused before it is read again (GW_SECRET_CACHE_SECONDS). */
+  secretCacheTtlMs: number;
   /** Lower-cased header names whose values are hashed in logs for every organisation. */
   headersToMask: readonly string[];
   blockInlineConfig: boolean;
@@ -232,6 +234,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 300_000, 1, 3_600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 12, 1, 1000),
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
+    secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     headersToMask: Object.freeze(list(env, 'ORGANISATION_HEADERS_TO_MASK')),
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),
