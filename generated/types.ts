@@ -1500,6 +1500,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/agent-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List agent integrations. */
+        get: operations["listAgentIntegrations"];
+        put?: never;
+        /** Save an A2A agent: endpoint, auth and card (admin key). */
+        post: operations["createAgentIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getAgentIntegration"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateAgentIntegration"];
+        post?: never;
+        /** Delete an agent integration. */
+        delete: operations["deleteAgentIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations/fetch-agent-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fetch an A2A agent card from an endpoint, refusing unsafe addresses, non-JSON or non-object bodies, cards without url or name, bodies over 1 MB, and slow endpoints. */
+        post: operations["fetchAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/api-keys": {
         parameters: {
             query?: never;
@@ -1686,6 +1741,60 @@ export interface components {
         AddWorkspaceMember: {
             role: components["schemas"]["WorkspaceRole"];
             user_id: components["schemas"]["Uuid"];
+        };
+        /** @description Secret values are encrypted at rest and masked in every response; on update, values left out or sent back masked keep their value. */
+        AgentAuthConfig: {
+            headers?: {
+                [key: string]: string;
+            };
+            token?: string;
+        };
+        /**
+         * @description `bearer` sends `auth_config.token` as `Authorization: Bearer`; `headers` sends `auth_config.headers`.
+         * @enum {string}
+         */
+        AgentAuthType: "none" | "bearer" | "headers";
+        /** @description An A2A agent card; gw requires `name` and `url` and keeps the rest as given (at most 1 MB). */
+        AgentCard: {
+            name: string;
+            url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AgentIntegration: {
+            agent_card: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Secrets masked. */
+            auth_config: {
+                [key: string]: unknown;
+            };
+            auth_type: components["schemas"]["AgentAuthType"];
+            created_at: components["schemas"]["Timestamp"];
+            description: string | null;
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @enum {string} */
+            object: "agent-integration";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            updated_at: components["schemas"]["Timestamp"];
+            url: string;
+        };
+        AgentIntegrationFields: {
+            agent_card?: components["schemas"]["AgentCard"] | null;
+            auth_config?: components["schemas"]["AgentAuthConfig"];
+            auth_type?: components["schemas"]["AgentAuthType"];
+            description?: string | null;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description The agent's endpoint. */
+            url?: components["schemas"]["OutboundUrl"];
+        };
+        AgentIntegrationList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["AgentIntegration"][];
         };
         AnalyticsGroups: {
             data: ({
@@ -2202,6 +2311,7 @@ export interface components {
         ConsentRedirect: {
             redirect_to: string;
         };
+        CreateAgentIntegration: WithRequired<components["schemas"]["AgentIntegrationFields"], "name" | "url">;
         CreateConfig: {
             config: components["schemas"]["ConfigTarget"];
             name: string;
@@ -2397,6 +2507,17 @@ export interface components {
             value: number;
             weight: number;
             workspace_id: string;
+        };
+        FetchAgentCardRequest: {
+            auth_config?: components["schemas"]["AgentAuthConfig"];
+            auth_type?: components["schemas"]["AgentAuthType"];
+            /** @description The agent's endpoint (its card is read from `/.well-known/agent-card.json` under it), or the card's own URL when the path ends in `.json`. */
+            url: components["schemas"]["OutboundUrl"];
+        };
+        FetchedAgentCard: {
+            agent_card: components["schemas"]["AgentCard"];
+            /** @description Where the card was read from. */
+            url: string;
         };
         FieldRestrictions: {
             /** @description Union of the organisation's and the workspace's `export_settings.deniedFields`. */
@@ -3144,7 +3265,7 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "agents.invoke" | "mcp.invoke" | "scim.provision";
+        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "agents.invoke" | "mcp.invoke" | "scim.provision";
         SecretMapping: {
             /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
             secret_key?: string;
@@ -3344,6 +3465,7 @@ export interface components {
             role: "tool";
             tool_call_id: string;
         };
+        UpdateAgentIntegration: components["schemas"]["AgentIntegrationFields"];
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
             description?: string | null;
             /** Format: date-time */
@@ -8316,6 +8438,183 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAgentIntegrations: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegrationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    fetchAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FetchAgentCardRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FetchedAgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             default: components["responses"]["Error"];
         };
     };

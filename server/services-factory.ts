@@ -13,6 +13,7 @@ import { SqliteWriterThread } from '../store/sqlite-writer-thread.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
+import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import { SecretValues } from '../gateway/secrets/secret-values.js';
 import { guardedCheckTools } from '../gateway/guardrails/guarded-fetch.js';
 import { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
@@ -104,6 +105,10 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     authenticator,
     credentials: createCredentials(config, store, bus, now, logger, authenticator, identityFetch),
     identityFetch,
+    agentCards: new AgentCardFetcher(
+      createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'agent_card_url_refused' }),
+      config.agentCardTimeoutMs,
+    ),
     logger,
     requestLogs,
     logExports,
