@@ -19,6 +19,8 @@ import * as users from './users/index.js';
 import * as workspaces from './workspaces/index.js';
 import type { Handler } from './types.js';
 
+import * as secretReferences from './secret-references/index.js';
+import * as agentIntegrations from './agent-integrations/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -40,4 +42,6 @@ export const handlers: Record<string, Handler> = {
   ...auth,
   ...scim,
   ...oauth,
+  ...secretReferences,
+  ...agentIntegrations,
 };

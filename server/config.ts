@@ -21,6 +21,10 @@ export interface Config {
   dbPoolSize: number;
   /** Hosts a custom host may name even though they resolve to private addresses. */
   trustedCustomHosts: readonly string[];
+  /** How long a value read from a secret manager is reused before it is read again (GW_SECRET_CACHE_SECONDS). */
+  secretCacheTtlMs: number;
+  /** Deadline for fetching an A2A agent card, headers and body (GW_AGENT_CARD_TIMEOUT_MS). */
+  agentCardTimeoutMs: number;
   /** Lower-cased header names whose values are hashed in logs for every organisation. */
   headersToMask: readonly string[];
   blockInlineConfig: boolean;
@@ -247,6 +251,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 300_000, 1, 3_600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 12, 1, 1000),
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
+    secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
+    agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),
     headersToMask: Object.freeze(list(env, 'ORGANISATION_HEADERS_TO_MASK')),
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),

@@ -17,6 +17,7 @@ import type { SecretBox } from '../store/secret-box.js';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import type { Credentials } from './auth/credentials.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import type { Config } from './config.js';
 import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
@@ -39,6 +40,8 @@ export interface Services {
   credentials: Credentials;
   /** fetch for identity providers and key sets: through the outbound guard unless TRUSTED_CUSTOM_HOSTS lists the host. */
   identityFetch: GuardedFetch;
+  /** Reads A2A agent cards through the outbound guard, capped at 1 MB. */
+  agentCards: AgentCardFetcher;
   logger: Logger;
   /** Where every gateway request's log entry goes (batched writer). */
   requestLogs: RequestLogSink;
