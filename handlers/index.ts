@@ -20,6 +20,8 @@ import * as workspaces from './workspaces/index.js';
 import type { Handler } from './types.js';
 
 import * as assistants from './assistants/index.js';
+import * as secretReferences from './secret-references/index.js';
+import * as agentIntegrations from './agent-integrations/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -42,4 +44,6 @@ export const handlers: Record<string, Handler> = {
   ...scim,
   ...oauth,
   ...assistants,
+  ...secretReferences,
+  ...agentIntegrations,
 };
