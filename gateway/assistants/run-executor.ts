@@ -25,6 +25,8 @@ export const RUN_EXPIRY_SECONDS = 600;
 const LEASE_MS = 30_000;
 const SWEEP_MS = 5_000;
 const CANCEL_TOPIC = 'assistant-run-cancel';
+/** The worker room's job that executes a run's next turn on whichever instance takes it. */
+export const RUN_TURN_JOB = 'assistant-run-turn';
 
 type RunRow = NonNullable<Awaited<ReturnType<Services['store']['assistantRuns']['byId']>>>;
 type Terminal = 'completed' | 'failed' | 'incomplete' | 'cancelled' | 'expired';
@@ -56,6 +58,7 @@ export class RunExecutor {
   constructor(private readonly services: Services) {}
 
   start(): void {
+    this.services.jobs.register<{ run_id: string }>(RUN_TURN_JOB, (payload) => this.execute(payload.run_id), { concurrency: 8 });
     this.services.bus.subscribe(CANCEL_TOPIC, (runId) => this.abortHeld(runId));
     this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.services.logger.error({ err: error }, 'assistant run sweep failed')), SWEEP_MS);
     this.sweeper.unref();
@@ -67,7 +70,12 @@ export class RunExecutor {
     return { lease_owner: this.owner, lease_until: this.services.now() + LEASE_MS };
   }
 
-  /** Executes the run's next turn in this process. Resolves when the turn has ended. */
+  /** Queues the run's next turn as a job: any instance executes it (one at a time per run). */
+  async schedule(runId: string): Promise<void> {
+    await this.services.jobs.enqueue(RUN_TURN_JOB, { run_id: runId }, { singletonKey: runId });
+  }
+
+  /** Executes the run's next turn in this process (streamed runs: the tokens go to the client here). Resolves when the turn has ended. */
   execute(runId: string): Promise<void> {
     if (this.closing || this.held.has(runId)) return Promise.resolve();
     const work = this.drive(runId).finally(() => this.running.delete(work));
@@ -147,7 +155,7 @@ export class RunExecutor {
       case 'aborted':
         if (held.handBack) {
           // Shutdown: another instance (or this one after restart) executes the turn again.
-          await this.repo.transition(run.id, ['in_progress'], { ...run, status: 'queued' });
+          if (await this.repo.transition(run.id, ['in_progress'], { ...run, status: 'queued' })) await this.schedule(run.id);
           return;
         }
         return void (await this.end(withUsage, 'cancelled', {}, ['cancelling', 'in_progress']));
@@ -232,11 +240,11 @@ export class RunExecutor {
   }
 
   private abortHeld(runId: string): void {
-    this.held.get(runId)?.res?.destroy();
+    this.held.get(runId)?.res?.stop();
   }
 
   /** Submitted tool outputs continue the run: they join its exchange, the step completes, the run is queued again. */
-  async submitToolOutputs(row: RunRow, outputs: ReadonlyArray<{ tool_call_id: string; output?: string }>): Promise<RunObject> {
+  async submitToolOutputs(row: RunRow, outputs: ReadonlyArray<{ tool_call_id: string; output?: string }>, executedHere: boolean): Promise<RunObject> {
     const run = row.body;
     if (run.status !== 'requires_action' || !row.state) {
       throw new ValidationError(`Runs in status ${run.status} do not accept tool outputs`, 'run_id', 'run_not_waiting_for_outputs');
@@ -252,7 +260,7 @@ export class RunExecutor {
     if (missing.length) throw new ValidationError(`Missing outputs for tool calls ${missing.map((call) => call.id).join(', ')}`, 'tool_outputs', 'missing_tool_outputs');
     const transcript = [...row.state.transcript, ...pending.map((call) => ({ role: 'tool', tool_call_id: call.id, content: byId.get(call.id)!.output.output ?? '' }))];
     const queued: RunObject = { ...run, status: 'queued', required_action: null, expires_at: this.nowSeconds() + RUN_EXPIRY_SECONDS };
-    if (!(await this.repo.transition(run.id, ['requires_action'], queued, { state: { ...row.state, transcript, toolStepId: null } }))) {
+    if (!(await this.repo.transition(run.id, ['requires_action'], queued, { state: { ...row.state, transcript, toolStepId: null }, ...(executedHere ? this.initialLease() : {}) }))) {
       throw new ValidationError(`Run ${run.id} is no longer waiting for tool outputs`, 'run_id', 'run_not_waiting_for_outputs');
     }
     await this.completeToolStep(row, byId);
@@ -293,7 +301,7 @@ export class RunExecutor {
     for (const row of await this.repo.waitingSince(['queued', 'requires_action'], 200)) await this.expireIfDue(row);
     for (const row of await this.repo.orphaned(now, 100)) {
       if (this.held.has(row.id)) continue;
-      if (row.status === 'queued') void this.execute(row.id);
+      if (row.status === 'queued') await this.schedule(row.id);
       else if (row.status === 'cancelling') await this.end(row, 'cancelled', {}, ['cancelling']);
       else await this.end(row, 'failed', { last_error: { code: 'server_error', message: 'The gw instance executing the run stopped during a model turn' } }, ['in_progress']);
     }
@@ -307,7 +315,7 @@ export class RunExecutor {
     await Promise.race([Promise.all([...this.running]), timeout]);
     for (const held of this.held.values()) {
       held.handBack = true;
-      held.res?.destroy();
+      held.res?.stop();
     }
     await Promise.all([...this.running]);
   }

@@ -105,9 +105,11 @@ export class RunTurn {
     };
     try {
       await runChat(call, request);
+      // The pipeline has ended the response; the chunks it wrote may still be in the sink's buffer.
+      await res.settled();
     } catch (error) {
       const usage = assembler.completion()?.usage;
-      if (res.destroyed) {
+      if (res.stopped) {
         await this.closeMessage('incomplete', usage, 'run_cancelled');
         return { kind: 'aborted', usage };
       }
@@ -115,7 +117,7 @@ export class RunTurn {
       return { kind: 'failed', ...failureOf(error instanceof ApiError ? error : {}), usage };
     }
     const completion = assembler.completion();
-    if (res.destroyed && !completion) {
+    if (res.stopped && !completion) {
       await this.closeMessage('incomplete', undefined, 'run_cancelled');
       return { kind: 'aborted', usage: undefined };
     }

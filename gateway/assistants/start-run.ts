@@ -25,6 +25,8 @@ export async function startRun(
   caller: { principal: Principal; owner: Owner; headers: IncomingHttpHeaders },
   threadId: string,
   input: RunRequest,
+  /** A streamed run is executed here at once, so it starts held by this instance; others go to the job queue unheld. */
+  executedHere: boolean,
 ): Promise<RunObject> {
   const { store } = services;
   const { owner } = caller;
@@ -79,7 +81,7 @@ export async function startRun(
   await store.assistantRuns.insertRun(
     { id: run.id, organisation_id: owner.organisationId, workspace_id: owner.workspaceId, thread_id: threadId, run_id: null, position: nextPosition(now), body: run },
     state,
-    services.assistantRuns.initialLease(),
+    executedHere ? services.assistantRuns.initialLease() : { lease_owner: null, lease_until: null },
   );
   return run;
 }

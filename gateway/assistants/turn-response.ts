@@ -24,6 +24,24 @@ export class TurnResponse extends Writable {
     super();
   }
 
+  /** Set when the run was cancelled (or handed back) mid-turn: the pipeline sees its client go away and aborts the upstream call. */
+  stopped = false;
+
+  stop(): void {
+    this.stopped = true;
+    this.destroy();
+  }
+
+  /** Resolves once every chunk written has been handled (or the sink was destroyed). */
+  settled(): Promise<void> {
+    if (this.writableFinished || this.destroyed) return Promise.resolve();
+    // (Writable destroys itself after finishing, so `destroyed` alone does not mean stopped.)
+    return new Promise((resolve) => {
+      this.once('finish', resolve);
+      this.once('close', resolve);
+    });
+  }
+
   setHeader(): this {
     return this;
   }

@@ -19,7 +19,7 @@ async function visibleRunRow(call: Call, threadId: string, runId: string) {
 async function answer(call: Call, run: RunObject, stream: boolean, opening: Array<{ event: string; data: unknown }>): Promise<HandlerResult> {
   const executor = call.services.assistantRuns;
   if (!stream) {
-    void executor.execute(run.id);
+    await executor.schedule(run.id);
     return { body: run };
   }
   return streamRun(call, run.id, opening, () => executor.execute(run.id));
@@ -32,7 +32,7 @@ function callerOf(call: Call) {
 export const createRun: Handler = async (c, call) => {
   const thread = await visibleThread(call, pathParam(c, 'thread_id'));
   const input = body<'createRun'>(c) as RunRequest;
-  const run = await startRun(call.services, callerOf(call), thread.id, input);
+  const run = await startRun(call.services, callerOf(call), thread.id, input, input.stream === true);
   return answer(call, run, input.stream === true, [
     { event: 'thread.run.created', data: run },
     { event: 'thread.run.queued', data: run },
@@ -47,7 +47,7 @@ export const createThreadAndRun: Handler = async (c, call) => {
   const thread = await writeThread(store, ownerOf(call), { ...(input.thread ?? {}), tool_resources: input.thread?.tool_resources ?? input.tool_resources }, 'thread', call.services.now());
   let run: RunObject;
   try {
-    run = await startRun(call.services, callerOf(call), thread.id, input);
+    run = await startRun(call.services, callerOf(call), thread.id, input, input.stream === true);
   } catch (error) {
     await store.transaction(async (tx) => {
       await tx.assistantMessages.deleteThreadContents(thread.id);
@@ -94,7 +94,7 @@ export const submitToolOutputsToRun: Handler = async (c, call) => {
   // A run waiting past expires_at has expired: outputs to it are refused like any finished run's.
   await executor.expireIfDue(row);
   const fresh = (await call.services.store.assistantRuns.byId(row.id)) ?? row;
-  const run = await executor.submitToolOutputs(fresh, input.tool_outputs);
+  const run = await executor.submitToolOutputs(fresh, input.tool_outputs, input.stream === true);
   return answer(call, run, input.stream === true, [{ event: 'thread.run.queued', data: run }]);
 };
 

@@ -48,7 +48,7 @@ export class AssistantRunsRepository<Body extends { id: string; status: string }
     };
   }
 
-  async insertRun(row: AssistantObjectRow<Body>, state: State, lease: { lease_owner: string; lease_until: number }): Promise<void> {
+  async insertRun(row: AssistantObjectRow<Body>, state: State, lease: { lease_owner: string | null; lease_until: number | null }): Promise<void> {
     await this.insert(row, { status: row.body.status, state: toJson(state), ...lease });
   }
 
