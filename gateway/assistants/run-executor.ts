@@ -58,7 +58,15 @@ export class RunExecutor {
   constructor(private readonly services: Services) {}
 
   start(): void {
-    this.services.jobs.register<{ run_id: string }>(RUN_TURN_JOB, (payload) => this.execute(payload.run_id), { concurrency: 8 });
+    this.services.jobs.register<{ run_id: string }>(
+      RUN_TURN_JOB,
+      async (payload) => {
+        // A job taken while this instance shuts down fails its attempt, so the queue retries it on an instance that stays.
+        if (this.closing) throw new Error('gw is shutting down; the run turn is retried');
+        await this.execute(payload.run_id);
+      },
+      { concurrency: 8 },
+    );
     this.services.bus.subscribe(CANCEL_TOPIC, (runId) => this.abortHeld(runId));
     this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.services.logger.error({ err: error }, 'assistant run sweep failed')), SWEEP_MS);
     this.sweeper.unref();
