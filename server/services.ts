@@ -49,7 +49,7 @@ export interface Services {
   logExports: LogExportRunner;
   /** Deletes logs past GW_LOG_RETENTION_DAYS, in small batches. */
   logRetention: LogRetentionJob;
-  /** The one worker room: background jobs over pg-boss, BullMQ or the store (docs/workers.md). */
+  /** The one worker room: background jobs over pg-boss or the store (docs/workers.md). */
   jobs: JobQueue;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
