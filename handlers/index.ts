@@ -19,6 +19,10 @@ import * as users from './users/index.js';
 import * as workspaces from './workspaces/index.js';
 import type { Handler } from './types.js';
 
+import * as collections from './collections/index.js';
+import * as labels from './labels/index.js';
+import * as promptPartials from './prompt-partials/index.js';
+import * as prompts from './prompts/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -40,4 +44,8 @@ export const handlers: Record<string, Handler> = {
   ...auth,
   ...scim,
   ...oauth,
+  ...collections,
+  ...labels,
+  ...promptPartials,
+  ...prompts,
 };

@@ -10,6 +10,7 @@ import * as autoCreatedKeys from './008_auto_created_keys.js';
 import * as exportLeases from './009_export_leases.js';
 import * as specialMetadata from './010_special_metadata.js';
 import * as requestLogEndpoint from './011_request_log_endpoint.js';
+import * as promptLibrary from './170_prompt_library.js';
 import * as identityInLogs from './180_identity_in_logs.js';
 import * as sessionsAndSso from './181_sessions_and_sso.js';
 import * as scim from './182_scim.js';
@@ -34,6 +35,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '009_export_leases': exportLeases,
   '010_special_metadata': specialMetadata,
   '011_request_log_endpoint': requestLogEndpoint,
+  '170_prompt_library': promptLibrary,
   '180_identity_in_logs': identityInLogs,
   '181_sessions_and_sso': sessionsAndSso,
   '182_scim': scim,
