@@ -3107,7 +3107,7 @@ export interface components {
          * @description What kind of call a log records.
          * @enum {string}
          */
-        LogEndpoint: "chat.completions";
+        LogEndpoint: "chat.completions" | "prompts.completions";
         LogError: {
             code: string;
             message: string;
@@ -3145,6 +3145,9 @@ export interface components {
             endpoint?: components["schemas"]["LogEndpoint"];
             metadata?: components["schemas"]["Metadata"];
             model?: string;
+            prompt_id?: string;
+            prompt_label?: string;
+            prompt_version?: number;
             provider?: string;
             start_time?: components["schemas"]["Timestamp"];
             /** @description Comma-separated codes (`429`) or classes (`4xx`). */
@@ -3155,7 +3158,7 @@ export interface components {
             data?: components["schemas"]["LogExport"][];
         };
         /** @enum {string} */
-        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "auth_subject" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cost_unpriced" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
+        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "auth_subject" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "prompt_id" | "prompt_version" | "prompt_label" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cost_unpriced" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
         LoggingSecurity: {
             store_request_bodies?: boolean;
         } | null;
@@ -3203,7 +3206,13 @@ export interface components {
             object: "log";
             organisation_id: string;
             parent_span_id?: string | null;
+            /** @description The prompt a prompt completion ran, or the `_prompt` metadata value. */
+            prompt_id?: string | null;
+            /** @description The label the prompt completion's address named (`id@production`), else null. */
+            prompt_label?: string | null;
             prompt_tokens: number;
+            /** @description The prompt version a prompt completion ran. */
+            prompt_version?: number | null;
             provider: string | null;
             retry_count: number;
             route: components["schemas"]["LogRouteStep"][];
@@ -4374,6 +4383,12 @@ export interface components {
         Model: string;
         /** @description The span this request belongs under, kept in its log. */
         ParentSpanId: string;
+        /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+        PromptId: string;
+        /** @description The label a prompt completion's address named (`id@production` -> production). */
+        PromptLabel: string;
+        /** @description The prompt version a prompt completion ran. */
+        PromptVersion: number;
         /** @description A prompt version's id, or its number. */
         PromptVersionIdPath: string;
         /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
@@ -5324,6 +5339,12 @@ export interface operations {
                 /** @description The metadata key to group by (group_by=metadata). */
                 metadata_key?: string;
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
@@ -5334,8 +5355,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description `user`, `environment`, `organisation` and `prompt` group by the special metadata keys `_user`, `_environment`, `_organisation` (your customer's organisation) and `_prompt`. */
-                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "metadata" | "api_key" | "workspace" | "status" | "endpoint" | "cache_status";
+                /** @description `user`, `environment`, `organisation` and `prompt` group by the special metadata keys `_user`, `_environment`, `_organisation` (your customer's organisation) and `_prompt`; `prompt_version` and `prompt_label` by what prompt completions ran (filter by `prompt_id` to compare one prompt's versions). */
+                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "prompt_version" | "prompt_label" | "metadata" | "api_key" | "workspace" | "status" | "endpoint" | "cache_status";
             };
             cookie?: never;
         };
@@ -5368,6 +5389,12 @@ export interface operations {
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
@@ -5410,6 +5437,12 @@ export interface operations {
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
@@ -6885,6 +6918,12 @@ export interface operations {
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
