@@ -125,5 +125,25 @@ for (const engine of fullEngines()) {
       const second = await post(`/v1/prompts/${promptId}/completions`, { variables: { name: 'Ed' } }, headers);
       assert.deepEqual([first.headers['x-gw-cache-status'], second.headers['x-gw-cache-status']], ['MISS', 'HIT']);
     });
+
+    test('the hot path (no openapi-backend routing) answers as the general route does', async () => {
+      // A trailing slash takes the general route (server/hot-operations.ts matches exact paths).
+      const cases: Array<[string, unknown, number]> = [
+        [`${promptId}@production`, { variables: { name: 'Hot' } }, 200],
+        [`${promptId}`, { variables: {} }, 400],
+        ['no-such-prompt', { variables: {} }, 404],
+        ['x'.repeat(300), { variables: {} }, 400],
+        [encodeURIComponent(`${promptId}@1`), { variables: { name: 'Enc' }, temperature: 7 }, 400],
+        [encodeURIComponent(`${promptId}@1`), { variables: { name: 'Enc' } }, 200],
+      ];
+      for (const [address, body, status] of cases) {
+        const hot = await post(`/v1/prompts/${address}/completions`, body);
+        const general = await post(`/v1/prompts/${address}/completions/`, body);
+        assert.equal(hot.status, status, `${address}: ${JSON.stringify(hot.body)}`);
+        assert.equal(general.status, status, `${address} (general route): ${JSON.stringify(general.body)}`);
+        if (status !== 200) assert.deepEqual({ ...hot.body.error, message: undefined }, { ...general.body.error, message: undefined });
+        else assert.equal(hot.body.choices[0].message.role, general.body.choices[0].message.role);
+      }
+    });
   });
 }
