@@ -130,6 +130,8 @@ async function main(): Promise<void> {
       }
     }
     report(results, { cpu, loop, gc }, targets.map((target) => target.name));
+    const promptWork = await promptWorkMicros(gw.child);
+    console.log(`prompt resolve + render, CPU per call in gw (cache hit, ${BENCH_PROMPT.slug}): ${promptWork.toFixed(1)} us`);
     await stopAll(children);
     reportLogged(dataDir, gwRequests);
     for (const file of profiles) {
@@ -140,6 +142,19 @@ async function main(): Promise<void> {
     await stopAll(children);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Asks gw to time the prompt work alone (gw-server.ts). */
+function promptWorkMicros(gw: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const listen = (message: { promptWorkMicros?: number }) => {
+      if (message.promptWorkMicros === undefined) return;
+      gw.off('message', listen);
+      resolve(message.promptWorkMicros);
+    };
+    gw.on('message', listen);
+    gw.send({ promptWork: { address: BENCH_PROMPT.slug, body: JSON.parse(PROMPT_BODY), iterations: 20_000 } });
+  });
 }
 
 /** Saves the bench prompt in gw (the first request resolves and caches it, as in production). */

@@ -1,4 +1,5 @@
 import { principalOf } from '../../server/call.js';
+import type { Store } from '../../store/store.js';
 import { NotFoundError } from '../../server/errors.js';
 import { labelFor } from '../labels/label-lookup.js';
 import { pathId, type Handler } from '../types.js';
@@ -33,7 +34,7 @@ export const unsharePrompt: Handler = sharing.unshare;
 export const unsharePromptDelete: Handler = sharing.unshareDelete;
 
 /** `versionId` is a version's id or its number. */
-async function versionOf(promptId: string, versionId: string, store: Parameters<Handler>[1]['services']['store']) {
+async function versionOf(promptId: string, versionId: string, store: Store) {
   const version = /^[0-9]+$/.test(versionId) ? await store.prompts.version(promptId, Number(versionId)) : await store.prompts.versionById(promptId, versionId);
   if (!version) throw new NotFoundError('Prompt version', versionId);
   return version;
