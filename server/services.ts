@@ -1,3 +1,4 @@
+import type { PromptLibrary } from '../gateway/prompts/prompt-library.js';
 import type { Knex } from 'knex';
 import type { ResponseCache } from '../gateway/cache/response-cache.js';
 import type { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
@@ -53,6 +54,8 @@ export interface Services {
   jobs: JobQueue;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
+  /** Prompts resolved for render and completions, as the gateway reads them (memory, invalidated over the bus). */
+  promptLibrary: PromptLibrary;
   /** The response cache (simple and semantic) that routing consults per target. */
   responseCache: ResponseCache;
   /** Semantic-cache vectors: persisted in the store, searched in memory, synced over the bus. */
