@@ -28,7 +28,10 @@ import { AssistantObjectsRepository } from './repositories/assistant-objects.js'
 import { AssistantRunsRepository } from './repositories/assistant-runs.js';
 import type { components } from '../generated/types.js';
 import type { StoredRunState } from './repositories/assistant-runs.js';
-import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
+import { PromptCollectionsRepository } from './repositories/prompt-collections.js';
+import { PromptLabelsRepository } from './repositories/prompt-labels.js';
+import { PromptsRepository } from './repositories/prompts.js';
+import type { SharedPromptsLookup } from './shared-prompts.js';
 
 /**
  * The repositories over one knex handle. `transaction` hands out a Store over the transaction,
@@ -66,8 +69,11 @@ export class Store {
   readonly assistantMessages: AssistantObjectsRepository<components['schemas']['Message']>;
   readonly assistantRuns: AssistantRunsRepository<components['schemas']['Run'], StoredRunState>;
   readonly assistantRunSteps: AssistantObjectsRepository<components['schemas']['RunStep']>;
-  /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
-  sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
+  readonly prompts: PromptsRepository;
+  readonly promptCollections: PromptCollectionsRepository;
+  readonly promptLabels: PromptLabelsRepository;
+  /** What blocks deleting a workspace: the prompts repository (tests may swap in a stand-in). */
+  sharedPrompts: SharedPromptsLookup;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -82,6 +88,10 @@ export class Store {
     this.secretReferences = new SecretReferencesRepository(db);
     this.agentIntegrations = new AgentIntegrationsRepository(db);
     this.configs = new ConfigsRepository(db);
+    this.prompts = new PromptsRepository(db);
+    this.promptCollections = new PromptCollectionsRepository(db);
+    this.promptLabels = new PromptLabelsRepository(db);
+    this.sharedPrompts = this.prompts;
     this.semanticCacheEntries = new SemanticCacheEntriesRepository(db);
     this.requestLogs = new RequestLogsRepository(db);
     this.logFeedback = new LogFeedbackRepository(db);
