@@ -22,6 +22,9 @@ import { ScimRepository } from './repositories/scim.js';
 import { ScimTokensRepository } from './repositories/scim-tokens.js';
 import { SessionsRepository } from './repositories/sessions.js';
 import { SsoRepository } from './repositories/sso.js';
+import { McpIntegrationsRepository } from './repositories/mcp-integrations.js';
+import { McpServersRepository } from './repositories/mcp-servers.js';
+import { McpSessionsRepository } from './repositories/mcp-sessions.js';
 import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
 
 /**
@@ -53,6 +56,9 @@ export class Store {
   readonly scimTokens: ScimTokensRepository;
   readonly scim: ScimRepository;
   readonly oauth: OAuthRepository;
+  readonly mcpIntegrations: McpIntegrationsRepository;
+  readonly mcpServers: McpServersRepository;
+  readonly mcpSessions: McpSessionsRepository;
   /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
   sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
 
@@ -81,6 +87,9 @@ export class Store {
     this.scimTokens = new ScimTokensRepository(db);
     this.scim = new ScimRepository(db);
     this.oauth = new OAuthRepository(db);
+    this.mcpIntegrations = new McpIntegrationsRepository(db);
+    this.mcpServers = new McpServersRepository(db);
+    this.mcpSessions = new McpSessionsRepository(db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

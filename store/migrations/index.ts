@@ -14,6 +14,7 @@ import * as identityInLogs from './180_identity_in_logs.js';
 import * as sessionsAndSso from './181_sessions_and_sso.js';
 import * as scim from './182_scim.js';
 import * as oauth from './183_oauth.js';
+import * as mcp from './160_mcp.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
@@ -34,6 +35,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '009_export_leases': exportLeases,
   '010_special_metadata': specialMetadata,
   '011_request_log_endpoint': requestLogEndpoint,
+  '160_mcp': mcp,
   '180_identity_in_logs': identityInLogs,
   '181_sessions_and_sso': sessionsAndSso,
   '182_scim': scim,

@@ -34,6 +34,8 @@ export interface TestAppOptions {
   sharedDb?: Awaited<ReturnType<typeof privateDb>>;
   /** Provider name -> origin of a fake upstream, for fixed-host providers (openai, azure-openai, ...). */
   upstreamOriginOverrides?: Record<string, string>;
+  /** The resolver the outbound guard uses, so no test queries real DNS. */
+  resolveHost?: (hostname: string) => Promise<string[]>;
   /** Where the app's standard-output log goes (silent by default). */
   logger?: Logger;
 }
@@ -55,7 +57,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const db = options.sharedDb ?? (await privateDb(options.engine?.databaseUrl));
-  const services = await createServices(config, { db: db.options, now: options.now, logger: options.logger, upstreamOriginOverrides: options.upstreamOriginOverrides });
+  const services = await createServices(config, { db: db.options, now: options.now, logger: options.logger, upstreamOriginOverrides: options.upstreamOriginOverrides, resolveHost: options.resolveHost });
   let boot: BootstrapResult;
   let app: Awaited<ReturnType<typeof createApp>>;
   try {

@@ -1,0 +1,2 @@
+export * from './integrations.js';
+export * from './servers.js';
