@@ -4,7 +4,7 @@
  * which writes in batches off the hot path.
  */
 /** What kind of call a log row records; each gateway operation names its own. */
-export type LogEndpoint = 'chat.completions';
+export type LogEndpoint = 'chat.completions' | 'mcp';
 
 export interface RequestLogEntry {
   id: string;

@@ -34,6 +34,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource/{serverSlug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        /** RFC 9728 metadata of one MCP server's gateway endpoint as a protected resource. */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{serverSlug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        /** Server-to-client stream: gw does not offer one (405), as the transport allows. */
+        get: operations["getMcpGateway"];
+        put?: never;
+        /** The MCP gateway (Streamable HTTP): JSON-RPC requests to the MCP server, filtered, checked, rate limited and logged. */
+        post: operations["postMcpGateway"];
+        /** End the session named by Mcp-Session-Id. */
+        delete: operations["deleteMcpGateway"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -2842,10 +2882,10 @@ export interface components {
             response_body: unknown;
         };
         /**
-         * @description What kind of call a log records.
+         * @description What kind of call a log records (`mcp`: an MCP tool call through the MCP gateway).
          * @enum {string}
          */
-        LogEndpoint: "chat.completions";
+        LogEndpoint: "chat.completions" | "mcp";
         LogError: {
             code: string;
             message: string;
@@ -4166,6 +4206,187 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    postMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
         };
     };
     getHealth: {

@@ -25,6 +25,7 @@ import { SsoRepository } from './repositories/sso.js';
 import { McpIntegrationsRepository } from './repositories/mcp-integrations.js';
 import { McpServersRepository } from './repositories/mcp-servers.js';
 import { McpSessionsRepository } from './repositories/mcp-sessions.js';
+import { McpGuardrailServersRepository } from './repositories/mcp-guardrail-servers.js';
 import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
 
 /**
@@ -59,6 +60,7 @@ export class Store {
   readonly mcpIntegrations: McpIntegrationsRepository;
   readonly mcpServers: McpServersRepository;
   readonly mcpSessions: McpSessionsRepository;
+  readonly mcpGuardrailServers: McpGuardrailServersRepository;
   /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
   sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
 
@@ -90,6 +92,7 @@ export class Store {
     this.mcpIntegrations = new McpIntegrationsRepository(db);
     this.mcpServers = new McpServersRepository(db);
     this.mcpSessions = new McpSessionsRepository(db);
+    this.mcpGuardrailServers = new McpGuardrailServersRepository(db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

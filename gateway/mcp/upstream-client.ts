@@ -8,7 +8,9 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
+import { watchAnswerStreams } from './answer-stream-watch.js';
 
 export interface UpstreamTarget {
   url: string;
@@ -36,11 +38,11 @@ export interface ConnectOptions {
   timeoutMs: number;
 }
 
-function transportFor(target: UpstreamTarget, options: ConnectOptions): Transport {
+function transportFor(target: UpstreamTarget, options: ConnectOptions, fetch: GuardedFetch): Transport {
   const url = new URL(target.url);
   const requestInit = { headers: target.headers };
-  if (target.transport === 'sse') return new SSEClientTransport(url, { fetch: options.fetch, requestInit, eventSourceInit: { fetch: withHeaders(options.fetch, target.headers) } });
-  return new StreamableHTTPClientTransport(url, { fetch: options.fetch, requestInit, sessionId: options.resume?.sessionId ?? undefined });
+  if (target.transport === 'sse') return new SSEClientTransport(url, { fetch, requestInit, eventSourceInit: { fetch: withHeaders(fetch, target.headers) } });
+  return new StreamableHTTPClientTransport(url, { fetch, requestInit, sessionId: options.resume?.sessionId ?? undefined });
 }
 
 /** The SSE stream's GET is made by the eventsource library, which takes headers only through fetch. */
@@ -58,8 +60,14 @@ function withHeaders(fetch: GuardedFetch, headers: Record<string, string>): Guar
  * initializes.
  */
 export async function connectUpstream(target: UpstreamTarget, options: ConnectOptions): Promise<UpstreamConnection> {
-  const transport = transportFor(target, options);
+  // An answer stream that ends without the answer fails that request now (answer-stream-watch.ts).
+  const unanswered = (id: string | number) =>
+    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'The MCP server ended its answer stream without answering' } });
+  const transport: Transport = transportFor(target, options, watchAnswerStreams(options.fetch, unanswered));
   const client = new Client({ name: options.clientName, version: options.clientVersion }, { capabilities: {} });
+  // A transport error (a stream cut mid-answer, say) would leave the request waiting for an answer
+  // that cannot come; each client serves one gw request, so closing it rejects what is pending.
+  client.onerror = () => void client.close().catch(() => undefined);
   const resuming = target.transport === 'http' && options.resume !== undefined;
   if (resuming) {
     if (options.resume?.protocolVersion) (transport as StreamableHTTPClientTransport).setProtocolVersion(options.resume.protocolVersion);
