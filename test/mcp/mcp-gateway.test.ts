@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/auth/opaque-token.js';
 import { keyFor, makeUser } from '../admin/people.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
@@ -109,6 +111,23 @@ for (const engine of fullEngines()) {
       const otherKey = await keyFor(app, { userId: other.id, type: 'workspace', workspaceId: app.boot.workspaceId, scopes: ['mcp.invoke'] });
       await assert.rejects(gwClient(app.url, 'tools', { 'x-gw-api-key': otherKey }), /403|access to MCP server/);
       await app.http.put('/v1/mcp-servers/tools/user-access').set(admin).send({ default_user_access: 'allow' });
+    });
+
+    test('an OAuth access token gw issued, with mcp.invoke, is accepted like a key', async () => {
+      const user = await makeUser(app, 'owner');
+      const at = new Date(app.services.now()).toISOString();
+      const client = await app.services.store.oauth.createClient(
+        { client_name: 'mcp client', redirect_uris: ['http://127.0.0.1:1/cb'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none', secret_hash: null, scope: 'mcp.invoke', metadata: {} },
+        at,
+      );
+      const token = newOpaqueToken(TOKEN_PREFIXES.oauthAccess);
+      await app.services.store.oauth.createToken(
+        { token_hash: hashOpaqueToken(token), kind: 'access', family_id: randomUUID(), client_id: client.id, organisation_id: app.boot.organisationId, user_id: user.id, scope: 'mcp.invoke', resource: null, expires_at: new Date(app.services.now() + 600_000).toISOString() },
+        at,
+      );
+      const { client: mcp } = await gwClient(app.url, 'tools', { authorization: `Bearer ${token}` });
+      assert.equal(textOf(await mcp.callTool({ name: 'add', arguments: { a: 40, b: 2 } })), '42');
+      await mcp.close();
     });
 
     test('every tool call is logged with endpoint mcp and shows in logs and analytics', async () => {
