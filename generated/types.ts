@@ -3416,7 +3416,7 @@ export interface components {
             data?: components["schemas"]["RateLimitsPolicy"][];
         };
         /**
-         * @description What is counted; `mcp_tools` policies are stored for MCP tool calls.
+         * @description What is counted: `llm` model calls, `mcp_tools` tool calls through the MCP gateway (each call counts one request and no tokens).
          * @default llm
          * @enum {string}
          */
