@@ -633,6 +633,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/assistants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's assistants. */
+        get: operations["listAssistants"];
+        put?: never;
+        /** Create an assistant. */
+        post: operations["createAssistant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assistants/{assistant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an assistant. */
+        get: operations["getAssistant"];
+        put?: never;
+        /** Modify an assistant. */
+        post: operations["modifyAssistant"];
+        /** Delete an assistant. */
+        delete: operations["deleteAssistant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit-logs": {
         parameters: {
             query?: never;
@@ -1925,6 +1962,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a thread, with messages if given. */
+        post: operations["createThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a thread. */
+        get: operations["getThread"];
+        put?: never;
+        /** Modify a thread's metadata and tool resources. */
+        post: operations["modifyThread"];
+        /** Delete a thread with its messages and runs. */
+        delete: operations["deleteThread"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a thread's messages. */
+        get: operations["listMessages"];
+        put?: never;
+        /** Add a message to a thread. */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a message. */
+        get: operations["getMessage"];
+        put?: never;
+        /** Modify a message's metadata. */
+        post: operations["modifyMessage"];
+        /** Delete a message. */
+        delete: operations["deleteMessage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a thread's runs. */
+        get: operations["listRuns"];
+        put?: never;
+        /**
+         * Run an assistant on a thread.
+         * @description gw executes the run itself: each model turn is a chat request through gw's pipeline (provider resolution, configs, limits, guardrails, logs), on the provider named as for chat: `@slug/model` as the model, or the x-gw-provider / x-gw-config / inline headers sent here. Those headers (and an inline provider key in Authorization) are held sealed for the run's life and erased when it ends.
+         */
+        post: operations["createRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run. */
+        get: operations["getRun"];
+        put?: never;
+        /** Modify a run's metadata. */
+        post: operations["modifyRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a run that is queued, in progress or waiting for tool outputs. */
+        post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a run's steps. */
+        get: operations["listRunSteps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/steps/{step_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run step. */
+        get: operations["getRunStep"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/submit_tool_outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit the outputs of a run's function tool calls; the run continues. */
+        post: operations["submitToolOutputsToRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a thread and run it in one request.
+         * @description gw executes the run itself: each model turn is a chat request through gw's pipeline (provider resolution, configs, limits, guardrails, logs), on the provider named as for chat: `@slug/model` as the model, or the x-gw-provider / x-gw-config / inline headers sent here. Those headers (and an inline provider key in Authorization) are held sealed for the run's life and erased when it ends.
+         */
+        post: operations["createThreadAndRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/virtual-keys": {
         parameters: {
             query?: never;
@@ -2605,6 +2842,22 @@ export interface components {
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             key: string;
         };
+        Assistant: {
+            created_at: number;
+            description: string | null;
+            id: string;
+            instructions: string | null;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            model: string;
+            name: string | null;
+            /** @enum {string} */
+            object: "assistant";
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            temperature?: number | null;
+            tool_resources?: components["schemas"]["ToolResources"];
+            tools: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+        };
         AssistantMessage: {
             content?: null | string | (components["schemas"]["TextPart"] | components["schemas"]["RefusalPart"])[];
             /** @deprecated */
@@ -2621,6 +2874,23 @@ export interface components {
             role: "assistant";
             tool_calls?: components["schemas"]["ToolCall"][];
         };
+        /** @description OpenAI's list envelope, paged with `after`/`before` (object ids) and `limit`. */
+        AssistantsList: {
+            data: unknown[];
+            first_id: string | null;
+            has_more: boolean;
+            last_id: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
+        /** @description Up to 16 string pairs; keys at most 64 characters, values at most 512. */
+        AssistantsMetadata: {
+            [key: string]: string;
+        } | null;
+        /** @description `auto` (or the seed's `none`: the model's default), or the chat response_format object. */
+        AssistantsResponseFormat: ("auto" | "none") | components["schemas"]["ResponseFormat"] | null;
+        /** @description A function, file_search or code_interpreter tool. gw has no code sandbox, so a run with a code_interpreter tool is refused with 400 naming `tools[i].type`. */
+        AssistantTool: components["schemas"]["FunctionTool"] | components["schemas"]["FileSearchTool"] | components["schemas"]["CodeInterpreterTool"];
         /** @description Rate limits on this record alone (API key, workspace or provider). null removes them. */
         AttachedRateLimits: {
             type: components["schemas"]["RateLimitsType"];
@@ -2635,6 +2905,13 @@ export interface components {
             periodic_reset_days?: components["schemas"]["PeriodicResetDays"];
             type: components["schemas"]["UsageLimitsType"];
         } | null;
+        Attachment: {
+            file_id?: string;
+            tools?: {
+                /** @enum {string} */
+                type: "code_interpreter" | "file_search";
+            }[];
+        };
         AudioPart: {
             input_audio: {
                 data: string;
@@ -2921,6 +3198,10 @@ export interface components {
             vertex_project_id?: string;
             vertex_region?: string;
         };
+        CodeInterpreterTool: {
+            /** @enum {string} */
+            type: "code_interpreter";
+        };
         Collection: {
             child_collections?: {
                 id: string;
@@ -3037,6 +3318,21 @@ export interface components {
             redirect_to: string;
         };
         CreateAgentIntegration: WithRequired<components["schemas"]["AgentIntegrationFields"], "name" | "url">;
+        CreateAssistantRequest: {
+            description?: string | null;
+            instructions?: string | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            /** @description A model id, or `@provider-slug/model` to run it on a saved provider. */
+            model: string;
+            name?: string | null;
+            /** @enum {string|null} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            temperature?: number | null;
+            tool_resources?: components["schemas"]["ToolResources"];
+            tools?: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+        };
         CreateCollection: {
             name: string;
             /** @description The parent collection's id or slug (same workspace). */
@@ -3114,6 +3410,13 @@ export interface components {
             /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
             workspace_id?: string;
         };
+        CreateMessageRequest: {
+            attachments?: components["schemas"]["Attachment"][] | null;
+            content: components["schemas"]["MessageContentInput"];
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            role: "user" | "assistant";
+        };
         CreateOrganisationServiceKey: components["schemas"]["NewKeyFields"];
         CreatePrompt: {
             /** @description Collection id or slug; the workspace's default collection when absent. */
@@ -3148,6 +3451,10 @@ export interface components {
             value: number;
             workspace_id?: string;
         };
+        CreateRunRequest: components["schemas"]["RunOptions"] & {
+            additional_instructions?: string | null;
+            additional_messages?: components["schemas"]["CreateMessageRequest"][] | null;
+        };
         CreateScimMapping: {
             /** @enum {string} */
             role: "admin" | "manager" | "member";
@@ -3162,6 +3469,15 @@ export interface components {
         };
         CreateSecretReference: WithRequired<components["schemas"]["SecretReferenceFields"], "name" | "auth_config" | "secret_path"> & {
             manager_type: components["schemas"]["ManagerType"];
+        };
+        CreateThreadAndRunRequest: components["schemas"]["RunOptions"] & {
+            thread?: components["schemas"]["CreateThreadRequest"];
+            tool_resources?: components["schemas"]["ToolResources"];
+        };
+        CreateThreadRequest: {
+            messages?: components["schemas"]["CreateMessageRequest"][];
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            tool_resources?: components["schemas"]["ToolResources"];
         };
         CreateUsageLimitsPolicy: {
             /** @description Usage at which an entity is flagged `alert_threshold_reached`; at most credit_limit. */
@@ -3229,6 +3545,12 @@ export interface components {
             trace_id?: string;
             /** @description Workspace id or slug (admin keys; defaults to the default workspace). */
             workspace_id?: string;
+        };
+        Deleted: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "assistant.deleted" | "thread.deleted" | "thread.message.deleted";
         };
         DeletedGuardrail: {
             deleted: boolean;
@@ -3311,6 +3633,14 @@ export interface components {
              */
             type: "file";
         };
+        FileSearchTool: {
+            file_search?: {
+                max_num_results?: number;
+                ranking_options?: Record<string, never>;
+            };
+            /** @enum {string} */
+            type: "file_search";
+        };
         /** @enum {string} */
         FinishReason: "stop" | "length" | "tool_calls" | "content_filter" | "function_call";
         ForkRequest: {
@@ -3335,6 +3665,11 @@ export interface components {
              * @enum {string}
              */
             role: "function";
+        };
+        FunctionTool: {
+            function: components["schemas"]["FunctionDefinition"];
+            /** @enum {string} */
+            type: "function";
         };
         /** @description Keys whose values split the policy into one counter per entity (none given -> one shared counter). */
         GroupBy: {
@@ -3917,6 +4252,55 @@ export interface components {
             /** @enum {string} */
             status: "active";
         };
+        Message: {
+            assistant_id: string | null;
+            attachments: components["schemas"]["Attachment"][] | null;
+            completed_at: number | null;
+            content: components["schemas"]["MessageContent"][];
+            created_at: number;
+            id: string;
+            incomplete_at: number | null;
+            incomplete_details: {
+                /** @enum {string} */
+                reason?: "content_filter" | "max_tokens" | "run_cancelled" | "run_expired" | "run_failed";
+            } | null;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            object: "thread.message";
+            /** @enum {string} */
+            role: "user" | "assistant";
+            run_id: string | null;
+            /** @enum {string} */
+            status: "in_progress" | "incomplete" | "completed";
+            thread_id: string;
+        };
+        /** @description A text part (type text, with text.value and text.annotations), an image_file or image_url part, or a refusal. */
+        MessageContent: {
+            text?: {
+                annotations: {
+                    [key: string]: unknown;
+                }[];
+                value: string;
+            };
+            /** @enum {string} */
+            type: "text" | "image_file" | "image_url" | "refusal";
+        };
+        /** @description Text, or an array of text, image_file and image_url parts. */
+        MessageContentInput: string | {
+            image_file?: {
+                /** @enum {string} */
+                detail?: "auto" | "low" | "high";
+                file_id: string;
+            };
+            image_url?: {
+                /** @enum {string} */
+                detail?: "auto" | "low" | "high";
+                url: string;
+            };
+            text?: string;
+            /** @enum {string} */
+            type: "text" | "image_file" | "image_url";
+        }[];
         /** @description Free-form string map. */
         Metadata: {
             [key: string]: string;
@@ -3934,6 +4318,27 @@ export interface components {
             data: components["schemas"]["Model"][];
             /** @enum {string} */
             object: "list";
+        };
+        ModifyAssistantRequest: {
+            description?: string | null;
+            instructions?: string | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            model?: string;
+            name?: string | null;
+            /** @enum {string|null} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            temperature?: number | null;
+            tool_resources?: components["schemas"]["ToolResources"];
+            tools?: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+        };
+        ModifyMetadataRequest: {
+            metadata?: components["schemas"]["AssistantsMetadata"];
+        };
+        ModifyThreadRequest: {
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            tool_resources?: components["schemas"]["ToolResources"];
         };
         NetworkSecurity: {
             allowed_ip_ranges?: string[];
@@ -4423,6 +4828,122 @@ export interface components {
             rotation_period?: "weekly" | "monthly" | null;
             rotation_period_days?: number | null;
         };
+        Run: {
+            assistant_id: string;
+            cancelled_at: number | null;
+            completed_at: number | null;
+            created_at: number;
+            expires_at: number | null;
+            failed_at: number | null;
+            id: string;
+            incomplete_details: {
+                /** @enum {string} */
+                reason?: "max_completion_tokens" | "max_prompt_tokens";
+            } | null;
+            instructions: string;
+            last_error: components["schemas"]["RunError"];
+            max_completion_tokens: number | null;
+            max_prompt_tokens: number | null;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            model: string;
+            /** @enum {string} */
+            object: "thread.run";
+            parallel_tool_calls: boolean;
+            required_action: {
+                submit_tool_outputs: {
+                    tool_calls: components["schemas"]["RunToolCall"][];
+                };
+                /** @enum {string} */
+                type: "submit_tool_outputs";
+            } | null;
+            response_format: components["schemas"]["AssistantsResponseFormat"];
+            started_at: number | null;
+            /** @enum {string} */
+            status: "queued" | "in_progress" | "requires_action" | "cancelling" | "cancelled" | "failed" | "completed" | "incomplete" | "expired";
+            temperature?: number | null;
+            thread_id: string;
+            tool_choice: components["schemas"]["RunToolChoice"];
+            tools: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+            truncation_strategy: components["schemas"]["TruncationStrategy"];
+            usage: components["schemas"]["RunUsage"];
+        };
+        RunError: {
+            /** @enum {string} */
+            code: "server_error" | "rate_limit_exceeded" | "invalid_prompt";
+            message: string;
+        } | null;
+        /** @description The fields a run request shares between create and create-and-run (the seed's run table). */
+        RunOptions: {
+            assistant_id?: string;
+            instructions?: string | null;
+            max_completion_tokens?: number | null;
+            max_prompt_tokens?: number | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            model?: string | null;
+            parallel_tool_calls?: boolean;
+            /** @enum {string|null} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            stream?: boolean | null;
+            temperature?: number | null;
+            tool_choice?: components["schemas"]["RunToolChoice"];
+            tools?: components["schemas"]["AssistantTool"][] | null;
+            top_p?: number | null;
+            truncation_strategy?: components["schemas"]["TruncationStrategy"];
+        };
+        RunStep: {
+            assistant_id: string;
+            cancelled_at: number | null;
+            completed_at: number | null;
+            created_at: number;
+            expired_at: number | null;
+            failed_at: number | null;
+            id: string;
+            last_error: components["schemas"]["RunError"];
+            metadata: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            object: "thread.run.step";
+            run_id: string;
+            /** @enum {string} */
+            status: "in_progress" | "cancelled" | "failed" | "completed" | "expired";
+            /** @description `{type: message_creation, message_creation: {message_id}}` or `{type: tool_calls, tool_calls: [...]}`. */
+            step_details: {
+                message_creation?: {
+                    message_id: string;
+                };
+                tool_calls?: {
+                    [key: string]: unknown;
+                }[];
+                /** @enum {string} */
+                type: "message_creation" | "tool_calls";
+            };
+            thread_id: string;
+            /** @enum {string} */
+            type: "message_creation" | "tool_calls";
+            usage: components["schemas"]["RunUsage"];
+        };
+        RunToolCall: {
+            function: {
+                arguments: string;
+                name: string;
+            };
+            id: string;
+            /** @enum {string} */
+            type: "function";
+        };
+        RunToolChoice: ("none" | "auto" | "required") | {
+            function?: {
+                name: string;
+            };
+            /** @enum {string} */
+            type: "function" | "file_search" | "code_interpreter";
+        } | null;
+        RunUsage: {
+            completion_tokens: number;
+            prompt_tokens: number;
+            total_tokens: number;
+        } | null;
         ScimDocument: {
             schemas: string[];
         };
@@ -4497,7 +5018,7 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
+        Scope: "completions.write" | "assistants.read" | "assistants.write" | "threads.read" | "threads.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
         SecretMapping: {
             /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
             secret_key?: string;
@@ -4615,6 +5136,13 @@ export interface components {
             /** @description Under `fallback`, the upstream statuses that move on to the next target. */
             on_status_codes?: number[];
         };
+        SubmitToolOutputsRequest: {
+            stream?: boolean | null;
+            tool_outputs: {
+                output?: string;
+                tool_call_id: string;
+            }[];
+        };
         Success: {
             success: boolean;
         };
@@ -4658,6 +5186,14 @@ export interface components {
              * @enum {string}
              */
             type: "text";
+        };
+        Thread: {
+            created_at: number;
+            id: string;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            object: "thread";
+            tool_resources: components["schemas"]["ToolResources"];
         };
         /**
          * Format: date-time
@@ -4724,6 +5260,27 @@ export interface components {
             role: "tool";
             tool_call_id: string;
         };
+        ToolResources: {
+            code_interpreter?: {
+                file_ids?: string[];
+            };
+            file_search?: {
+                vector_store_ids?: string[];
+                vector_stores?: {
+                    chunking_strategy?: {
+                        /** @enum {string} */
+                        type: "auto" | "static";
+                    };
+                    file_ids?: string[];
+                    metadata?: components["schemas"]["AssistantsMetadata"];
+                }[];
+            };
+        } | null;
+        TruncationStrategy: {
+            last_messages?: number | null;
+            /** @enum {string} */
+            type: "auto" | "last_messages";
+        } | null;
         UnshareRequest: {
             /** @description The workspaces to stop sharing with; absent, every one. */
             workspace_ids?: string[];
@@ -6655,6 +7212,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAssistants: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAssistantRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The assistant's id. */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The assistant's id. */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyAssistantRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The assistant's id. */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11046,6 +11752,651 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+                /** @description Only the messages this run created. */
+                run_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message's id. */
+                message_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message's id. */
+                message_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message's id. */
+                message_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRunSteps: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRunStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The run step's id. */
+                step_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStep"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    submitToolOutputsToRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitToolOutputsRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createThreadAndRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateThreadAndRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

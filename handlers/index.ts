@@ -20,6 +20,7 @@ import * as users from './users/index.js';
 import * as workspaces from './workspaces/index.js';
 import type { Handler } from './types.js';
 
+import * as assistants from './assistants/index.js';
 import * as secretReferences from './secret-references/index.js';
 import * as agentIntegrations from './agent-integrations/index.js';
 import * as collections from './collections/index.js';
@@ -47,6 +48,7 @@ export const handlers: Record<string, Handler> = {
   ...auth,
   ...scim,
   ...oauth,
+  ...assistants,
   ...secretReferences,
   ...agentIntegrations,
   ...collections,

@@ -7,6 +7,7 @@ import { ResponseCache } from '../gateway/cache/response-cache.js';
 import { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
 import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
+import { RunExecutor } from '../gateway/assistants/run-executor.js';
 import { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import { createDb, sqliteFileOf, type DbOptions } from '../store/db.js';
 import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js';
@@ -101,7 +102,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const jobs = createJobQueue(config, db, dbOptions, logger);
   await jobs.start();
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
-  return {
+  const services: Services = {
     config,
     db,
     store,
@@ -145,8 +146,13 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     }),
     metrics,
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
+    // Built below: the executor runs turns through the services it belongs to.
+    assistantRuns: undefined as unknown as RunExecutor,
     now,
   };
+  services.assistantRuns = new RunExecutor(services);
+  services.assistantRuns.start();
+  return services;
 }
 
 function createCredentials(
@@ -172,7 +178,9 @@ function createCredentials(
 
 /** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */
 export async function closeServices(services: Services, options: { logDrainMs?: number } = {}): Promise<void> {
-  // Background jobs first (they write logs), then logs while the database is still open: shutdown drains both.
+  // Runs first: their turns write logs and runs. Turns in flight finish for a while, the rest are handed back.
+  await services.assistantRuns.close();
+  // Background jobs next (they write logs), then logs while the database is still open: shutdown drains both.
   await services.jobs.close(options.logDrainMs);
   await services.requestLogs.close(options.logDrainMs);
   // A collector that is down must not stop the shutdown: the spans still buffered are lost, and said so.

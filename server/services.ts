@@ -24,6 +24,7 @@ import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
 import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
 import type { Tracing } from '../gateway/telemetry/tracing.js';
+import type { RunExecutor } from '../gateway/assistants/run-executor.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
@@ -79,6 +80,8 @@ export interface Services {
   metrics: GatewayMetrics | undefined;
   /** OpenTelemetry traces; undefined unless an OTLP endpoint is configured. */
   tracing: Tracing | undefined;
+  /** Executes assistant runs (leases, turns, expiry, recovery of runs whose instance died). */
+  assistantRuns: RunExecutor;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
 }

@@ -32,6 +32,10 @@ import { McpIntegrationsRepository } from './repositories/mcp-integrations.js';
 import { McpServersRepository } from './repositories/mcp-servers.js';
 import { McpSessionsRepository } from './repositories/mcp-sessions.js';
 import { McpGuardrailServersRepository } from './repositories/mcp-guardrail-servers.js';
+import { AssistantObjectsRepository } from './repositories/assistant-objects.js';
+import { AssistantRunsRepository } from './repositories/assistant-runs.js';
+import type { components } from '../generated/types.js';
+import type { StoredRunState } from './repositories/assistant-runs.js';
 
 /**
  * The repositories over one knex handle. `transaction` hands out a Store over the transaction,
@@ -73,6 +77,11 @@ export class Store {
   readonly mcpServers: McpServersRepository;
   readonly mcpSessions: McpSessionsRepository;
   readonly mcpGuardrailServers: McpGuardrailServersRepository;
+  readonly assistants: AssistantObjectsRepository<components['schemas']['Assistant']>;
+  readonly assistantThreads: AssistantObjectsRepository<components['schemas']['Thread']>;
+  readonly assistantMessages: AssistantObjectsRepository<components['schemas']['Message']>;
+  readonly assistantRuns: AssistantRunsRepository<components['schemas']['Run'], StoredRunState>;
+  readonly assistantRunSteps: AssistantObjectsRepository<components['schemas']['RunStep']>;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -109,6 +118,11 @@ export class Store {
     this.mcpServers = new McpServersRepository(db);
     this.mcpSessions = new McpSessionsRepository(db);
     this.mcpGuardrailServers = new McpGuardrailServersRepository(db);
+    this.assistants = new AssistantObjectsRepository(db, 'assistants');
+    this.assistantThreads = new AssistantObjectsRepository(db, 'assistant_threads');
+    this.assistantMessages = new AssistantObjectsRepository(db, 'assistant_messages');
+    this.assistantRuns = new AssistantRunsRepository(db);
+    this.assistantRunSteps = new AssistantObjectsRepository(db, 'assistant_run_steps');
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

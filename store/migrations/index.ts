@@ -12,6 +12,7 @@ import * as specialMetadata from './010_special_metadata.js';
 import * as requestLogEndpoint from './011_request_log_endpoint.js';
 import * as promptLibrary from './170_prompt_library.js';
 import * as promptInLogs from './171_prompt_in_logs.js';
+import * as assistants from './150_assistants.js';
 import * as identityInLogs from './180_identity_in_logs.js';
 import * as sessionsAndSso from './181_sessions_and_sso.js';
 import * as scim from './182_scim.js';
@@ -41,6 +42,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '010_special_metadata': specialMetadata,
   '011_request_log_endpoint': requestLogEndpoint,
   '160_mcp': mcp,
+  '150_assistants': assistants,
   '180_identity_in_logs': identityInLogs,
   '181_sessions_and_sso': sessionsAndSso,
   '182_scim': scim,
