@@ -6,6 +6,7 @@ import * as analytics from './analytics/index.js';
 import * as feedback from './feedback/index.js';
 import * as logExports from './logs/exports.js';
 import * as logs from './logs/index.js';
+import * as mcp from './mcp/index.js';
 import * as auditLogs from './audit-logs.js';
 import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
@@ -54,4 +55,5 @@ export const handlers: Record<string, Handler> = {
   ...labels,
   ...promptPartials,
   ...prompts,
+  ...mcp,
 };
