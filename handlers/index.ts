@@ -9,6 +9,7 @@ import * as logs from './logs/index.js';
 import * as auditLogs from './audit-logs.js';
 import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
+import * as files from './files/index.js';
 import * as guardrails from './guardrails/index.js';
 import * as integrations from './integrations/index.js';
 import * as organisationSettings from './organisation-settings.js';
@@ -23,6 +24,7 @@ import type { Handler } from './types.js';
 export const handlers: Record<string, Handler> = {
   ...system,
   ...gateway,
+  ...files,
   ...apiKeys,
   ...logs,
   ...logExports,

@@ -40,6 +40,8 @@ import { RequestLogLine } from '../gateway/telemetry/request-log-line.js';
 import { Tracing } from '../gateway/telemetry/tracing.js';
 import { GW_VERSION } from './version.js';
 import { createJobQueue } from './job-engine.js';
+import { FileStore } from '../gateway/files/file-store.js';
+import { FilesRepository } from '../store/repositories/files.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -111,6 +113,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     logExports,
     logRetention,
     jobs,
+    files: new FileStore(new FilesRepository(db), config.filesMaxBytes, now),
     savedResources: new StoreSavedResources(store, secrets, bus),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,

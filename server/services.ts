@@ -23,6 +23,7 @@ import type { Logger } from './logger.js';
 import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
 import type { Tracing } from '../gateway/telemetry/tracing.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import type { FileStore } from '../gateway/files/file-store.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -48,6 +49,8 @@ export interface Services {
   logRetention: LogRetentionJob;
   /** The one worker room: background jobs over pg-boss, BullMQ or the store (docs/workers.md). */
   jobs: JobQueue;
+  /** Files (`/v1/files`, batch input and output): chunked in the store, readable by every room. */
+  files: FileStore;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
   /** The response cache (simple and semantic) that routing consults per target. */
