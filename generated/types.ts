@@ -906,6 +906,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's files, newest first (OpenAI's list shape and cursors). */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Upload a file (multipart/form-data with `purpose` and `file`), streamed to the store.
+         * @description The body is read by the handler as it arrives (the spec cannot validate a streamed form): `purpose` must be one of FilePurpose and `file` is required; a file larger than GW_FILES_MAX_BYTES is refused with 413 and code `file_too_large`.
+         */
+        post: operations["createFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file's metadata. */
+        get: operations["retrieveFile"];
+        put?: never;
+        post?: never;
+        /** Delete a file and its content. */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The file's bytes, streamed from the store (application/octet-stream). */
+        get: operations["downloadFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/guardrails": {
         parameters: {
             query?: never;
@@ -3365,6 +3421,12 @@ export interface components {
             /** @default 1 */
             weight: number;
         };
+        /** @description A multipart/form-data body: `purpose`, then `file`. The file is streamed to the store; past GW_FILES_MAX_BYTES (default 512 MiB) the upload is refused with 413 `file_too_large`. */
+        CreateFileRequest: {
+            /** Format: binary */
+            file: string;
+            purpose: components["schemas"]["FilePurpose"];
+        };
         CreateGuardrail: {
             name: string;
             slug?: components["schemas"]["Slug"];
@@ -3552,6 +3614,12 @@ export interface components {
             /** @enum {string} */
             object: "assistant.deleted" | "thread.deleted" | "thread.message.deleted";
         };
+        DeletedFile: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "file";
+        };
         DeletedGuardrail: {
             deleted: boolean;
             id: string;
@@ -3621,6 +3689,15 @@ export interface components {
             object: "field_restrictions";
             workspace_id: string;
         };
+        /** @description OpenAI's list envelope; pass `last_id` as `after` for the next page. */
+        FileList: {
+            data: components["schemas"]["OpenAIFile"][];
+            first_id: string | null;
+            has_more: boolean;
+            last_id: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
         FilePart: {
             file: {
                 file_data?: string;
@@ -3633,6 +3710,11 @@ export interface components {
              */
             type: "file";
         };
+        /**
+         * @description What the file is for. `batch` files are a batch's JSONL input; `batch_output` files are written by gw for a batch's output and errors. The other purposes are stored as they are.
+         * @enum {string}
+         */
+        FilePurpose: "assistants" | "assistants_output" | "batch" | "batch_output" | "fine-tune" | "fine-tune-results" | "vision" | "user_data" | "evals";
         FileSearchTool: {
             file_search?: {
                 max_num_results?: number;
@@ -4356,6 +4438,21 @@ export interface components {
         OAuthError: {
             error: string;
             error_description?: string;
+        };
+        /** @description A file uploaded to gw (OpenAI's file object), kept in the workspace it was uploaded to. */
+        OpenAIFile: {
+            bytes: number;
+            /** @description Unix seconds. */
+            created_at: number;
+            expires_at?: number | null;
+            filename: string;
+            id: string;
+            /** @enum {string} */
+            object: "file";
+            purpose: components["schemas"]["FilePurpose"];
+            /** @enum {string} */
+            status: "uploaded" | "processed" | "error";
+            status_details?: string | null;
         };
         OrganisationGuardrailDefaults: {
             input_guardrails: components["schemas"]["GuardrailRef"][];
@@ -5668,6 +5765,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The id of the last item of the previous page (OpenAI's cursor). */
+        AfterId: string;
         ApiKeyId: string;
         CacheForceRefresh: "true" | "false";
         CacheNamespace: string;
@@ -5701,6 +5800,7 @@ export interface components {
         Endpoint: components["schemas"]["LogEndpoint"];
         /** @description Exclusive upper bound, ISO 8601. */
         EndTime: string;
+        FileIdPath: string;
         /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
         ForwardHeaders: string;
         IdPath: string;
@@ -7999,6 +8099,143 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                /** @description The id of the last item of the previous page (OpenAI's cursor). */
+                after?: components["parameters"]["AfterId"];
+                limit?: number;
+                order?: "asc" | "desc";
+                purpose?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": components["schemas"]["CreateFileRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIFile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retrieveFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: components["parameters"]["FileIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIFile"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: components["parameters"]["FileIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedFile"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: components["parameters"]["FileIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content as uploaded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

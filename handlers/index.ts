@@ -10,6 +10,7 @@ import * as mcp from './mcp/index.js';
 import * as auditLogs from './audit-logs.js';
 import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
+import * as files from './files/index.js';
 import * as guardrails from './guardrails/index.js';
 import * as integrations from './integrations/index.js';
 import * as organisationSettings from './organisation-settings.js';
@@ -31,6 +32,7 @@ import * as prompts from './prompts/index.js';
 export const handlers: Record<string, Handler> = {
   ...system,
   ...gateway,
+  ...files,
   ...apiKeys,
   ...logs,
   ...logExports,

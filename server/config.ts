@@ -63,6 +63,8 @@ export interface Config {
    * table), how long a running job's lease lasts, how often idle workers poll.
    */
   jobs: { engine: 'auto' | 'store' | 'pg-boss'; leaseMs: number; pollMs: number };
+  /** Largest file `/v1/files` stores (docs/files-and-batches.md). */
+  filesMaxBytes: number;
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -285,6 +287,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       sampleRatio: ratio(env, 'GW_TRACES_SAMPLE_RATIO', 1),
       captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
     }),
+    filesMaxBytes: integer(env, 'GW_FILES_MAX_BYTES', 512 * 1024 * 1024, 1, 2 ** 40),
     jobs: Object.freeze({
       engine: jobEngine(env),
       leaseMs: integer(env, 'GW_JOBS_LEASE_SECONDS', 300, 1, 86_400) * 1000,

@@ -46,6 +46,8 @@ import { Tracing } from '../gateway/telemetry/tracing.js';
 import { GW_VERSION } from './version.js';
 import { createJobQueue } from './job-engine.js';
 import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
+import { FileStore } from '../gateway/files/file-store.js';
+import { FilesRepository } from '../store/repositories/files.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -128,6 +130,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
       new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost }), now, config.secretCacheTtlMs),
     ),
     promptLibrary: new PromptLibrary(store, bus),
+    files: new FileStore(new FilesRepository(db), config.filesMaxBytes, now),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),

@@ -21,6 +21,7 @@ import * as secretReferences from './190_secret_references.js';
 import * as agentIntegrations from './191_agent_integrations.js';
 import * as jobs from './205_jobs.js';
 import * as mcp from './160_mcp.js';
+import * as files from './206_files.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
@@ -50,6 +51,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '190_secret_references': secretReferences,
   '191_agent_integrations': agentIntegrations,
   '205_jobs': jobs,
+  '206_files': files,
   '220_cost_unpriced': costUnpriced,
   '240_analytics_rollups': analyticsRollups,
   '241_rollup_unpriced': rollupUnpriced,
