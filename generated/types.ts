@@ -2064,7 +2064,7 @@ export interface components {
             }[];
         };
         /**
-         * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint`; `workload` uses Azure workload identity; `wif` and `entraFederated` use the host's federated identity.
+         * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`, optionally assuming `aws_role_arn`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint` (client-credentials grant); `workload` and `entraFederated` exchange the host's Azure federated token (AZURE_FEDERATED_TOKEN_FILE) for an Entra token with the workload identity's client and tenant ids; `wif` exchanges the host's external credential (GOOGLE_APPLICATION_CREDENTIALS) at Google STS for a Vertex access token.
          * @enum {string}
          */
         AuthType: "apiKey" | "oauthClientCredentials" | "wif" | "entraFederated" | "workload";
@@ -2212,11 +2212,16 @@ export interface components {
         CloudFields: {
             api_version?: string;
             aws_access_key_id?: string;
+            aws_external_id?: string;
             aws_region?: string;
+            /** @description Bedrock calls are signed with this role's temporary keys, assumed through STS with the access key pair. */
+            aws_role_arn?: string;
             /** @description Secret; encrypted at rest and masked in responses. */
             aws_secret_access_key?: string;
             /** @description Secret; encrypted at rest and masked in responses. */
             aws_session_token?: string;
+            /** @description STS endpoint replacing https://sts.<region>.amazonaws.com for aws_role_arn. */
+            aws_sts_endpoint?: components["schemas"]["OutboundUrl"];
             custom_host?: components["schemas"]["OutboundUrl"];
             deployment_id?: string;
             resource_name?: string;

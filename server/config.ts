@@ -25,6 +25,19 @@ export interface Config {
   secretCacheTtlMs: number;
   /** Deadline for fetching an A2A agent card, headers and body (GW_AGENT_CARD_TIMEOUT_MS). */
   agentCardTimeoutMs: number;
+  /**
+   * The host's federated identity, as workload-identity setups provide it: Azure's
+   * AZURE_FEDERATED_TOKEN_FILE (+ AZURE_AUTHORITY_HOST, AZURE_TENANT_ID, AZURE_CLIENT_ID) for the
+   * `workload` and `entraFederated` auth types, and GOOGLE_APPLICATION_CREDENTIALS (an
+   * `external_account` file) for `wif`.
+   */
+  hostIdentity: Readonly<{
+    azureFederatedTokenFile: string | undefined;
+    azureAuthorityHost: string;
+    azureTenantId: string | undefined;
+    azureClientId: string | undefined;
+    googleCredentialsFile: string | undefined;
+  }>;
   /** Lower-cased header names whose values are hashed in logs for every organisation. */
   headersToMask: readonly string[];
   blockInlineConfig: boolean;
@@ -238,6 +251,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
     secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),
+    hostIdentity: Object.freeze({
+      azureFederatedTokenFile: env.AZURE_FEDERATED_TOKEN_FILE || undefined,
+      azureAuthorityHost: (url(env, 'AZURE_AUTHORITY_HOST', ['https:', 'http:']) ?? 'https://login.microsoftonline.com').replace(/\/+$/, ''),
+      azureTenantId: env.AZURE_TENANT_ID || undefined,
+      azureClientId: env.AZURE_CLIENT_ID || undefined,
+      googleCredentialsFile: env.GOOGLE_APPLICATION_CREDENTIALS || undefined,
+    }),
     headersToMask: Object.freeze(list(env, 'ORGANISATION_HEADERS_TO_MASK')),
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),

@@ -14,6 +14,10 @@ import { migrateToLatest } from '../store/migrate.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
+import { ProviderCredentials } from '../gateway/credentials/provider-credentials.js';
+
+/** Per call to a provider's token endpoint (OAuth, Entra, Google STS, AWS STS). */
+const PROVIDER_TOKEN_TIMEOUT_MS = 10_000;
 import { SecretValues } from '../gateway/secrets/secret-values.js';
 import { guardedCheckTools } from '../gateway/guardrails/guarded-fetch.js';
 import { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
@@ -118,6 +122,12 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
       secrets,
       bus,
       new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost }), now, config.secretCacheTtlMs),
+      new ProviderCredentials(
+        createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'provider_credential_refused' }),
+        { trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, timeoutMs: PROVIDER_TOKEN_TIMEOUT_MS },
+        config.hostIdentity,
+        now,
+      ),
     ),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
