@@ -71,6 +71,11 @@ export interface Config {
   metrics: { port: number | undefined; host: string; token: string | undefined };
   /** OpenTelemetry traces: off unless an OTLP endpoint is set. */
   tracing: { endpoint: string | undefined; headers: Record<string, string>; serviceName: string; sampleRatio: number; captureBodies: boolean };
+  /**
+   * Background jobs (docs/workers.md): the engine (auto = pg-boss on Postgres, else BullMQ when Redis
+   * is set, else the store's jobs table), how long a running job's lease lasts, how often idle workers poll.
+   */
+  jobs: { engine: 'auto' | 'store' | 'pg-boss' | 'bullmq'; leaseMs: number; pollMs: number };
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -225,6 +230,16 @@ function encryptionKey(env: Env, dataDir: string): Buffer {
   return key;
 }
 
+const JOB_ENGINES = ['auto', 'store', 'pg-boss', 'bullmq'] as const;
+
+function jobEngine(env: Env): Config['jobs']['engine'] {
+  const raw = (env.GW_JOBS_ENGINE || 'auto') as Config['jobs']['engine'];
+  if (!JOB_ENGINES.includes(raw)) throw new ConfigError(`GW_JOBS_ENGINE must be one of ${JOB_ENGINES.join(', ')}, got "${raw}"`);
+  if (raw === 'pg-boss' && !env.GW_DATABASE_URL) throw new ConfigError('GW_JOBS_ENGINE=pg-boss needs GW_DATABASE_URL');
+  if (raw === 'bullmq' && !env.GW_REDIS_URL) throw new ConfigError('GW_JOBS_ENGINE=bullmq needs GW_REDIS_URL');
+  return raw;
+}
+
 function metricsToken(env: Env): string | undefined {
   const token = env.GW_METRICS_TOKEN || undefined;
   if (token !== undefined && token.length < 16) throw new ConfigError('GW_METRICS_TOKEN must be at least 16 characters');
@@ -290,6 +305,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       serviceName: env.OTEL_SERVICE_NAME || 'gw',
       sampleRatio: ratio(env, 'GW_TRACES_SAMPLE_RATIO', 1),
       captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
+    }),
+    jobs: Object.freeze({
+      engine: jobEngine(env),
+      leaseMs: integer(env, 'GW_JOBS_LEASE_SECONDS', 300, 1, 86_400) * 1000,
+      pollMs: integer(env, 'GW_JOBS_POLL_MS', 1000, 10, 60_000),
     }),
   });
 }

@@ -23,6 +23,7 @@ import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
 import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
 import type { Tracing } from '../gateway/telemetry/tracing.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -48,6 +49,8 @@ export interface Services {
   logExports: LogExportRunner;
   /** Deletes logs past GW_LOG_RETENTION_DAYS, in small batches. */
   logRetention: LogRetentionJob;
+  /** The one worker room: background jobs over pg-boss, BullMQ or the store (docs/workers.md). */
+  jobs: JobQueue;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
   /** The response cache (simple and semantic) that routing consults per target. */

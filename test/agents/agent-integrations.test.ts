@@ -107,7 +107,7 @@ for (const engine of fullEngines()) {
       agent = await startFakeAgent();
       app = await startTestApp({
         engine,
-        env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_AGENT_CARD_TIMEOUT_MS: '500' },
+        env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_AGENT_CARD_TIMEOUT_MS: '3000' },
         // A stubbed resolver: no test queries real DNS.
         resolveHost: async (hostname) => (hostname === 'agent.internal.example' ? ['10.1.2.3'] : hostname === 'agent.mixed.example' ? ['93.184.216.34', '192.168.1.9'] : []),
       });
@@ -212,7 +212,7 @@ for (const engine of fullEngines()) {
       const refused = await fetchCard(`${agent.url}/hang`);
       assert.equal(refused.status, 408);
       assert.equal(refused.body.error.code, 'request_timeout');
-      assert.match(refused.body.error.message, /did not answer with an agent card within 500 ms/);
+      assert.match(refused.body.error.message, /did not answer with an agent card within 3000 ms/);
     });
   });
 }
