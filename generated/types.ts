@@ -756,6 +756,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List self-hosted gateway deployments. */
+        get: operations["listDeployments"];
+        put?: never;
+        /** Register a self-hosted gateway; the answer carries its deployment key, once. */
+        post: operations["createDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deployments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getDeployment"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateDeployment"];
+        post?: never;
+        /** Delete a deployment; its key stops working. */
+        delete: operations["deleteDeployment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deployments/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A self-hosted gateway reports in with its deployment key (registering on the first call): its version and address. */
+        post: operations["deploymentHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/feedback": {
         parameters: {
             query?: never;
@@ -2327,6 +2382,7 @@ export interface components {
         CreateCustomLogs: {
             logs: components["schemas"]["CustomLog"][];
         };
+        CreateDeployment: WithRequired<components["schemas"]["DeploymentFields"], "name">;
         CreatedLogs: {
             data: {
                 id: string;
@@ -2473,6 +2529,54 @@ export interface components {
             deleted: true;
             id: string;
             object: string;
+        };
+        Deployment: {
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Only in the answer to create: the deployment key, shown once (stored hashed). */
+            deployment_key?: string;
+            description: string | null;
+            gateway_base_url: string | null;
+            id: components["schemas"]["Uuid"];
+            last_heartbeat_at: string | null;
+            masked_key: string;
+            mcp_gateway_base_url: string | null;
+            name: string;
+            /** @enum {string} */
+            object: "deployment";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            source_type: string | null;
+            /**
+             * @description `pending` until the first heartbeat; `unreachable` when none came for 3 heartbeat intervals.
+             * @enum {string}
+             */
+            status: "pending" | "active" | "unreachable";
+            tags: {
+                [key: string]: string;
+            };
+            /** @description Policies in force for the organisation that this deployment's version cannot enforce. */
+            unsupported_policies: components["schemas"]["UnsupportedPolicy"][];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The gw release the deployment last reported (vMAJOR.MINOR.PATCH). */
+            version: string | null;
+        };
+        DeploymentFields: {
+            description?: string | null;
+            /**
+             * Format: uri
+             * @description The self-hosted gateway's address ({self_hosted_url}); its heartbeat may report it.
+             */
+            gateway_base_url?: string | null;
+            /** Format: uri */
+            mcp_gateway_base_url?: string | null;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description How the gateway is run (`docker`, `kubernetes`, `helm`, ...); free text. */
+            source_type?: string;
+            tags?: components["schemas"]["Tags"];
+        };
+        DeploymentList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Deployment"][];
         };
         DeveloperMessage: {
             content: components["schemas"]["TextContent"];
@@ -2636,6 +2740,19 @@ export interface components {
             /** @enum {string} */
             status: "ok";
             version: string;
+        };
+        Heartbeat: {
+            /** Format: uri */
+            gateway_base_url?: string;
+            /** Format: uri */
+            mcp_gateway_base_url?: string;
+            version: components["schemas"]["Semver"];
+        };
+        HeartbeatAnswer: {
+            deployment_id: components["schemas"]["Uuid"];
+            heartbeat_interval_seconds: number;
+            status: string;
+            unsupported_policies: components["schemas"]["UnsupportedPolicy"][];
         };
         HookCheckResult: {
             data?: unknown;
@@ -3270,7 +3387,7 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "agents.invoke" | "mcp.invoke" | "scim.provision";
+        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "deployments.create" | "deployments.read" | "deployments.list" | "deployments.update" | "deployments.delete" | "deployments.sync" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "agents.invoke" | "mcp.invoke" | "scim.provision";
         SecretMapping: {
             /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
             secret_key?: string;
@@ -3335,6 +3452,7 @@ export interface components {
             logging?: components["schemas"]["LoggingSecurity"];
             network?: components["schemas"]["NetworkSecurity"];
         };
+        Semver: string;
         SignOutResult: {
             success: boolean;
         };
@@ -3470,6 +3588,11 @@ export interface components {
             role: "tool";
             tool_call_id: string;
         };
+        UnsupportedPolicy: {
+            message: string;
+            policy: string;
+            required_version: string;
+        };
         UpdateAgentIntegration: components["schemas"]["AgentIntegrationFields"];
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
             description?: string | null;
@@ -3484,6 +3607,7 @@ export interface components {
             config?: components["schemas"]["ConfigTarget"];
             name?: string;
         };
+        UpdateDeployment: components["schemas"]["DeploymentFields"];
         UpdateFeedback: {
             metadata?: components["schemas"]["Metadata"];
             value?: number;
@@ -5580,6 +5704,183 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listDeployments: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDeployment"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDeployment"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deploymentHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Heartbeat"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             default: components["responses"]["Error"];
         };
     };

@@ -21,6 +21,7 @@ import type { Handler } from './types.js';
 
 import * as secretReferences from './secret-references/index.js';
 import * as agentIntegrations from './agent-integrations/index.js';
+import * as deployments from './deployments/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -44,4 +45,5 @@ export const handlers: Record<string, Handler> = {
   ...oauth,
   ...secretReferences,
   ...agentIntegrations,
+  ...deployments,
 };
