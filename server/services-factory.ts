@@ -15,6 +15,7 @@ import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import { ProviderCredentials } from '../gateway/credentials/provider-credentials.js';
+import { startDeploymentHeartbeat } from '../gateway/deployment/heartbeat.js';
 
 /** Per call to a provider's token endpoint (OAuth, Entra, Google STS, AWS STS). */
 const PROVIDER_TOKEN_TIMEOUT_MS = 10_000;
@@ -102,6 +103,9 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
   const jobs = createJobQueue(config, db, dbOptions, logger);
   await jobs.start();
+  if (config.controlPlane) {
+    await startDeploymentHeartbeat(jobs, { controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, version: GW_VERSION, publicUrl: config.publicUrl, logger });
+  }
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
   return {
     config,

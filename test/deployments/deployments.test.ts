@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { GW_VERSION } from '../../server/version.js';
 
 for (const engine of fullEngines()) {
   describe(`deployments (${engine.name})`, () => {
@@ -88,6 +89,24 @@ for (const engine of fullEngines()) {
       assert.deepEqual(middle.body.unsupported_policies.map((p: { required_version: string }) => p.required_version), ['2.18.0']);
       const current = await app.http.post('/v1/deployments/heartbeat').set(dp).send({ version: 'v2.18.0' });
       assert.deepEqual(current.body.unsupported_policies, []);
+    });
+
+    test('a gw started with GW_CONTROL_PLANE_URL and its deployment key registers itself by heartbeat', async () => {
+      const created = await app.http.post('/v1/deployments').set(admin()).send({ name: 'self registering' });
+      const selfHosted = await startTestApp({
+        env: { GW_CONTROL_PLANE_URL: app.url, GW_DEPLOYMENT_KEY: created.body.deployment_key, GW_PUBLIC_URL: 'https://gw.self-hosted.example', GW_JOBS_POLL_MS: '50' },
+      });
+      try {
+        let seen: { version: string | null; gateway_base_url: string | null } = { version: null, gateway_base_url: null };
+        for (let i = 0; i < 400 && seen.version === null; i++) {
+          seen = (await app.http.get(`/v1/deployments/${created.body.id}`).set(admin())).body;
+          if (seen.version === null) await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        assert.equal(seen.version, GW_VERSION);
+        assert.equal(seen.gateway_base_url, 'https://gw.self-hosted.example');
+      } finally {
+        await selfHosted.close();
+      }
     });
   });
 }
