@@ -22,6 +22,10 @@ import type { Handler } from './types.js';
 import * as secretReferences from './secret-references/index.js';
 import * as agentIntegrations from './agent-integrations/index.js';
 import * as deployments from './deployments/index.js';
+import * as collections from './collections/index.js';
+import * as labels from './labels/index.js';
+import * as promptPartials from './prompt-partials/index.js';
+import * as prompts from './prompts/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -46,4 +50,8 @@ export const handlers: Record<string, Handler> = {
   ...secretReferences,
   ...agentIntegrations,
   ...deployments,
+  ...collections,
+  ...labels,
+  ...promptPartials,
+  ...prompts,
 };

@@ -74,10 +74,10 @@ export interface Config {
   /** OpenTelemetry traces: off unless an OTLP endpoint is set. */
   tracing: { endpoint: string | undefined; headers: Record<string, string>; serviceName: string; sampleRatio: number; captureBodies: boolean };
   /**
-   * Background jobs (docs/workers.md): the engine (auto = pg-boss on Postgres, else BullMQ when Redis
-   * is set, else the store's jobs table), how long a running job's lease lasts, how often idle workers poll.
+   * Background jobs (docs/workers.md): the engine (auto = pg-boss on Postgres, else the store's jobs
+   * table), how long a running job's lease lasts, how often idle workers poll.
    */
-  jobs: { engine: 'auto' | 'store' | 'pg-boss' | 'bullmq'; leaseMs: number; pollMs: number };
+  jobs: { engine: 'auto' | 'store' | 'pg-boss'; leaseMs: number; pollMs: number };
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -232,13 +232,12 @@ function encryptionKey(env: Env, dataDir: string): Buffer {
   return key;
 }
 
-const JOB_ENGINES = ['auto', 'store', 'pg-boss', 'bullmq'] as const;
+const JOB_ENGINES = ['auto', 'store', 'pg-boss'] as const;
 
 function jobEngine(env: Env): Config['jobs']['engine'] {
   const raw = (env.GW_JOBS_ENGINE || 'auto') as Config['jobs']['engine'];
   if (!JOB_ENGINES.includes(raw)) throw new ConfigError(`GW_JOBS_ENGINE must be one of ${JOB_ENGINES.join(', ')}, got "${raw}"`);
   if (raw === 'pg-boss' && !env.GW_DATABASE_URL) throw new ConfigError('GW_JOBS_ENGINE=pg-boss needs GW_DATABASE_URL');
-  if (raw === 'bullmq' && !env.GW_REDIS_URL) throw new ConfigError('GW_JOBS_ENGINE=bullmq needs GW_REDIS_URL');
   return raw;
 }
 

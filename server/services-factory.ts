@@ -1,3 +1,4 @@
+import { PromptLibrary } from '../gateway/prompts/prompt-library.js';
 import path from 'node:path';
 import { createClient } from 'redis';
 import { MemoryCacheBackend } from '../gateway/cache/memory-cache-backend.js';
@@ -138,6 +139,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
         now,
       ),
     ),
+    promptLibrary: new PromptLibrary(store, bus),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),

@@ -1,3 +1,4 @@
+import type { PromptLibrary } from '../gateway/prompts/prompt-library.js';
 import type { Knex } from 'knex';
 import type { ResponseCache } from '../gateway/cache/response-cache.js';
 import type { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
@@ -49,10 +50,12 @@ export interface Services {
   logExports: LogExportRunner;
   /** Deletes logs past GW_LOG_RETENTION_DAYS, in small batches. */
   logRetention: LogRetentionJob;
-  /** The one worker room: background jobs over pg-boss, BullMQ or the store (docs/workers.md). */
+  /** The one worker room: background jobs over pg-boss or the store (docs/workers.md). */
   jobs: JobQueue;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
+  /** Prompts resolved for render and completions, as the gateway reads them (memory, invalidated over the bus). */
+  promptLibrary: PromptLibrary;
   /** The response cache (simple and semantic) that routing consults per target. */
   responseCache: ResponseCache;
   /** Semantic-cache vectors: persisted in the store, searched in memory, synced over the bus. */

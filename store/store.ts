@@ -25,7 +25,10 @@ import { ScimRepository } from './repositories/scim.js';
 import { ScimTokensRepository } from './repositories/scim-tokens.js';
 import { SessionsRepository } from './repositories/sessions.js';
 import { SsoRepository } from './repositories/sso.js';
-import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
+import { PromptCollectionsRepository } from './repositories/prompt-collections.js';
+import { PromptLabelsRepository } from './repositories/prompt-labels.js';
+import { PromptsRepository } from './repositories/prompts.js';
+import type { SharedPromptsLookup } from './shared-prompts.js';
 
 /**
  * The repositories over one knex handle. `transaction` hands out a Store over the transaction,
@@ -59,8 +62,11 @@ export class Store {
   readonly scimTokens: ScimTokensRepository;
   readonly scim: ScimRepository;
   readonly oauth: OAuthRepository;
-  /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
-  sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
+  readonly prompts: PromptsRepository;
+  readonly promptCollections: PromptCollectionsRepository;
+  readonly promptLabels: PromptLabelsRepository;
+  /** What blocks deleting a workspace: the prompts repository (tests may swap in a stand-in). */
+  sharedPrompts: SharedPromptsLookup;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -76,6 +82,10 @@ export class Store {
     this.agentIntegrations = new AgentIntegrationsRepository(db);
     this.deployments = new DeploymentsRepository(db);
     this.configs = new ConfigsRepository(db);
+    this.prompts = new PromptsRepository(db);
+    this.promptCollections = new PromptCollectionsRepository(db);
+    this.promptLabels = new PromptLabelsRepository(db);
+    this.sharedPrompts = this.prompts;
     this.semanticCacheEntries = new SemanticCacheEntriesRepository(db);
     this.requestLogs = new RequestLogsRepository(db);
     this.logFeedback = new LogFeedbackRepository(db);
