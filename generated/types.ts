@@ -872,6 +872,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List self-hosted gateway deployments. */
+        get: operations["listDeployments"];
+        put?: never;
+        /** Register a self-hosted gateway; the answer carries its deployment key, once. */
+        post: operations["createDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deployments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getDeployment"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateDeployment"];
+        post?: never;
+        /** Delete a deployment; its key stops working. */
+        delete: operations["deleteDeployment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deployments/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A self-hosted gateway reports in with its deployment key (registering on the first call): its version and address. */
+        post: operations["deploymentHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/feedback": {
         parameters: {
             query?: never;
@@ -3095,7 +3150,7 @@ export interface components {
             }[];
         };
         /**
-         * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint`; `workload` uses Azure workload identity; `wif` and `entraFederated` use the host's federated identity.
+         * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`, optionally assuming `aws_role_arn`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint` (client-credentials grant); `workload` and `entraFederated` exchange the host's Azure federated token (AZURE_FEDERATED_TOKEN_FILE) for an Entra token with the workload identity's client and tenant ids; `wif` exchanges the host's external credential (GOOGLE_APPLICATION_CREDENTIALS) at Google STS for a Vertex access token.
          * @enum {string}
          */
         AuthType: "apiKey" | "oauthClientCredentials" | "wif" | "entraFederated" | "workload";
@@ -3243,11 +3298,16 @@ export interface components {
         CloudFields: {
             api_version?: string;
             aws_access_key_id?: string;
+            aws_external_id?: string;
             aws_region?: string;
+            /** @description Bedrock calls are signed with this role's temporary keys, assumed through STS with the access key pair. */
+            aws_role_arn?: string;
             /** @description Secret; encrypted at rest and masked in responses. */
             aws_secret_access_key?: string;
             /** @description Secret; encrypted at rest and masked in responses. */
             aws_session_token?: string;
+            /** @description STS endpoint replacing https://sts.<region>.amazonaws.com for aws_role_arn. */
+            aws_sts_endpoint?: components["schemas"]["OutboundUrl"];
             custom_host?: components["schemas"]["OutboundUrl"];
             deployment_id?: string;
             resource_name?: string;
@@ -3406,6 +3466,7 @@ export interface components {
         CreateCustomLogs: {
             logs: components["schemas"]["CustomLog"][];
         };
+        CreateDeployment: WithRequired<components["schemas"]["DeploymentFields"], "name">;
         CreatedLogs: {
             data: {
                 id: string;
@@ -3632,6 +3693,54 @@ export interface components {
             id: string;
             object: string;
         };
+        Deployment: {
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Only in the answer to create: the deployment key, shown once (stored hashed). */
+            deployment_key?: string;
+            description: string | null;
+            gateway_base_url: string | null;
+            id: components["schemas"]["Uuid"];
+            last_heartbeat_at: string | null;
+            masked_key: string;
+            mcp_gateway_base_url: string | null;
+            name: string;
+            /** @enum {string} */
+            object: "deployment";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            source_type: string | null;
+            /**
+             * @description `pending` until the first heartbeat; `unreachable` when none came for 3 heartbeat intervals.
+             * @enum {string}
+             */
+            status: "pending" | "active" | "unreachable";
+            tags: {
+                [key: string]: string;
+            };
+            /** @description Policies in force for the organisation that this deployment's version cannot enforce. */
+            unsupported_policies: components["schemas"]["UnsupportedPolicy"][];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The gw release the deployment last reported (vMAJOR.MINOR.PATCH). */
+            version: string | null;
+        };
+        DeploymentFields: {
+            description?: string | null;
+            /**
+             * Format: uri
+             * @description The self-hosted gateway's address ({self_hosted_url}); its heartbeat may report it.
+             */
+            gateway_base_url?: string | null;
+            /** Format: uri */
+            mcp_gateway_base_url?: string | null;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description How the gateway is run (`docker`, `kubernetes`, `helm`, ...); free text. */
+            source_type?: string;
+            tags?: components["schemas"]["Tags"];
+        };
+        DeploymentList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Deployment"][];
+        };
         DeveloperMessage: {
             content: components["schemas"]["TextContent"];
             name?: string;
@@ -3828,6 +3937,19 @@ export interface components {
             /** @enum {string} */
             status: "ok";
             version: string;
+        };
+        Heartbeat: {
+            /** Format: uri */
+            gateway_base_url?: string;
+            /** Format: uri */
+            mcp_gateway_base_url?: string;
+            version: components["schemas"]["Semver"];
+        };
+        HeartbeatAnswer: {
+            deployment_id: components["schemas"]["Uuid"];
+            heartbeat_interval_seconds: number;
+            status: string;
+            unsupported_policies: components["schemas"]["UnsupportedPolicy"][];
         };
         HookCheckResult: {
             data?: unknown;
@@ -5115,7 +5237,7 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "assistants.read" | "assistants.write" | "threads.read" | "threads.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
+        Scope: "completions.write" | "assistants.read" | "assistants.write" | "threads.read" | "threads.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "deployments.create" | "deployments.read" | "deployments.list" | "deployments.update" | "deployments.delete" | "deployments.sync" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
         SecretMapping: {
             /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
             secret_key?: string;
@@ -5180,6 +5302,7 @@ export interface components {
             logging?: components["schemas"]["LoggingSecurity"];
             network?: components["schemas"]["NetworkSecurity"];
         };
+        Semver: string;
         ShareRequest: {
             workspace_ids: string[];
         };
@@ -5382,6 +5505,11 @@ export interface components {
             /** @description The workspaces to stop sharing with; absent, every one. */
             workspace_ids?: string[];
         };
+        UnsupportedPolicy: {
+            message: string;
+            policy: string;
+            required_version: string;
+        };
         UpdateAgentIntegration: components["schemas"]["AgentIntegrationFields"];
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
             description?: string | null;
@@ -5399,6 +5527,7 @@ export interface components {
             config?: components["schemas"]["ConfigTarget"];
             name?: string;
         };
+        UpdateDeployment: components["schemas"]["DeploymentFields"];
         UpdateFeedback: {
             metadata?: components["schemas"]["Metadata"];
             value?: number;
@@ -8043,6 +8172,183 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listDeployments: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDeployment"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDeployment"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deploymentHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Heartbeat"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             default: components["responses"]["Error"];
         };
     };

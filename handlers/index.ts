@@ -24,6 +24,7 @@ import type { Handler } from './types.js';
 import * as assistants from './assistants/index.js';
 import * as secretReferences from './secret-references/index.js';
 import * as agentIntegrations from './agent-integrations/index.js';
+import * as deployments from './deployments/index.js';
 import * as collections from './collections/index.js';
 import * as labels from './labels/index.js';
 import * as promptPartials from './prompt-partials/index.js';
@@ -53,6 +54,7 @@ export const handlers: Record<string, Handler> = {
   ...assistants,
   ...secretReferences,
   ...agentIntegrations,
+  ...deployments,
   ...collections,
   ...labels,
   ...promptPartials,
