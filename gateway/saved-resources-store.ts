@@ -14,6 +14,7 @@ import { InvalidatedCache } from './invalidated-cache.js';
 import type { ProviderTarget } from './providers/types.js';
 import type { OrganisationSettings, SavedConfig, SavedProvider, SavedResources } from './saved-resources.js';
 import type { SecretMapping, SecretValues } from './secrets/secret-values.js';
+import { needsCredentials, type ProviderCredentials } from './credentials/provider-credentials.js';
 
 export const SAVED_RESOURCE_TOPICS = {
   providers: 'providers',
@@ -60,6 +61,7 @@ interface LoadedProvider {
   fields: Fields;
   /** The integration's mappings, then the provider's own (a later one of the same field wins). */
   mappings: SecretMapping[];
+  authType: string;
 }
 
 /** A mapping's target field as a flat field: `key` stays, `configurations.x` becomes `x`. */
@@ -76,6 +78,7 @@ export class StoreSavedResources implements SavedResources {
     private readonly box: SecretBox,
     bus: InvalidationBus,
     private readonly secretValues?: SecretValues,
+    private readonly credentials?: ProviderCredentials,
   ) {
     const clearProviders = () => this.providers.clear();
     bus.subscribe(SAVED_RESOURCE_TOPICS.providers, clearProviders);
@@ -88,13 +91,20 @@ export class StoreSavedResources implements SavedResources {
   async provider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined> {
     const bare = slug.startsWith('@') ? slug.slice(1) : slug;
     const loaded = await this.providers.get(`${organisationId}\n${workspaceId}\n${bare}`, () => this.loadProvider(organisationId, workspaceId, bare));
-    if (!loaded || loaded.mappings.length === 0 || !this.secretValues) return loaded?.saved;
-    // Secret-manager values are read per request (from the secret cache), never kept in this cache.
-    const values = await this.secretValues.resolve(organisationId, workspaceId, loaded.mappings);
-    const fields = { ...loaded.fields };
-    for (const [targetField, value] of Object.entries(values)) fields[flatField(targetField)] = value;
-    const { saved } = loaded;
-    return { ...saved, target: { ...targetFromFields(saved.target.provider, fields), pricingMultiplier: saved.pricing_multiplier } };
+    if (!loaded) return undefined;
+    let { saved, fields } = loaded;
+    if (loaded.mappings.length > 0 && this.secretValues) {
+      // Secret-manager values are read per request (from the secret cache), never kept in this cache.
+      const values = await this.secretValues.resolve(organisationId, workspaceId, loaded.mappings);
+      fields = { ...fields };
+      for (const [targetField, value] of Object.entries(values)) fields[flatField(targetField)] = value;
+      saved = { ...saved, target: { ...targetFromFields(saved.target.provider, fields), pricingMultiplier: saved.pricing_multiplier } };
+    }
+    if (this.credentials && needsCredentials(loaded.authType, fields)) {
+      // Tokens (OAuth, Entra, Google, STS) come from their own cache, renewed before they expire.
+      saved = { ...saved, target: await this.credentials.authorize(loaded.authType, saved.target, fields) };
+    }
+    return saved;
   }
 
   config(organisationId: string, workspaceId: string, idOrSlug: string): Promise<SavedConfig | undefined> {
@@ -146,7 +156,7 @@ export class StoreSavedResources implements SavedResources {
       models,
     };
     const mappings = [...(integration?.secret_mappings ?? []), ...record.secret_mappings] as unknown as SecretMapping[];
-    return { saved, fields, mappings };
+    return { saved, fields, mappings, authType: integration?.auth_type ?? record.auth_type };
   }
 
   private async loadConfig(organisationId: string, workspaceId: string, idOrSlug: string): Promise<SavedConfig | undefined> {

@@ -872,6 +872,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List self-hosted gateway deployments. */
+        get: operations["listDeployments"];
+        put?: never;
+        /** Register a self-hosted gateway; the answer carries its deployment key, once. */
+        post: operations["createDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deployments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getDeployment"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateDeployment"];
+        post?: never;
+        /** Delete a deployment; its key stops working. */
+        delete: operations["deleteDeployment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deployments/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A self-hosted gateway reports in with its deployment key (registering on the first call): its version and address. */
+        post: operations["deploymentHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/feedback": {
         parameters: {
             query?: never;
@@ -899,6 +954,62 @@ export interface paths {
         get?: never;
         /** Change a feedback's value, weight or metadata (workspace keys only). */
         put: operations["updateFeedback"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's files, newest first (OpenAI's list shape and cursors). */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Upload a file (multipart/form-data with `purpose` and `file`), streamed to the store.
+         * @description The body is read by the handler as it arrives (the spec cannot validate a streamed form): `purpose` must be one of FilePurpose and `file` is required; a file larger than GW_FILES_MAX_BYTES is refused with 413 and code `file_too_large`.
+         */
+        post: operations["createFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file's metadata. */
+        get: operations["retrieveFile"];
+        put?: never;
+        post?: never;
+        /** Delete a file and its content. */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The file's bytes, streamed from the store (application/octet-stream). */
+        get: operations["downloadFile"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -3039,7 +3150,7 @@ export interface components {
             }[];
         };
         /**
-         * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint`; `workload` uses Azure workload identity; `wif` and `entraFederated` use the host's federated identity.
+         * @description How gw authenticates to the provider. `apiKey` uses `key` (or, for Bedrock, the AWS access key pair with `aws_region`, optionally assuming `aws_role_arn`); `oauthClientCredentials` fetches tokens from `oauth_token_endpoint` (client-credentials grant); `workload` and `entraFederated` exchange the host's Azure federated token (AZURE_FEDERATED_TOKEN_FILE) for an Entra token with the workload identity's client and tenant ids; `wif` exchanges the host's external credential (GOOGLE_APPLICATION_CREDENTIALS) at Google STS for a Vertex access token.
          * @enum {string}
          */
         AuthType: "apiKey" | "oauthClientCredentials" | "wif" | "entraFederated" | "workload";
@@ -3187,11 +3298,16 @@ export interface components {
         CloudFields: {
             api_version?: string;
             aws_access_key_id?: string;
+            aws_external_id?: string;
             aws_region?: string;
+            /** @description Bedrock calls are signed with this role's temporary keys, assumed through STS with the access key pair. */
+            aws_role_arn?: string;
             /** @description Secret; encrypted at rest and masked in responses. */
             aws_secret_access_key?: string;
             /** @description Secret; encrypted at rest and masked in responses. */
             aws_session_token?: string;
+            /** @description STS endpoint replacing https://sts.<region>.amazonaws.com for aws_role_arn. */
+            aws_sts_endpoint?: components["schemas"]["OutboundUrl"];
             custom_host?: components["schemas"]["OutboundUrl"];
             deployment_id?: string;
             resource_name?: string;
@@ -3350,6 +3466,7 @@ export interface components {
         CreateCustomLogs: {
             logs: components["schemas"]["CustomLog"][];
         };
+        CreateDeployment: WithRequired<components["schemas"]["DeploymentFields"], "name">;
         CreatedLogs: {
             data: {
                 id: string;
@@ -3364,6 +3481,12 @@ export interface components {
             value: number;
             /** @default 1 */
             weight: number;
+        };
+        /** @description A multipart/form-data body: `purpose`, then `file`. The file is streamed to the store; past GW_FILES_MAX_BYTES (default 512 MiB) the upload is refused with 413 `file_too_large`. */
+        CreateFileRequest: {
+            /** Format: binary */
+            file: string;
+            purpose: components["schemas"]["FilePurpose"];
         };
         CreateGuardrail: {
             name: string;
@@ -3552,6 +3675,12 @@ export interface components {
             /** @enum {string} */
             object: "assistant.deleted" | "thread.deleted" | "thread.message.deleted";
         };
+        DeletedFile: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "file";
+        };
         DeletedGuardrail: {
             deleted: boolean;
             id: string;
@@ -3563,6 +3692,54 @@ export interface components {
             deleted: true;
             id: string;
             object: string;
+        };
+        Deployment: {
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Only in the answer to create: the deployment key, shown once (stored hashed). */
+            deployment_key?: string;
+            description: string | null;
+            gateway_base_url: string | null;
+            id: components["schemas"]["Uuid"];
+            last_heartbeat_at: string | null;
+            masked_key: string;
+            mcp_gateway_base_url: string | null;
+            name: string;
+            /** @enum {string} */
+            object: "deployment";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            source_type: string | null;
+            /**
+             * @description `pending` until the first heartbeat; `unreachable` when none came for 3 heartbeat intervals.
+             * @enum {string}
+             */
+            status: "pending" | "active" | "unreachable";
+            tags: {
+                [key: string]: string;
+            };
+            /** @description Policies in force for the organisation that this deployment's version cannot enforce. */
+            unsupported_policies: components["schemas"]["UnsupportedPolicy"][];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The gw release the deployment last reported (vMAJOR.MINOR.PATCH). */
+            version: string | null;
+        };
+        DeploymentFields: {
+            description?: string | null;
+            /**
+             * Format: uri
+             * @description The self-hosted gateway's address ({self_hosted_url}); its heartbeat may report it.
+             */
+            gateway_base_url?: string | null;
+            /** Format: uri */
+            mcp_gateway_base_url?: string | null;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description How the gateway is run (`docker`, `kubernetes`, `helm`, ...); free text. */
+            source_type?: string;
+            tags?: components["schemas"]["Tags"];
+        };
+        DeploymentList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Deployment"][];
         };
         DeveloperMessage: {
             content: components["schemas"]["TextContent"];
@@ -3621,6 +3798,15 @@ export interface components {
             object: "field_restrictions";
             workspace_id: string;
         };
+        /** @description OpenAI's list envelope; pass `last_id` as `after` for the next page. */
+        FileList: {
+            data: components["schemas"]["OpenAIFile"][];
+            first_id: string | null;
+            has_more: boolean;
+            last_id: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
         FilePart: {
             file: {
                 file_data?: string;
@@ -3633,6 +3819,11 @@ export interface components {
              */
             type: "file";
         };
+        /**
+         * @description What the file is for. `batch` files are a batch's JSONL input; `batch_output` files are written by gw for a batch's output and errors. The other purposes are stored as they are.
+         * @enum {string}
+         */
+        FilePurpose: "assistants" | "assistants_output" | "batch" | "batch_output" | "fine-tune" | "fine-tune-results" | "vision" | "user_data" | "evals";
         FileSearchTool: {
             file_search?: {
                 max_num_results?: number;
@@ -3746,6 +3937,19 @@ export interface components {
             /** @enum {string} */
             status: "ok";
             version: string;
+        };
+        Heartbeat: {
+            /** Format: uri */
+            gateway_base_url?: string;
+            /** Format: uri */
+            mcp_gateway_base_url?: string;
+            version: components["schemas"]["Semver"];
+        };
+        HeartbeatAnswer: {
+            deployment_id: components["schemas"]["Uuid"];
+            heartbeat_interval_seconds: number;
+            status: string;
+            unsupported_policies: components["schemas"]["UnsupportedPolicy"][];
         };
         HookCheckResult: {
             data?: unknown;
@@ -4356,6 +4560,21 @@ export interface components {
         OAuthError: {
             error: string;
             error_description?: string;
+        };
+        /** @description A file uploaded to gw (OpenAI's file object), kept in the workspace it was uploaded to. */
+        OpenAIFile: {
+            bytes: number;
+            /** @description Unix seconds. */
+            created_at: number;
+            expires_at?: number | null;
+            filename: string;
+            id: string;
+            /** @enum {string} */
+            object: "file";
+            purpose: components["schemas"]["FilePurpose"];
+            /** @enum {string} */
+            status: "uploaded" | "processed" | "error";
+            status_details?: string | null;
         };
         OrganisationGuardrailDefaults: {
             input_guardrails: components["schemas"]["GuardrailRef"][];
@@ -5018,7 +5237,7 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "assistants.read" | "assistants.write" | "threads.read" | "threads.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
+        Scope: "completions.write" | "assistants.read" | "assistants.write" | "threads.read" | "threads.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "deployments.create" | "deployments.read" | "deployments.list" | "deployments.update" | "deployments.delete" | "deployments.sync" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
         SecretMapping: {
             /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
             secret_key?: string;
@@ -5083,6 +5302,7 @@ export interface components {
             logging?: components["schemas"]["LoggingSecurity"];
             network?: components["schemas"]["NetworkSecurity"];
         };
+        Semver: string;
         ShareRequest: {
             workspace_ids: string[];
         };
@@ -5285,6 +5505,11 @@ export interface components {
             /** @description The workspaces to stop sharing with; absent, every one. */
             workspace_ids?: string[];
         };
+        UnsupportedPolicy: {
+            message: string;
+            policy: string;
+            required_version: string;
+        };
         UpdateAgentIntegration: components["schemas"]["AgentIntegrationFields"];
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
             description?: string | null;
@@ -5302,6 +5527,7 @@ export interface components {
             config?: components["schemas"]["ConfigTarget"];
             name?: string;
         };
+        UpdateDeployment: components["schemas"]["DeploymentFields"];
         UpdateFeedback: {
             metadata?: components["schemas"]["Metadata"];
             value?: number;
@@ -5668,6 +5894,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The id of the last item of the previous page (OpenAI's cursor). */
+        AfterId: string;
         ApiKeyId: string;
         CacheForceRefresh: "true" | "false";
         CacheNamespace: string;
@@ -5701,6 +5929,7 @@ export interface components {
         Endpoint: components["schemas"]["LogEndpoint"];
         /** @description Exclusive upper bound, ISO 8601. */
         EndTime: string;
+        FileIdPath: string;
         /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
         ForwardHeaders: string;
         IdPath: string;
@@ -7946,6 +8175,183 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listDeployments: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDeployment"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDeployment"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deploymentHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Heartbeat"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
     createFeedback: {
         parameters: {
             query?: never;
@@ -7999,6 +8405,143 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                /** @description The id of the last item of the previous page (OpenAI's cursor). */
+                after?: components["parameters"]["AfterId"];
+                limit?: number;
+                order?: "asc" | "desc";
+                purpose?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": components["schemas"]["CreateFileRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIFile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retrieveFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: components["parameters"]["FileIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIFile"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: components["parameters"]["FileIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedFile"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: components["parameters"]["FileIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content as uploaded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

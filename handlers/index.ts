@@ -10,6 +10,7 @@ import * as mcp from './mcp/index.js';
 import * as auditLogs from './audit-logs.js';
 import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
+import * as files from './files/index.js';
 import * as guardrails from './guardrails/index.js';
 import * as integrations from './integrations/index.js';
 import * as organisationSettings from './organisation-settings.js';
@@ -23,6 +24,7 @@ import type { Handler } from './types.js';
 import * as assistants from './assistants/index.js';
 import * as secretReferences from './secret-references/index.js';
 import * as agentIntegrations from './agent-integrations/index.js';
+import * as deployments from './deployments/index.js';
 import * as collections from './collections/index.js';
 import * as labels from './labels/index.js';
 import * as promptPartials from './prompt-partials/index.js';
@@ -31,6 +33,7 @@ import * as prompts from './prompts/index.js';
 export const handlers: Record<string, Handler> = {
   ...system,
   ...gateway,
+  ...files,
   ...apiKeys,
   ...logs,
   ...logExports,
@@ -51,6 +54,7 @@ export const handlers: Record<string, Handler> = {
   ...assistants,
   ...secretReferences,
   ...agentIntegrations,
+  ...deployments,
   ...collections,
   ...labels,
   ...promptPartials,

@@ -4,12 +4,15 @@ import { ApiError, ValidationError } from './errors.js';
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 /** OAuth token requests and HTML form posts (RFC 6749 section 4.1.3; the consent form). */
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+/** File uploads: left unread for the operation's handler, which streams them (gateway/files/multipart-upload.ts). */
+const MULTIPART_TYPE = /^multipart\/form-data\b/i;
 
 /**
  * Reads the request body once and parses it as JSON (or, for OAuth and form posts, as a URL-encoded form).
  * An empty body is undefined; the spec decides whether one was required.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  if (MULTIPART_TYPE.test(req.headers['content-type'] ?? '')) return undefined;
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return undefined;

@@ -25,6 +25,21 @@ export interface Config {
   secretCacheTtlMs: number;
   /** Deadline for fetching an A2A agent card, headers and body (GW_AGENT_CARD_TIMEOUT_MS). */
   agentCardTimeoutMs: number;
+  /** GW_CONTROL_PLANE_URL and GW_DEPLOYMENT_KEY: the control plane this self-hosted gw heartbeats to. */
+  controlPlane: Readonly<{ url: string; deploymentKey: string }> | undefined;
+  /**
+   * The host's federated identity, as workload-identity setups provide it: Azure's
+   * AZURE_FEDERATED_TOKEN_FILE (+ AZURE_AUTHORITY_HOST, AZURE_TENANT_ID, AZURE_CLIENT_ID) for the
+   * `workload` and `entraFederated` auth types, and GOOGLE_APPLICATION_CREDENTIALS (an
+   * `external_account` file) for `wif`.
+   */
+  hostIdentity: Readonly<{
+    azureFederatedTokenFile: string | undefined;
+    azureAuthorityHost: string;
+    azureTenantId: string | undefined;
+    azureClientId: string | undefined;
+    googleCredentialsFile: string | undefined;
+  }>;
   /** Lower-cased header names whose values are hashed in logs for every organisation. */
   headersToMask: readonly string[];
   blockInlineConfig: boolean;
@@ -63,6 +78,8 @@ export interface Config {
    * table), how long a running job's lease lasts, how often idle workers poll.
    */
   jobs: { engine: 'auto' | 'store' | 'pg-boss'; leaseMs: number; pollMs: number };
+  /** Largest file `/v1/files` stores (docs/files-and-batches.md). */
+  filesMaxBytes: number;
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -226,6 +243,14 @@ function jobEngine(env: Env): Config['jobs']['engine'] {
   return raw;
 }
 
+function controlPlane(env: Env): Readonly<{ url: string; deploymentKey: string }> | undefined {
+  const cp = url(env, 'GW_CONTROL_PLANE_URL', ['https:', 'http:']);
+  const key = env.GW_DEPLOYMENT_KEY || undefined;
+  if (cp === undefined && key === undefined) return undefined;
+  if (cp === undefined || key === undefined) throw new ConfigError('GW_CONTROL_PLANE_URL and GW_DEPLOYMENT_KEY go together: set both or neither');
+  return Object.freeze({ url: cp, deploymentKey: key });
+}
+
 function metricsToken(env: Env): string | undefined {
   const token = env.GW_METRICS_TOKEN || undefined;
   if (token !== undefined && token.length < 16) throw new ConfigError('GW_METRICS_TOKEN must be at least 16 characters');
@@ -252,6 +277,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
     secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),
+    controlPlane: controlPlane(env),
+    hostIdentity: Object.freeze({
+      azureFederatedTokenFile: env.AZURE_FEDERATED_TOKEN_FILE || undefined,
+      azureAuthorityHost: (url(env, 'AZURE_AUTHORITY_HOST', ['https:', 'http:']) ?? 'https://login.microsoftonline.com').replace(/\/+$/, ''),
+      azureTenantId: env.AZURE_TENANT_ID || undefined,
+      azureClientId: env.AZURE_CLIENT_ID || undefined,
+      googleCredentialsFile: env.GOOGLE_APPLICATION_CREDENTIALS || undefined,
+    }),
     headersToMask: Object.freeze(list(env, 'ORGANISATION_HEADERS_TO_MASK')),
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),
@@ -285,6 +318,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       sampleRatio: ratio(env, 'GW_TRACES_SAMPLE_RATIO', 1),
       captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
     }),
+    filesMaxBytes: integer(env, 'GW_FILES_MAX_BYTES', 512 * 1024 * 1024, 1, 2 ** 40),
     jobs: Object.freeze({
       engine: jobEngine(env),
       leaseMs: integer(env, 'GW_JOBS_LEASE_SECONDS', 300, 1, 86_400) * 1000,

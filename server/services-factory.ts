@@ -16,6 +16,11 @@ import { migrateToLatest } from '../store/migrate.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
+import { ProviderCredentials } from '../gateway/credentials/provider-credentials.js';
+import { startDeploymentHeartbeat } from '../gateway/deployment/heartbeat.js';
+
+/** Per call to a provider's token endpoint (OAuth, Entra, Google STS, AWS STS). */
+const PROVIDER_TOKEN_TIMEOUT_MS = 10_000;
 import { SecretValues } from '../gateway/secrets/secret-values.js';
 import { guardedCheckTools } from '../gateway/guardrails/guarded-fetch.js';
 import { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
@@ -46,6 +51,8 @@ import { Tracing } from '../gateway/telemetry/tracing.js';
 import { GW_VERSION } from './version.js';
 import { createJobQueue } from './job-engine.js';
 import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
+import { FileStore } from '../gateway/files/file-store.js';
+import { FilesRepository } from '../store/repositories/files.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -101,6 +108,9 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
   const jobs = createJobQueue(config, db, dbOptions, logger);
   await jobs.start();
+  if (config.controlPlane) {
+    await startDeploymentHeartbeat(jobs, { controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, version: GW_VERSION, publicUrl: config.publicUrl, logger });
+  }
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
   const services: Services = {
     config,
@@ -126,8 +136,15 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
       secrets,
       bus,
       new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost }), now, config.secretCacheTtlMs),
+      new ProviderCredentials(
+        createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'provider_credential_refused' }),
+        { trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, timeoutMs: PROVIDER_TOKEN_TIMEOUT_MS },
+        config.hostIdentity,
+        now,
+      ),
     ),
     promptLibrary: new PromptLibrary(store, bus),
+    files: new FileStore(new FilesRepository(db), config.filesMaxBytes, now),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),

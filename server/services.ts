@@ -27,6 +27,7 @@ import type { Tracing } from '../gateway/telemetry/tracing.js';
 import type { RunExecutor } from '../gateway/assistants/run-executor.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
+import type { FileStore } from '../gateway/files/file-store.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -54,6 +55,8 @@ export interface Services {
   logRetention: LogRetentionJob;
   /** The one worker room: background jobs over pg-boss or the store (docs/workers.md). */
   jobs: JobQueue;
+  /** Files (`/v1/files`, batch input and output): chunked in the store, readable by every room. */
+  files: FileStore;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
   /** Prompts resolved for render and completions, as the gateway reads them (memory, invalidated over the bus). */

@@ -1,2 +1,2 @@
-/** gw's version, as /health and the traces' service.version report it. */
-export const GW_VERSION = '2.0.0';
+/** gw's release (CHANGELOG.md, vMAJOR.MINOR.PATCH), as /health, traces and deployment heartbeats report it. */
+export const GW_VERSION = '2.19.0';

@@ -10,6 +10,7 @@ import { GuardrailsRepository } from './repositories/guardrails.js';
 import { IntegrationsRepository } from './repositories/integrations.js';
 import { LimitPoliciesRepository, type RateLimitsPolicyRecord, type UsageLimitsPolicyRecord } from './repositories/limit-policies.js';
 import { ProvidersRepository } from './repositories/providers.js';
+import { DeploymentsRepository } from './repositories/deployments.js';
 import { AgentIntegrationsRepository } from './repositories/agent-integrations.js';
 import { SecretReferencesRepository } from './repositories/secret-references.js';
 import { OrganisationsRepository } from './repositories/organisations.js';
@@ -53,6 +54,7 @@ export class Store {
   readonly providers: ProvidersRepository;
   readonly secretReferences: SecretReferencesRepository;
   readonly agentIntegrations: AgentIntegrationsRepository;
+  readonly deployments: DeploymentsRepository;
   readonly configs: ConfigsRepository;
   readonly semanticCacheEntries: SemanticCacheEntriesRepository;
   readonly requestLogs: RequestLogsRepository;
@@ -95,6 +97,7 @@ export class Store {
     this.providers = new ProvidersRepository(db);
     this.secretReferences = new SecretReferencesRepository(db);
     this.agentIntegrations = new AgentIntegrationsRepository(db);
+    this.deployments = new DeploymentsRepository(db);
     this.configs = new ConfigsRepository(db);
     this.prompts = new PromptsRepository(db);
     this.promptCollections = new PromptCollectionsRepository(db);

@@ -93,7 +93,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     state.model = request.model as string;
     span?.setAttributes({ 'gw.provider': target.provider, 'gen_ai.request.model': state.model });
     state.pricingMultiplier = target.pricingMultiplier ?? 1;
-    const context: ChatContext = {
+    let context: ChatContext = {
       target,
       request: forTarget(request, target.strictOpenAiCompliance !== false),
       stream: state.stream,
@@ -113,15 +113,19 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       if (span) endSpan(span, 200);
       return { ok: true, status: 200, value: { kind: 'json', completion } };
     }
-    const upstream = await adapter.buildChatRequest(context);
-    propagate(state, span, upstream.headers);
     attempt = new UpstreamAttempt(timeoutMs, state.clientGone, onEnd);
-    const response = await services.upstreams.send(upstream, {
-      provider: target.provider,
-      customHost: target.customHost !== undefined,
-      guarded,
-      signal: attempt.signal,
-    });
+    const send = async (context: ChatContext) => {
+      const upstream = await adapter.buildChatRequest(context);
+      propagate(state, span, upstream.headers);
+      return services.upstreams.send(upstream, { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt!.signal });
+    };
+    let response = await send(context);
+    if (response.statusCode === 401 && target.renewCredentials) {
+      // A fetched token the upstream refused (revoked, rotated early): fetch a new one, try once more.
+      await response.body.dump();
+      context = { ...context, target: await target.renewCredentials() };
+      response = await send(context);
+    }
     if (response.statusCode < 200 || response.statusCode >= 300) {
       upstreamHeaders = lowerCaseHeaders(response.headers);
       const parsed = adapter.parseError(response.statusCode, await readJson(response.body));

@@ -19,6 +19,13 @@ export interface ProviderTarget {
   provider: string;
   /** The provider credential (from `Authorization: Bearer`, a saved provider, or a config target). */
   apiKey?: string;
+  /**
+   * A bearer token gw obtained for this call (OAuth client credentials, Entra, Google federation):
+   * sent as `Authorization: Bearer` instead of the provider's key header.
+   */
+  accessToken?: string;
+  /** Fetches a fresh credential after the upstream refused this one (401); set with accessToken. */
+  renewCredentials?: () => Promise<ProviderTarget>;
   /** Base URL replacing the provider's default (custom host or self-hosted endpoint); already checked against private addresses. */
   customHost?: string;
   /** cloud1: Azure OpenAI. */

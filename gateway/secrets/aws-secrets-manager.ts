@@ -2,46 +2,35 @@
  * AWS Secrets Manager through the maintained SDK client (`GetSecretValue`), signed with the
  * reference's access keys, or with credentials for `aws_role_arn` obtained from STS `AssumeRole`
  * (signed with those keys) and reused until shortly before they expire. Custom endpoints
- * (`aws_endpoint`, `aws_sts_endpoint`) pass the outbound address guard; the SDK's sockets resolve
- * names through the guarded lookup, so DNS cannot swap in a private address either.
+ * (`aws_endpoint`, `aws_sts_endpoint`) and the default ones pass the outbound address guard
+ * (aws-sdk-outbound.ts).
  */
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { createGuardedLookup } from '../outbound/pinned-lookup.js';
+import { ApiError } from '../../server/errors.js';
+import { assumeAwsRole, awsFailureReason, guardedAwsHandler, type AwsKeys } from '../outbound/aws-sdk-outbound.js';
 import { TokenCache } from '../outbound/token-cache.js';
-import { vetOutboundUrl } from '../outbound/url-guard.js';
+import type { ResolveHost } from '../outbound/url-guard.js';
 import { SecretManagerError, text, type ManagerOutbound, type OpenReference, type SecretManagerClient, type SecretValue } from './secret-manager.js';
 
-interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-  expiration?: Date;
-}
-
-/** Why an SDK call failed, without its message (which could quote request data). */
 function sdkFailure(what: string, error: unknown): SecretManagerError {
   if (error instanceof SecretManagerError) return error;
-  const failed = error as { name?: string; $metadata?: { httpStatusCode?: number }; code?: string };
-  const status = failed.$metadata?.httpStatusCode;
-  return new SecretManagerError(`${what} failed: ${failed.name ?? failed.code ?? 'error'}${status ? ` (HTTP ${status})` : ''}`);
+  if (error instanceof ApiError) return new SecretManagerError(error.message);
+  return new SecretManagerError(`${what} failed: ${awsFailureReason(error)}`);
 }
 
 export class AwsSecretsManagerClient implements SecretManagerClient {
-  private readonly assumed: TokenCache<AwsCredentials>;
+  private readonly assumed: TokenCache<AwsKeys>;
   /** One SDK client per reference version: keeps its connections alive between reads. */
   private readonly clients = new Map<string, SecretsManagerClient>();
 
-  constructor(private readonly outbound: ManagerOutbound & { resolve?: Parameters<typeof createGuardedLookup>[0] }) {
+  constructor(private readonly outbound: ManagerOutbound & { resolve?: ResolveHost }) {
     this.assumed = new TokenCache(outbound.now);
   }
 
   async read(reference: OpenReference): Promise<SecretValue> {
-    const client = await this.client(reference);
     let answer;
     try {
+      const client = await this.client(reference);
       answer = await client.send(new GetSecretValueCommand({ SecretId: reference.secret_path }), { abortSignal: AbortSignal.timeout(this.outbound.timeoutMs) });
     } catch (error) {
       throw sdkFailure('AWS Secrets Manager GetSecretValue', error);
@@ -64,7 +53,7 @@ export class AwsSecretsManagerClient implements SecretManagerClient {
       region,
       endpoint,
       maxAttempts: 1,
-      requestHandler: await this.handler(endpoint, 'auth_config.aws_endpoint'),
+      requestHandler: await guardedAwsHandler(endpoint, 'auth_config.aws_endpoint', 'secret_manager_refused', this.outbound),
       credentials: roleArn ? () => this.assumed.get(key, () => this.assumeRole(reference, region, roleArn, keys)) : keys,
     });
     // An edited reference gets a new client; the old one's connections close.
@@ -78,7 +67,7 @@ export class AwsSecretsManagerClient implements SecretManagerClient {
     return client;
   }
 
-  private keys(reference: OpenReference): AwsCredentials {
+  private keys(reference: OpenReference): AwsKeys {
     const accessKeyId = text(reference.auth.aws_access_key_id);
     const secretAccessKey = text(reference.auth.aws_secret_access_key);
     if (!accessKeyId || !secretAccessKey) throw new SecretManagerError('auth_config needs aws_access_key_id and aws_secret_access_key');
@@ -86,35 +75,23 @@ export class AwsSecretsManagerClient implements SecretManagerClient {
     return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
   }
 
-  private async assumeRole(reference: OpenReference, region: string, roleArn: string, keys: AwsCredentials) {
-    const endpoint = text(reference.auth.aws_sts_endpoint) ?? `https://sts.${region}.amazonaws.com`;
-    const sts = new STSClient({ region, endpoint, maxAttempts: 1, credentials: keys, requestHandler: await this.handler(endpoint, 'auth_config.aws_sts_endpoint') });
+  private async assumeRole(reference: OpenReference, region: string, roleArn: string, keys: AwsKeys) {
     try {
-      const answer = await sts.send(
-        new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: 'gw-secret-reference', ExternalId: text(reference.auth.aws_external_id) }),
-        { abortSignal: AbortSignal.timeout(this.outbound.timeoutMs) },
+      return await assumeAwsRole(
+        {
+          region,
+          roleArn,
+          externalId: text(reference.auth.aws_external_id),
+          sessionName: 'gw-secret-reference',
+          keys,
+          endpoint: text(reference.auth.aws_sts_endpoint),
+          param: 'auth_config.aws_sts_endpoint',
+          code: 'secret_manager_refused',
+        },
+        this.outbound,
       );
-      const c = answer.Credentials;
-      if (!c?.AccessKeyId || !c.SecretAccessKey) throw new SecretManagerError('STS AssumeRole answered no credentials');
-      const credentials: AwsCredentials = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration };
-      return { value: credentials, expiresAt: c.Expiration?.getTime() };
     } catch (error) {
       throw sdkFailure('STS AssumeRole', error);
-    } finally {
-      sts.destroy();
     }
-  }
-
-  /** Sockets for one endpoint: vetted now, and resolved through the guarded lookup unless trusted. */
-  private async handler(endpoint: string, param: string) {
-    let vetted;
-    try {
-      vetted = await vetOutboundUrl(endpoint, { trustedHosts: this.outbound.trustedHosts, resolveNames: false, param, code: 'secret_manager_refused' });
-    } catch (error) {
-      throw new SecretManagerError((error as Error).message);
-    }
-    if (vetted.trusted) return { requestTimeout: this.outbound.timeoutMs };
-    const lookup = createGuardedLookup(this.outbound.resolve);
-    return { requestTimeout: this.outbound.timeoutMs, httpAgent: new HttpAgent({ keepAlive: true, lookup }), httpsAgent: new HttpsAgent({ keepAlive: true, lookup }) };
   }
 }

@@ -21,6 +21,8 @@ import * as secretReferences from './190_secret_references.js';
 import * as agentIntegrations from './191_agent_integrations.js';
 import * as jobs from './205_jobs.js';
 import * as mcp from './160_mcp.js';
+import * as files from './206_files.js';
+import * as deployments from './192_deployments.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
@@ -49,7 +51,9 @@ export const migrations: Record<string, Knex.Migration> = {
   '183_oauth': oauth,
   '190_secret_references': secretReferences,
   '191_agent_integrations': agentIntegrations,
+  '192_deployments': deployments,
   '205_jobs': jobs,
+  '206_files': files,
   '220_cost_unpriced': costUnpriced,
   '240_analytics_rollups': analyticsRollups,
   '241_rollup_unpriced': rollupUnpriced,

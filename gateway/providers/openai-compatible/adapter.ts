@@ -80,6 +80,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
   };
 
   const authHeaders = (target: ProviderTarget): Record<string, string> => {
+    if (target.accessToken) return { authorization: `Bearer ${target.accessToken}` };
     if (options.auth === 'none') return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
     if (!target.apiKey) {
       throw new ValidationError(`${options.name} needs a provider key: send Authorization: Bearer <key> or use a saved provider`, 'authorization', 'provider_key_missing');

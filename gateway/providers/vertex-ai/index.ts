@@ -42,7 +42,7 @@ export const vertexAi: ProviderAdapter = {
       url: vertexUrl(target, model, context.stream),
       headers: {
         ...target.forwardHeaders,
-        ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
+        ...(target.accessToken || target.apiKey ? { authorization: `Bearer ${target.accessToken ?? target.apiKey}` } : {}),
         ...(target.vertex?.requestType ? { 'x-vertex-ai-llm-request-type': target.vertex.requestType } : {}),
         'content-type': 'application/json',
       },

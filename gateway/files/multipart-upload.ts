@@ -1,0 +1,70 @@
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import busboy from 'busboy';
+import type { FileRecord } from '../../store/repositories/files.js';
+import { ApiError, ValidationError } from '../../server/errors.js';
+import { fileTooLarge, type FileStore } from './file-store.js';
+
+export const FILE_PURPOSES = ['assistants', 'assistants_output', 'batch', 'batch_output', 'fine-tune', 'fine-tune-results', 'vision', 'user_data', 'evals'];
+
+/**
+ * Reads a `/v1/files` multipart body as it arrives: the `purpose` field, then the `file` part,
+ * whose bytes go straight to the file store. OpenAI's clients send `purpose` first; a form that
+ * sends the file first is still read, the file buffered in the store until `purpose` is known.
+ */
+export async function storeMultipartUpload(req: IncomingMessage, files: FileStore, owner: { organisationId: string; workspaceId: string }): Promise<FileRecord> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\b/i.test(contentType)) {
+    throw new ApiError(415, 'unsupported_media_type', 'Upload files as multipart/form-data with the fields purpose and file', 'invalid_request_error', { param: 'content-type' });
+  }
+  const declared = Number(req.headers['content-length']);
+  // The form's own framing adds a few hundred bytes; anything far past the limit is refused unread.
+  if (Number.isFinite(declared) && declared > files.maxBytes + 64 * 1024) {
+    req.resume();
+    throw fileTooLarge(files.maxBytes);
+  }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: req.headers, limits: { fileSize: files.maxBytes, files: 1, fields: 10 } });
+  } catch (error) {
+    throw new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, 'file');
+  }
+  return new Promise<FileRecord>((resolve, reject) => {
+    const fields: Record<string, string> = {};
+    let stored: Promise<FileRecord> | undefined;
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(parser);
+      req.resume();
+      reject(error);
+    };
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file') {
+        stream.resume();
+        return;
+      }
+      const body = new PassThrough();
+      stream.on('limit', () => body.destroy(fileTooLarge(files.maxBytes)));
+      stream.pipe(body);
+      stored = files.write({ ...owner, purpose: fields.purpose ?? 'pending', filename: info.filename || 'upload' }, body);
+      stored.catch(fail);
+    });
+    parser.on('error', (error: Error) => fail(new ValidationError(`The multipart body cannot be read: ${error.message}`, 'file')));
+    parser.on('close', () => {
+      if (failed) return;
+      const purpose = fields.purpose;
+      if (!stored) return fail(new ValidationError("The form has no 'file' part", 'file'));
+      if (!purpose || !FILE_PURPOSES.includes(purpose)) {
+        void stored.then((file) => files.delete(owner.workspaceId, file.id)).catch(() => undefined);
+        return fail(new ValidationError(`purpose must be one of ${FILE_PURPOSES.join(', ')}`, 'purpose'));
+      }
+      stored.then((file) => (file.purpose === purpose ? file : files.setPurpose(owner.workspaceId, file.id, purpose))).then(resolve, fail);
+    });
+    req.pipe(parser);
+  });
+}

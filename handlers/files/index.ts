@@ -1,0 +1,50 @@
+import { storeMultipartUpload } from '../../gateway/files/multipart-upload.js';
+import { fileObject } from './file-object.js';
+import { principalOf } from '../../server/call.js';
+import { STREAMED, query, type Handler } from '../types.js';
+
+function fileIdOf(c: Parameters<Handler>[0]): string {
+  return String(c.request.params.file_id);
+}
+
+export const createFile: Handler = async (_c, call) => {
+  const principal = principalOf(call);
+  const file = await storeMultipartUpload(call.req, call.services.files, { organisationId: principal.organisationId, workspaceId: principal.gatewayWorkspaceId });
+  return { body: fileObject(file) };
+};
+
+export const listFiles: Handler = async (c, call) => {
+  const params = query<'listFiles'>(c);
+  const { data, hasMore } = await call.services.files.list({
+    workspaceId: principalOf(call).gatewayWorkspaceId,
+    purpose: params.purpose,
+    limit: params.limit ?? 10_000,
+    order: params.order ?? 'desc',
+    after: params.after,
+  });
+  return { body: { object: 'list', data: data.map(fileObject), first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: hasMore } };
+};
+
+export const retrieveFile: Handler = async (c, call) => ({ body: fileObject(await call.services.files.get(principalOf(call).gatewayWorkspaceId, fileIdOf(c))) });
+
+export const deleteFile: Handler = async (c, call) => {
+  const id = fileIdOf(c);
+  await call.services.files.delete(principalOf(call).gatewayWorkspaceId, id);
+  return { body: { id, object: 'file', deleted: true } };
+};
+
+/** Streams the content chunk by chunk; errors before the first byte still get the error body. */
+export const downloadFile: Handler = async (c, call) => {
+  const workspaceId = principalOf(call).gatewayWorkspaceId;
+  const file = await call.services.files.get(workspaceId, fileIdOf(c));
+  const { res } = call;
+  res.statusCode = 200;
+  res.setHeader('content-type', 'application/octet-stream');
+  res.setHeader('content-length', String(file.bytes));
+  res.setHeader('content-disposition', `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`);
+  for await (const chunk of call.services.files.read(workspaceId, file.id)) {
+    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+  }
+  res.end();
+  return STREAMED;
+};

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import OpenAI, { toFile } from 'openai';
+import { fullEngines } from '../helpers/engines.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const MAX_BYTES = 3 * 1024 * 1024;
+
+for (const engine of fullEngines()) {
+  describe(`files (${engine.name})`, () => {
+    let app: TestApp;
+    let client: OpenAI;
+    before(async () => {
+      app = await startTestApp({ engine, env: { GW_FILES_MAX_BYTES: String(MAX_BYTES) } });
+      client = new OpenAI({ apiKey: app.adminKey, baseURL: `${app.url}/v1`, maxRetries: 0 });
+    });
+    after(() => app.close());
+
+    test('files.create stores a file; retrieve, content and list give it back', async () => {
+      const jsonl = '{"custom_id":"a"}\n{"custom_id":"b"}\n';
+      const created = await client.files.create({ file: await toFile(Buffer.from(jsonl), 'input.jsonl'), purpose: 'batch' });
+      assert.match(created.id, /^file-/);
+      assert.equal(created.object, 'file');
+      assert.equal(created.bytes, Buffer.byteLength(jsonl));
+      assert.equal(created.filename, 'input.jsonl');
+      assert.equal(created.purpose, 'batch');
+      assert.equal(created.status, 'processed');
+
+      const got = await client.files.retrieve(created.id);
+      assert.deepEqual(got, created);
+      const content = await client.files.content(created.id);
+      assert.equal(await content.text(), jsonl);
+
+      const listed = await client.files.list();
+      assert.ok(listed.data.some((file) => file.id === created.id));
+    });
+
+    test('a file of several chunks comes back byte for byte', async () => {
+      const bytes = randomBytes(MAX_BYTES - 1000);
+      const created = await client.files.create({ file: await toFile(bytes, 'blob.bin'), purpose: 'user_data' });
+      assert.equal(created.bytes, bytes.length);
+      const content = Buffer.from(await (await client.files.content(created.id)).arrayBuffer());
+      assert.ok(content.equals(bytes));
+    });
+
+    test('a file over GW_FILES_MAX_BYTES is refused with 413 and nothing is kept', async () => {
+      const before = await client.files.list({ purpose: 'assistants' });
+      await assert.rejects(
+        client.files.create({ file: await toFile(randomBytes(MAX_BYTES + 1), 'big.bin'), purpose: 'assistants' }),
+        (error: unknown) => {
+          assert.ok(error instanceof OpenAI.APIError);
+          assert.equal(error.status, 413);
+          assert.equal((error.error as { code?: string }).code, 'file_too_large');
+          assert.match(error.message, /limit/);
+          return true;
+        },
+      );
+      const after = await client.files.list({ purpose: 'assistants' });
+      assert.equal(after.data.length, before.data.length);
+    });
+
+    test('an unknown purpose and a form without a file are refused naming the field', async () => {
+      const bad = await app.http.post('/v1/files').set('authorization', `Bearer ${app.adminKey}`).field('purpose', 'nonsense').attach('file', Buffer.from('x'), 'x.txt');
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.error.param, 'purpose');
+      const missing = await app.http.post('/v1/files').set('authorization', `Bearer ${app.adminKey}`).field('purpose', 'batch');
+      assert.equal(missing.status, 400);
+      assert.equal(missing.body.error.param, 'file');
+    });
+
+    test('list pages with limit and after, filters by purpose, in either order', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i += 1) ids.push((await client.files.create({ file: await toFile(Buffer.from(`v${i}`), `p${i}.txt`), purpose: 'vision' })).id);
+      const firstPage = await client.files.list({ purpose: 'vision', limit: 2, order: 'asc' });
+      assert.deepEqual(
+        firstPage.data.map((file) => file.id),
+        ids.slice(0, 2),
+      );
+      assert.equal(firstPage.hasNextPage(), true);
+      const all: string[] = [];
+      for await (const file of client.files.list({ purpose: 'vision', limit: 1, order: 'desc' })) all.push(file.id);
+      assert.deepEqual(all, [...ids].reverse());
+    });
+
+    test('delete removes the file and its content; a deleted file is 404', async () => {
+      const created = await client.files.create({ file: await toFile(Buffer.from('bye'), 'bye.txt'), purpose: 'user_data' });
+      const deleted = await client.files.delete(created.id);
+      assert.deepEqual(deleted, { id: created.id, object: 'file', deleted: true });
+      await assert.rejects(client.files.retrieve(created.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
+      await assert.rejects(client.files.content(created.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
+    });
+
+    test('files belong to a workspace: another workspace cannot see them', async () => {
+      const created = await client.files.create({ file: await toFile(Buffer.from('mine'), 'mine.txt'), purpose: 'user_data' });
+      const workspace = await app.http.post('/v1/workspaces').set('x-gw-api-key', app.adminKey).send({ name: 'other' });
+      assert.equal(workspace.status, 201, JSON.stringify(workspace.body));
+      const key = await app.http.post('/v1/api-keys/workspace/service').set('x-gw-api-key', app.adminKey).send({ name: 'k', workspace_id: workspace.body.id, scopes: ['completions.write'] });
+      assert.equal(key.status, 201, JSON.stringify(key.body));
+      const other = new OpenAI({ apiKey: key.body.key, baseURL: `${app.url}/v1`, maxRetries: 0 });
+      await assert.rejects(other.files.retrieve(created.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
+      assert.equal((await other.files.list()).data.length, 0);
+    });
+  });
+}
