@@ -1612,6 +1612,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/secret-references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List secret references (a workspace key sees those its workspace may use). */
+        get: operations["listSecretReferences"];
+        put?: never;
+        /** Save where a secret lives and how gw signs in to its manager (admin key). */
+        post: operations["createSecretReference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/secret-references/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getSecretReference"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateSecretReference"];
+        post?: never;
+        /** Delete; refused while an integration or provider maps it. */
+        delete: operations["deleteSecretReference"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/virtual-keys": {
         parameters: {
             query?: never;
@@ -1764,6 +1802,61 @@ export interface paths {
         post?: never;
         /** Remove a user from a workspace; their user keys of it (auto-created ones included) are revoked. */
         delete: operations["removeWorkspaceMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List agent integrations. */
+        get: operations["listAgentIntegrations"];
+        put?: never;
+        /** Save an A2A agent: endpoint, auth and card (admin key). */
+        post: operations["createAgentIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getAgentIntegration"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateAgentIntegration"];
+        post?: never;
+        /** Delete an agent integration. */
+        delete: operations["deleteAgentIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations/fetch-agent-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fetch an A2A agent card from an endpoint, refusing unsafe addresses, non-JSON or non-object bodies, cards without url or name, bodies over 1 MB, and slow endpoints. */
+        post: operations["fetchAgentCard"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2072,6 +2165,60 @@ export interface components {
             role: components["schemas"]["WorkspaceRole"];
             user_id: components["schemas"]["Uuid"];
         };
+        /** @description Secret values are encrypted at rest and masked in every response; on update, values left out or sent back masked keep their value. */
+        AgentAuthConfig: {
+            headers?: {
+                [key: string]: string;
+            };
+            token?: string;
+        };
+        /**
+         * @description `bearer` sends `auth_config.token` as `Authorization: Bearer`; `headers` sends `auth_config.headers`.
+         * @enum {string}
+         */
+        AgentAuthType: "none" | "bearer" | "headers";
+        /** @description An A2A agent card; gw requires `name` and `url` and keeps the rest as given (at most 1 MB). */
+        AgentCard: {
+            name: string;
+            url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AgentIntegration: {
+            agent_card: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Secrets masked. */
+            auth_config: {
+                [key: string]: unknown;
+            };
+            auth_type: components["schemas"]["AgentAuthType"];
+            created_at: components["schemas"]["Timestamp"];
+            description: string | null;
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @enum {string} */
+            object: "agent-integration";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            updated_at: components["schemas"]["Timestamp"];
+            url: string;
+        };
+        AgentIntegrationFields: {
+            agent_card?: components["schemas"]["AgentCard"] | null;
+            auth_config?: components["schemas"]["AgentAuthConfig"];
+            auth_type?: components["schemas"]["AgentAuthType"];
+            description?: string | null;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description The agent's endpoint. */
+            url?: components["schemas"]["OutboundUrl"];
+        };
+        AgentIntegrationList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["AgentIntegration"][];
+        };
         AnalyticsGroups: {
             data: ({
                 /** @description The group value (model name, status code, API key id, ...); null when unset. */
@@ -2259,6 +2406,32 @@ export interface components {
         };
         AuditLogList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["AuditLogEntry"][];
+        };
+        /** @description How gw signs in to the manager. Which fields are needed depends on `manager_type`: Vault needs `vault_addr` and either `vault_token` or `vault_role_id` + `vault_secret_id` (AppRole); AWS needs `aws_region` and either `aws_access_key_id` + `aws_secret_access_key` or `aws_role_arn` (assumed with those keys through STS); Azure needs `azure_vault_url`, `azure_entra_tenant_id`, `azure_entra_client_id` and `azure_entra_client_secret`. Secret fields are encrypted at rest and masked in every response; on update, fields left out keep their value. */
+        AuthConfig: {
+            aws_access_key_id?: string;
+            /** @description Secrets Manager endpoint replacing the regional one (a VPC or FIPS endpoint). */
+            aws_endpoint?: components["schemas"]["OutboundUrl"];
+            aws_external_id?: string;
+            aws_region?: string;
+            aws_role_arn?: string;
+            aws_secret_access_key?: string;
+            aws_session_token?: string;
+            /** @description STS endpoint replacing the regional one, for `aws_role_arn`. */
+            aws_sts_endpoint?: components["schemas"]["OutboundUrl"];
+            /** @description Entra authority replacing https://login.microsoftonline.com (sovereign clouds). */
+            azure_authority_host?: components["schemas"]["OutboundUrl"];
+            azure_entra_client_id?: string;
+            azure_entra_client_secret?: string;
+            azure_entra_tenant_id?: string;
+            azure_vault_url?: components["schemas"]["OutboundUrl"];
+            vault_addr?: components["schemas"]["OutboundUrl"];
+            /** @description Where the AppRole auth method is mounted (default `approle`). */
+            vault_approle_mount?: string;
+            vault_namespace?: string;
+            vault_role_id?: string;
+            vault_secret_id?: string;
+            vault_token?: string;
         };
         AuthorizationServerMetadata: {
             authorization_endpoint: string;
@@ -2588,6 +2761,7 @@ export interface components {
         ConsentRedirect: {
             redirect_to: string;
         };
+        CreateAgentIntegration: WithRequired<components["schemas"]["AgentIntegrationFields"], "name" | "url">;
         CreateCollection: {
             name: string;
             /** @description The parent collection's id or slug (same workspace). */
@@ -2695,6 +2869,9 @@ export interface components {
         } & (unknown | unknown);
         CreateScimToken: {
             name: string;
+        };
+        CreateSecretReference: WithRequired<components["schemas"]["SecretReferenceFields"], "name" | "auth_config" | "secret_path"> & {
+            manager_type: components["schemas"]["ManagerType"];
         };
         CreateUsageLimitsPolicy: {
             /** @description Usage at which an entity is flagged `alert_threshold_reached`; at most credit_limit. */
@@ -2813,6 +2990,17 @@ export interface components {
             value: number;
             weight: number;
             workspace_id: string;
+        };
+        FetchAgentCardRequest: {
+            auth_config?: components["schemas"]["AgentAuthConfig"];
+            auth_type?: components["schemas"]["AgentAuthType"];
+            /** @description The agent's endpoint (its card is read from `/.well-known/agent-card.json` under it), or the card's own URL when the path ends in `.json`. */
+            url: components["schemas"]["OutboundUrl"];
+        };
+        FetchedAgentCard: {
+            agent_card: components["schemas"]["AgentCard"];
+            /** @description Where the card was read from. */
+            url: string;
         };
         FieldRestrictions: {
             /** @description Union of the organisation's and the workspace's `export_settings.deniedFields`. */
@@ -3232,6 +3420,11 @@ export interface components {
         MakeDefault: {
             version: number;
         };
+        /**
+         * @description `hashicorp_vault`: KV version 2 over Vault's HTTP API, token or AppRole login. `aws_sm`: AWS Secrets Manager, access keys or a role assumed through STS. `azure_kv`: Azure Key Vault's REST API with a Microsoft Entra client-credentials token.
+         * @enum {string}
+         */
+        ManagerType: "hashicorp_vault" | "aws_sm" | "azure_kv";
         /** @description Free-form string map. */
         Metadata: {
             [key: string]: string;
@@ -3531,6 +3724,9 @@ export interface components {
             object: "provider";
             organisation_id: components["schemas"]["Uuid"];
             rate_limits?: components["schemas"]["AttachedRateLimits"];
+            secret_mappings?: {
+                [key: string]: unknown;
+            }[];
             /** @description Used as `@slug` in gateway calls (`x-gw-provider`, `x-gw-virtual-key`, config targets). */
             slug: string;
             /** @enum {string} */
@@ -3549,6 +3745,7 @@ export interface components {
             name?: string;
             note?: string | null;
             rate_limits?: components["schemas"]["AttachedRateLimits"];
+            secret_mappings?: components["schemas"]["SecretMapping"][];
             slug?: components["schemas"]["Slug"];
             usage_limits?: components["schemas"]["AttachedUsageLimits"];
         };
@@ -3778,10 +3975,13 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "scim.provision";
+        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "scim.provision";
         SecretMapping: {
+            /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
+            secret_key?: string;
+            /** @description The secret reference's id or slug; an unknown one is refused at save (stored as its id). */
             secret_reference_id: string;
-            /** @description The credential field the secret fills (`key`, or a configurations field such as `oauth_client_secret`). */
+            /** @description The credential field the secret fills (`key`, or a configurations field such as `configurations.oauth_client_secret`). */
             target_field: string;
             /**
              * @description `json` parses the secret value as JSON before use.
@@ -3789,6 +3989,50 @@ export interface components {
              * @enum {string}
              */
             value_format: "string" | "json";
+        };
+        SecretReference: {
+            allow_all_workspaces: boolean;
+            allowed_workspaces: components["schemas"]["Uuid"][];
+            /** @description The auth fields, secrets masked. */
+            auth_config: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            created_by: string | null;
+            description?: string | null;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            manager_type: components["schemas"]["ManagerType"];
+            name: string;
+            /** @enum {string} */
+            object: "secret-reference";
+            organisation_id: components["schemas"]["Uuid"];
+            secret_key: string | null;
+            secret_path: string;
+            slug: string;
+            /** @enum {string} */
+            status: "ACTIVE";
+            tags: {
+                [key: string]: string;
+            };
+        };
+        SecretReferenceFields: {
+            /** @description Every workspace may use the reference (default true). */
+            allow_all_workspaces?: boolean;
+            /** @description Workspace ids or slugs allowed when `allow_all_workspaces` is false; replaces the list on update. */
+            allowed_workspaces?: string[];
+            auth_config?: components["schemas"]["AuthConfig"];
+            description?: string | null;
+            name?: string;
+            /** @description The field of a structured secret (a Vault secret's data, a JSON secret string) to use; mappings may override it. */
+            secret_key?: string | null;
+            /** @description Vault: `<mount>/<path>` of a KV v2 secret (`secret/team/openai`); AWS: the secret's name or ARN; Azure: the secret's name, optionally `<name>/<version>`. */
+            secret_path?: string;
+            slug?: components["schemas"]["Slug"];
+            tags?: components["schemas"]["Tags"];
+        };
+        SecretReferenceList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["SecretReference"][];
         };
         /** @description Security settings by section. At organisation level they are the defaults; a workspace may change a section only when the organisation lists it in `overridable_sections` (null clears a workspace's override). */
         SecuritySections: {
@@ -3860,6 +4104,9 @@ export interface components {
              * @enum {string}
              */
             role: "system";
+        };
+        Tags: {
+            [key: string]: string;
         };
         /** @description What a version holds; changing any of these makes a new version. */
         TemplateFields: {
@@ -3959,6 +4206,7 @@ export interface components {
             /** @description The workspaces to stop sharing with; absent, every one. */
             workspace_ids?: string[];
         };
+        UpdateAgentIntegration: components["schemas"]["AgentIntegrationFields"];
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
             description?: string | null;
             /** Format: date-time */
@@ -4035,6 +4283,7 @@ export interface components {
             unit?: components["schemas"]["RateLimitsUnit"];
             value?: number;
         };
+        UpdateSecretReference: components["schemas"]["SecretReferenceFields"];
         UpdateSsoSettings: {
             client_id: string;
             /** @description Omit to keep the stored secret; null for a public client. */
@@ -9268,6 +9517,156 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listSecretReferences: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                manager_type?: components["schemas"]["ManagerType"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReferenceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSecretReference"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSecretReference"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
     listVirtualKeys: {
         parameters: {
             query?: {
@@ -9787,6 +10186,183 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAgentIntegrations: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegrationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    fetchAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FetchAgentCardRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FetchedAgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             default: components["responses"]["Error"];
         };
     };

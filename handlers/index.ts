@@ -23,6 +23,8 @@ import * as collections from './collections/index.js';
 import * as labels from './labels/index.js';
 import * as promptPartials from './prompt-partials/index.js';
 import * as prompts from './prompts/index.js';
+import * as secretReferences from './secret-references/index.js';
+import * as agentIntegrations from './agent-integrations/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -48,4 +50,6 @@ export const handlers: Record<string, Handler> = {
   ...labels,
   ...promptPartials,
   ...prompts,
+  ...secretReferences,
+  ...agentIntegrations,
 };

@@ -10,6 +10,8 @@ import { GuardrailsRepository } from './repositories/guardrails.js';
 import { IntegrationsRepository } from './repositories/integrations.js';
 import { LimitPoliciesRepository, type RateLimitsPolicyRecord, type UsageLimitsPolicyRecord } from './repositories/limit-policies.js';
 import { ProvidersRepository } from './repositories/providers.js';
+import { AgentIntegrationsRepository } from './repositories/agent-integrations.js';
+import { SecretReferencesRepository } from './repositories/secret-references.js';
 import { OrganisationsRepository } from './repositories/organisations.js';
 import { SemanticCacheEntriesRepository } from './repositories/semantic-cache-entries.js';
 import { RequestLogsRepository } from './repositories/request-logs.js';
@@ -41,6 +43,8 @@ export class Store {
   readonly auditLogs: AuditLogsRepository;
   readonly integrations: IntegrationsRepository;
   readonly providers: ProvidersRepository;
+  readonly secretReferences: SecretReferencesRepository;
+  readonly agentIntegrations: AgentIntegrationsRepository;
   readonly configs: ConfigsRepository;
   readonly semanticCacheEntries: SemanticCacheEntriesRepository;
   readonly requestLogs: RequestLogsRepository;
@@ -72,6 +76,8 @@ export class Store {
     this.auditLogs = new AuditLogsRepository(db);
     this.integrations = new IntegrationsRepository(db);
     this.providers = new ProvidersRepository(db);
+    this.secretReferences = new SecretReferencesRepository(db);
+    this.agentIntegrations = new AgentIntegrationsRepository(db);
     this.configs = new ConfigsRepository(db);
     this.prompts = new PromptsRepository(db);
     this.promptCollections = new PromptCollectionsRepository(db);

@@ -16,6 +16,9 @@ import * as identityInLogs from './180_identity_in_logs.js';
 import * as sessionsAndSso from './181_sessions_and_sso.js';
 import * as scim from './182_scim.js';
 import * as oauth from './183_oauth.js';
+import * as secretReferences from './190_secret_references.js';
+import * as agentIntegrations from './191_agent_integrations.js';
+import * as jobs from './205_jobs.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
@@ -40,6 +43,9 @@ export const migrations: Record<string, Knex.Migration> = {
   '181_sessions_and_sso': sessionsAndSso,
   '182_scim': scim,
   '183_oauth': oauth,
+  '190_secret_references': secretReferences,
+  '191_agent_integrations': agentIntegrations,
+  '205_jobs': jobs,
   '220_cost_unpriced': costUnpriced,
   '240_analytics_rollups': analyticsRollups,
   '241_rollup_unpriced': rollupUnpriced,
