@@ -34,6 +34,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource/{serverSlug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        /** RFC 9728 metadata of one MCP server's gateway endpoint as a protected resource. */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{serverSlug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        /** Server-to-client stream: gw does not offer one (405), as the transport allows. */
+        get: operations["getMcpGateway"];
+        put?: never;
+        /** The MCP gateway (Streamable HTTP): JSON-RPC requests to the MCP server, filtered, checked, rate limited and logged. */
+        post: operations["postMcpGateway"];
+        /** End the session named by Mcp-Session-Id. */
+        delete: operations["deleteMcpGateway"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1120,6 +1160,241 @@ export interface paths {
         /** The fields exports may not include for a workspace (organisation and workspace deniedFields). */
         get: operations["getLogExportFieldRestrictions"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List MCP integrations, newest first (a workspace key sees those its workspace owns or may use). */
+        get: operations["listMcpIntegrations"];
+        put?: never;
+        /** Register an MCP server's address and credentials; its capabilities are synced at once. */
+        post: operations["createMcpIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get an MCP integration by id or slug. */
+        get: operations["getMcpIntegration"];
+        /** Update; secrets left out keep their value. A change of address or credentials syncs the capabilities again. */
+        put: operations["updateMcpIntegration"];
+        post?: never;
+        /** Delete; refused while MCP servers use it. */
+        delete: operations["deleteMcpIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The tools, prompts and resources the server reported at the last sync. */
+        get: operations["listMcpIntegrationCapabilities"];
+        /** Enable or disable capabilities. */
+        put: operations["updateMcpIntegrationCapabilities"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The server's name, version, protocol version and the last sync's outcome. */
+        get: operations["getMcpIntegrationMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sync the capabilities from the server now; answers the metadata (a failed sync answers 200 with sync_status failed). */
+        post: operations["syncMcpIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Which workspaces may use the integration. */
+        get: operations["listMcpIntegrationWorkspaces"];
+        /** Enable or disable workspaces, and global access. */
+        put: operations["updateMcpIntegrationWorkspaces"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List MCP servers, newest first. */
+        get: operations["listMcpServers"];
+        put?: never;
+        /** Add an MCP integration to a workspace as a server with its own slug. */
+        post: operations["createMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get an MCP server by id or slug. */
+        get: operations["getMcpServer"];
+        /** Update name, description or default user access. */
+        put: operations["updateMcpServer"];
+        post?: never;
+        /** Delete the server; its sessions end. */
+        delete: operations["deleteMcpServer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The integration's capabilities as this server narrows them. */
+        get: operations["listMcpServerCapabilities"];
+        /** Enable or disable capabilities on this server (a capability the integration disables stays off). */
+        put: operations["updateMcpServerCapabilities"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Open gateway sessions on the server. */
+        get: operations["listMcpServerConnections"];
+        put?: never;
+        post?: never;
+        /** End gateway sessions (a user's, or all). */
+        delete: operations["deleteMcpServerConnections"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Connect to the upstream MCP server: reachability, latency, server name or error. */
+        post: operations["testMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/user-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Which users may call the server: each user's own setting, else the default. */
+        get: operations["listMcpServerUserAccess"];
+        /** Set users' access and the default. */
+        put: operations["updateMcpServerUserAccess"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2824,6 +3099,21 @@ export interface components {
             /** @description Workspace id or slug; admin keys may omit it to export the whole organisation. */
             workspace_id?: string;
         };
+        CreateMcpIntegration: WithRequired<components["schemas"]["McpIntegrationFields"], "name" | "url" | "transport" | "auth_type"> & {
+            /** @description Workspace id or slug that owns the integration; organisation-owned when absent (admin keys). Workspace keys always create in their workspace. */
+            workspace_id?: string;
+        };
+        CreateMcpServer: {
+            default_user_access?: components["schemas"]["McpDefaultUserAccess"];
+            description?: string | null;
+            /** @description MCP integration id or slug; the workspace must have access to it. */
+            mcp_integration_id: string;
+            name: string;
+            /** @description The gateway path segment (`{base}/{slug}/mcp`); unique; derived from the name when absent. */
+            slug?: string;
+            /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
+            workspace_id?: string;
+        };
         CreateOrganisationServiceKey: components["schemas"]["NewKeyFields"];
         CreatePrompt: {
             /** @description Collection id or slug; the workspace's default collection when absent. */
@@ -3292,10 +3582,10 @@ export interface components {
             response_body: unknown;
         };
         /**
-         * @description What kind of call a log records.
+         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway).
          * @enum {string}
          */
-        LogEndpoint: "chat.completions" | "prompts.completions";
+        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp";
         LogError: {
             code: string;
             message: string;
@@ -3425,6 +3715,208 @@ export interface components {
          * @enum {string}
          */
         ManagerType: "hashicorp_vault" | "aws_sm" | "azure_kv";
+        /**
+         * @description `headers`: `configurations.custom_headers` carry the credential. `oauth_client_credentials`: gw fetches a token from `configurations.token_url` with `client_id` and `client_secret` and sends it as a bearer token.
+         * @enum {string}
+         */
+        McpAuthType: "none" | "headers" | "oauth_client_credentials";
+        McpCapability: {
+            annotations?: {
+                [key: string]: unknown;
+            } | null;
+            arguments?: {
+                [key: string]: unknown;
+            }[] | null;
+            created_at: components["schemas"]["Timestamp"];
+            description?: string | null;
+            enabled: boolean;
+            input_schema?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description On MCP servers: whether the integration enables it (a server can only narrow). */
+            integration_enabled?: boolean;
+            last_updated_at: components["schemas"]["Timestamp"];
+            mime_type?: string | null;
+            /** @description The tool or prompt name, or the resource URI (template). */
+            name: string;
+            output_schema?: {
+                [key: string]: unknown;
+            } | null;
+            title?: string | null;
+            type: components["schemas"]["McpCapabilityType"];
+            uri?: string | null;
+            uri_template?: string | null;
+        };
+        McpCapabilityCount: {
+            enabled: number;
+            total: number;
+        };
+        McpCapabilityList: {
+            counts: {
+                prompts: components["schemas"]["McpCapabilityCount"];
+                resource_templates: components["schemas"]["McpCapabilityCount"];
+                resources: components["schemas"]["McpCapabilityCount"];
+                tools: components["schemas"]["McpCapabilityCount"];
+            };
+            data: components["schemas"]["McpCapability"][];
+            has_more: boolean;
+            total: number;
+        };
+        /** @enum {string} */
+        McpCapabilityType: "tool" | "prompt" | "resource" | "resource_template";
+        McpConfigurations: {
+            client_id?: string;
+            /** @description Encrypted at rest, masked in responses. */
+            client_secret?: string;
+            /** @description Headers sent on every request to the MCP server; values are encrypted at rest and masked in responses. */
+            custom_headers?: {
+                [key: string]: string;
+            };
+            scope?: string;
+            /** Format: uri */
+            token_url?: string;
+        };
+        McpConnectionList: {
+            data: {
+                connected: boolean;
+                created_at: components["schemas"]["Timestamp"];
+                last_updated_at: components["schemas"]["Timestamp"];
+                session_id: string;
+                user_id: string | null;
+            }[];
+            has_more: boolean;
+            total: number;
+        };
+        /**
+         * @description Whether users without an entry of their own may call the server.
+         * @default allow
+         * @enum {string}
+         */
+        McpDefaultUserAccess: "allow" | "deny";
+        McpIntegration: {
+            auth_type: components["schemas"]["McpAuthType"];
+            /** @description Secret values (custom header values, client_secret) masked. */
+            configurations: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            description: string | null;
+            global_workspace_access: boolean;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            name: string;
+            /** @enum {string} */
+            object: "mcp-integration";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            sync_status: components["schemas"]["McpSyncStatus"];
+            transport: components["schemas"]["McpTransport"];
+            /** @enum {string} */
+            type: "organisation" | "workspace";
+            url: string;
+            workspace_id: string | null;
+        };
+        McpIntegrationFields: {
+            auth_type?: components["schemas"]["McpAuthType"];
+            configurations?: components["schemas"]["McpConfigurations"];
+            description?: string | null;
+            /** @description Every workspace of the organisation may use it (organisation-owned integrations only). */
+            global_workspace_access?: boolean;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            transport?: components["schemas"]["McpTransport"];
+            /** @description The MCP server's endpoint; loopback, private, link-local and metadata addresses are refused unless TRUSTED_CUSTOM_HOSTS lists the host. */
+            url?: string;
+        };
+        McpIntegrationList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["McpIntegration"][];
+        };
+        McpIntegrationMetadata: {
+            /** @description The capabilities object the server declared at initialize. */
+            capability_flags: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            last_synced_at: string | null;
+            protocol_version: string | null;
+            server_name: string | null;
+            server_version: string | null;
+            sync_error: string | null;
+            sync_status: components["schemas"]["McpSyncStatus"];
+        };
+        McpIntegrationWorkspaces: {
+            data: components["schemas"]["McpWorkspaceAccessItem"][];
+            global_workspace_access: {
+                enabled: boolean;
+            };
+            total: number;
+        };
+        McpServer: {
+            auth_type: components["schemas"]["McpAuthType"];
+            created_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            default_user_access: "allow" | "deny";
+            description: string | null;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            mcp_integration_id: components["schemas"]["Uuid"];
+            mcp_integration_slug: string;
+            mcp_integration_url: string;
+            name: string;
+            /** @enum {string} */
+            object: "mcp-server";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            transport: components["schemas"]["McpTransport"];
+            /** @description Where MCP clients connect through gw (`{base}/{slug}/mcp`). */
+            url: string;
+            workspace_id: components["schemas"]["Uuid"];
+        };
+        McpServerList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["McpServer"][];
+        };
+        McpServerTest: {
+            error?: string | null;
+            response_time_ms?: number | null;
+            server_name: string | null;
+            status_code?: number | null;
+            success: boolean;
+            url?: string;
+        };
+        /** @enum {string} */
+        McpSyncStatus: "pending" | "synced" | "failed";
+        /**
+         * @description `http` is Streamable HTTP; `sse` the older HTTP+SSE transport.
+         * @enum {string}
+         */
+        McpTransport: "http" | "sse";
+        McpUserAccessList: {
+            data: {
+                /** @enum {string} */
+                connection_status: "connected" | "not_connected";
+                enabled: boolean;
+                first_name: string | null;
+                has_override: boolean;
+                last_name: string | null;
+                user_id: components["schemas"]["Uuid"];
+            }[];
+            /** @enum {string} */
+            default_user_access: "allow" | "deny";
+            has_more: boolean;
+            total: number;
+        };
+        McpWorkspaceAccessItem: {
+            created_at: components["schemas"]["Timestamp"];
+            enabled: boolean;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            status: "active";
+        };
         /** @description Free-form string map. */
         Metadata: {
             [key: string]: string;
@@ -3759,6 +4251,36 @@ export interface components {
         PutIntegrationModels: {
             models: components["schemas"]["IntegrationModel"][];
         };
+        PutMcpCapabilities: {
+            capabilities: {
+                enabled: boolean;
+                name: string;
+                type: components["schemas"]["McpCapabilityType"];
+            }[];
+        };
+        PutMcpIntegrationWorkspaces: {
+            global_workspace_access?: {
+                enabled: boolean;
+            };
+            /**
+             * @description When true, workspaces not listed lose access; otherwise they keep what they had.
+             * @default false
+             */
+            override_existing_workspace_access: boolean;
+            workspaces: {
+                enabled: boolean;
+                /** @description Workspace id or slug. */
+                id: string;
+            }[];
+        };
+        PutMcpUserAccess: {
+            /** @enum {string} */
+            default_user_access?: "allow" | "deny";
+            user_access?: {
+                enabled: boolean;
+                user_id: string;
+            }[];
+        };
         RateLimitsPolicy: {
             conditions: components["schemas"]["Conditions"];
             created_at: components["schemas"]["Timestamp"];
@@ -3781,7 +4303,7 @@ export interface components {
             data?: components["schemas"]["RateLimitsPolicy"][];
         };
         /**
-         * @description What is counted; `mcp_tools` policies are stored for MCP tool calls.
+         * @description What is counted: `llm` model calls, `mcp_tools` tool calls through the MCP gateway (each call counts one request and no tokens).
          * @default llm
          * @enum {string}
          */
@@ -3975,7 +4497,7 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "scim.provision";
+        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
         SecretMapping: {
             /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
             secret_key?: string;
@@ -4242,6 +4764,12 @@ export interface components {
             color_code?: string | null;
             description?: string | null;
             name?: components["schemas"]["LabelName"];
+        };
+        UpdateMcpIntegration: components["schemas"]["McpIntegrationFields"];
+        UpdateMcpServer: {
+            default_user_access?: components["schemas"]["McpDefaultUserAccess"];
+            description?: string | null;
+            name?: string;
         };
         /** @description Each list given replaces the current one; guardrails are named by id or slug and must belong to the whole organisation. */
         UpdateOrganisationGuardrailDefaults: {
@@ -4710,6 +5238,187 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    postMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
         };
     };
     getHealth: {
@@ -7478,6 +8187,679 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FieldRestrictions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpIntegrations: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpIntegrationCapabilities: {
+        parameters: {
+            query?: {
+                /** @description Only capabilities of this type. */
+                type?: components["schemas"]["McpCapabilityType"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpCapabilityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpIntegrationCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpCapabilities"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpIntegrationMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    syncMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpIntegrationWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationWorkspaces"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpIntegrationWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpIntegrationWorkspaces"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationWorkspaces"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpServer"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpServer"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServerCapabilities: {
+        parameters: {
+            query?: {
+                /** @description Only capabilities of this type. */
+                type?: components["schemas"]["McpCapabilityType"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpCapabilityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpServerCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpCapabilities"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServerConnections: {
+        parameters: {
+            query?: {
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpServerConnections: {
+        parameters: {
+            query?: {
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    testMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServerUserAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpUserAccessList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpServerUserAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpUserAccess"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
                 };
             };
             400: components["responses"]["BadRequest"];

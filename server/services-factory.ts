@@ -44,6 +44,7 @@ import { RequestLogLine } from '../gateway/telemetry/request-log-line.js';
 import { Tracing } from '../gateway/telemetry/tracing.js';
 import { GW_VERSION } from './version.js';
 import { createJobQueue } from './job-engine.js';
+import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -52,7 +53,7 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Tests only: provider name -> origin of a fake upstream, for providers with a fixed host. */
   upstreamOriginOverrides?: Readonly<Record<string, string>>;
-  /** Tests only: the resolver the outbound guard uses for identity URLs, so no test queries real DNS. */
+  /** Tests only: the resolver the outbound guard uses for identity and MCP URLs, so no test queries real DNS. */
   resolveHost?: ResolveHost;
 }
 
@@ -134,6 +135,14 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     limitPolicies: new LimitPolicies(store, bus),
     limitCounters,
     limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
+    mcpUpstreams: new McpUpstreams({
+      secrets,
+      fetch: createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_mcp_url' }),
+      trustedHosts: config.trustedCustomHosts,
+      resolve: options.resolveHost,
+      now,
+      timeoutMs: config.requestTimeoutMs,
+    }),
     metrics,
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
     now,

@@ -25,6 +25,7 @@ import type { Logger } from './logger.js';
 import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
 import type { Tracing } from '../gateway/telemetry/tracing.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -72,6 +73,8 @@ export interface Services {
   guardrails: SavedGuardrails;
   /** What guardrail checks use to call out (webhooks, key sets): vetted against private addresses. */
   guardrailOutbound: Pick<CheckContext, 'fetch' | 'vetUrl'>;
+  /** MCP servers as gw reaches them: the outbound guard, credentials, the SDK client. */
+  mcpUpstreams: McpUpstreams;
   /** Prometheus metrics (GET /metrics); undefined when metrics are off. */
   metrics: GatewayMetrics | undefined;
   /** OpenTelemetry traces; undefined unless an OTLP endpoint is configured. */

@@ -28,6 +28,10 @@ import { PromptCollectionsRepository } from './repositories/prompt-collections.j
 import { PromptLabelsRepository } from './repositories/prompt-labels.js';
 import { PromptsRepository } from './repositories/prompts.js';
 import type { SharedPromptsLookup } from './shared-prompts.js';
+import { McpIntegrationsRepository } from './repositories/mcp-integrations.js';
+import { McpServersRepository } from './repositories/mcp-servers.js';
+import { McpSessionsRepository } from './repositories/mcp-sessions.js';
+import { McpGuardrailServersRepository } from './repositories/mcp-guardrail-servers.js';
 
 /**
  * The repositories over one knex handle. `transaction` hands out a Store over the transaction,
@@ -65,6 +69,10 @@ export class Store {
   readonly promptLabels: PromptLabelsRepository;
   /** What blocks deleting a workspace: the prompts repository (tests may swap in a stand-in). */
   sharedPrompts: SharedPromptsLookup;
+  readonly mcpIntegrations: McpIntegrationsRepository;
+  readonly mcpServers: McpServersRepository;
+  readonly mcpSessions: McpSessionsRepository;
+  readonly mcpGuardrailServers: McpGuardrailServersRepository;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -97,6 +105,10 @@ export class Store {
     this.scimTokens = new ScimTokensRepository(db);
     this.scim = new ScimRepository(db);
     this.oauth = new OAuthRepository(db);
+    this.mcpIntegrations = new McpIntegrationsRepository(db);
+    this.mcpServers = new McpServersRepository(db);
+    this.mcpSessions = new McpSessionsRepository(db);
+    this.mcpGuardrailServers = new McpGuardrailServersRepository(db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

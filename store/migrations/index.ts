@@ -19,6 +19,7 @@ import * as oauth from './183_oauth.js';
 import * as secretReferences from './190_secret_references.js';
 import * as agentIntegrations from './191_agent_integrations.js';
 import * as jobs from './205_jobs.js';
+import * as mcp from './160_mcp.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
@@ -39,6 +40,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '009_export_leases': exportLeases,
   '010_special_metadata': specialMetadata,
   '011_request_log_endpoint': requestLogEndpoint,
+  '160_mcp': mcp,
   '180_identity_in_logs': identityInLogs,
   '181_sessions_and_sso': sessionsAndSso,
   '182_scim': scim,
