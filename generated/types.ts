@@ -1771,6 +1771,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/guardrails/{guardrailId}/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                guardrailId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Map the guardrail to MCP servers (replaces its mappings): which tools it checks and before or after the call. */
+        put: operations["putGuardrailMcpServers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/policies/rate-limits": {
         parameters: {
             query?: never;
@@ -2720,6 +2739,12 @@ export interface components {
         GuardrailList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["Guardrail"][];
         };
+        GuardrailMcpServersResult: {
+            added: number;
+            changed: boolean;
+            removed: number;
+            updated: number;
+        };
         /** @description A completion that failed a monitor-only guardrail (status 246), with the results. */
         GuardrailMonitored: {
             hook_results: components["schemas"]["HookResults"];
@@ -3361,6 +3386,20 @@ export interface components {
         };
         /** @description An adapter name (openai, anthropic, azure-openai, vertex-ai, google, bedrock, ...). */
         ProviderName: string;
+        PutGuardrailMcpServers: {
+            /** @description MCP server id or slug -> where the guardrail runs on it. The map replaces the guardrail's mappings: servers left out are unmapped. */
+            mcp_servers: {
+                [key: string]: {
+                    /** @description Tool names the guardrail runs on; empty means every tool of the server. */
+                    capability_ids: string[];
+                    /**
+                     * @description `beforeToolCall` (checks see the tool name and arguments) or `afterToolCall` (checks see the result).
+                     * @enum {string}
+                     */
+                    run_on: "beforeToolCall" | "afterToolCall";
+                };
+            };
+        };
         PutIntegrationModels: {
             models: components["schemas"]["IntegrationModel"][];
         };
@@ -9474,6 +9513,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    putGuardrailMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                guardrailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutGuardrailMcpServers"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailMcpServersResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

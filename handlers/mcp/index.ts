@@ -1,3 +1,4 @@
 export * from './integrations.js';
 export * from './servers.js';
 export * from './gateway.js';
+export * from './guardrail-mapping.js';
