@@ -1203,6 +1203,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp-registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** MCP servers a workspace can add: the organisation's integrations it may use, then a curated catalog. */
+        get: operations["listMcpRegistry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp-servers": {
         parameters: {
             query?: never;
@@ -3160,6 +3177,24 @@ export interface components {
                 enabled: boolean;
             };
             total: number;
+        };
+        McpRegistryEntry: {
+            auth_type: components["schemas"]["McpAuthType"];
+            description: string | null;
+            homepage?: string | null;
+            id: string;
+            name: string;
+            slug: string;
+            /**
+             * @description `integration`: one of the organisation's MCP integrations the workspace may use; `catalog`: a curated public server.
+             * @enum {string}
+             */
+            source: "integration" | "catalog";
+            transport: components["schemas"]["McpTransport"];
+            url: string;
+        };
+        McpRegistryList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["McpRegistryEntry"][];
         };
         McpServer: {
             auth_type: components["schemas"]["McpAuthType"];
@@ -7189,6 +7224,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["McpIntegrationWorkspaces"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpRegistry: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpRegistryList"];
                 };
             };
             400: components["responses"]["BadRequest"];
