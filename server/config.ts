@@ -21,6 +21,10 @@ export interface Config {
   dbPoolSize: number;
   /** Hosts a custom host may name even though they resolve to private addresses. */
   trustedCustomHosts: readonly string[];
+  /** How long a value read from a secret manager is reused before it is read again (GW_SECRET_CACHE_SECONDS). */
+  secretCacheTtlMs: number;
+  /** Deadline for fetching an A2A agent card, headers and body (GW_AGENT_CARD_TIMEOUT_MS). */
+  agentCardTimeoutMs: number;
   /** Lower-cased header names whose values are hashed in logs for every organisation. */
   headersToMask: readonly string[];
   blockInlineConfig: boolean;
@@ -54,6 +58,11 @@ export interface Config {
   metrics: { port: number | undefined; host: string; token: string | undefined };
   /** OpenTelemetry traces: off unless an OTLP endpoint is set. */
   tracing: { endpoint: string | undefined; headers: Record<string, string>; serviceName: string; sampleRatio: number; captureBodies: boolean };
+  /**
+   * Background jobs (docs/workers.md): the engine (auto = pg-boss on Postgres, else the store's jobs
+   * table), how long a running job's lease lasts, how often idle workers poll.
+   */
+  jobs: { engine: 'auto' | 'store' | 'pg-boss'; leaseMs: number; pollMs: number };
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -208,6 +217,15 @@ function encryptionKey(env: Env, dataDir: string): Buffer {
   return key;
 }
 
+const JOB_ENGINES = ['auto', 'store', 'pg-boss'] as const;
+
+function jobEngine(env: Env): Config['jobs']['engine'] {
+  const raw = (env.GW_JOBS_ENGINE || 'auto') as Config['jobs']['engine'];
+  if (!JOB_ENGINES.includes(raw)) throw new ConfigError(`GW_JOBS_ENGINE must be one of ${JOB_ENGINES.join(', ')}, got "${raw}"`);
+  if (raw === 'pg-boss' && !env.GW_DATABASE_URL) throw new ConfigError('GW_JOBS_ENGINE=pg-boss needs GW_DATABASE_URL');
+  return raw;
+}
+
 function metricsToken(env: Env): string | undefined {
   const token = env.GW_METRICS_TOKEN || undefined;
   if (token !== undefined && token.length < 16) throw new ConfigError('GW_METRICS_TOKEN must be at least 16 characters');
@@ -232,6 +250,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 300_000, 1, 3_600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 12, 1, 1000),
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
+    secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
+    agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),
     headersToMask: Object.freeze(list(env, 'ORGANISATION_HEADERS_TO_MASK')),
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),
@@ -264,6 +284,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       serviceName: env.OTEL_SERVICE_NAME || 'gw',
       sampleRatio: ratio(env, 'GW_TRACES_SAMPLE_RATIO', 1),
       captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
+    }),
+    jobs: Object.freeze({
+      engine: jobEngine(env),
+      leaseMs: integer(env, 'GW_JOBS_LEASE_SECONDS', 300, 1, 86_400) * 1000,
+      pollMs: integer(env, 'GW_JOBS_POLL_MS', 1000, 10, 60_000),
     }),
   });
 }

@@ -1,3 +1,4 @@
+import { PromptLibrary } from '../gateway/prompts/prompt-library.js';
 import path from 'node:path';
 import { createClient } from 'redis';
 import { MemoryCacheBackend } from '../gateway/cache/memory-cache-backend.js';
@@ -12,6 +13,9 @@ import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js'
 import { SqliteWriterThread } from '../store/sqlite-writer-thread.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
+import { createSecretManagers } from '../gateway/secrets/managers.js';
+import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
+import { SecretValues } from '../gateway/secrets/secret-values.js';
 import { guardedCheckTools } from '../gateway/guardrails/guarded-fetch.js';
 import { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
 import { LimitsEngine } from '../gateway/limits/limits-engine.js';
@@ -39,6 +43,7 @@ import { observedLogSink } from '../gateway/telemetry/observed-log-sink.js';
 import { RequestLogLine } from '../gateway/telemetry/request-log-line.js';
 import { Tracing } from '../gateway/telemetry/tracing.js';
 import { GW_VERSION } from './version.js';
+import { createJobQueue } from './job-engine.js';
 import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export interface ServiceOptions {
@@ -63,7 +68,8 @@ async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
 /** Connects the store (migrating it), Redis when configured, and builds the shared services. */
 export async function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = createDb(options.db ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  const dbOptions = options.db ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize };
+  const db = createDb(dbOptions);
   await migrateToLatest(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   const bus: InvalidationBus = redis ? await RedisInvalidationBus.connect(redis, config.redisPrefix, logger) : new LocalInvalidationBus();
@@ -92,6 +98,8 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
+  const jobs = createJobQueue(config, db, dbOptions, logger);
+  await jobs.start();
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
   return {
     config,
@@ -103,11 +111,22 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     authenticator,
     credentials: createCredentials(config, store, bus, now, logger, authenticator, identityFetch),
     identityFetch,
+    agentCards: new AgentCardFetcher(
+      createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'agent_card_url_refused' }),
+      config.agentCardTimeoutMs,
+    ),
     logger,
     requestLogs,
     logExports,
     logRetention,
-    savedResources: new StoreSavedResources(store, secrets, bus),
+    jobs,
+    savedResources: new StoreSavedResources(
+      store,
+      secrets,
+      bus,
+      new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost }), now, config.secretCacheTtlMs),
+    ),
+    promptLibrary: new PromptLibrary(store, bus),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),
@@ -153,7 +172,8 @@ function createCredentials(
 
 /** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */
 export async function closeServices(services: Services, options: { logDrainMs?: number } = {}): Promise<void> {
-  // Logs first, while the database is still open: shutdown drains the queue.
+  // Background jobs first (they write logs), then logs while the database is still open: shutdown drains both.
+  await services.jobs.close(options.logDrainMs);
   await services.requestLogs.close(options.logDrainMs);
   // A collector that is down must not stop the shutdown: the spans still buffered are lost, and said so.
   await services.tracing?.shutdown().catch((error: unknown) => services.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'traces could not be exported at shutdown'));

@@ -20,6 +20,8 @@ export async function privateDb(databaseUrl?: string): Promise<{ options: DbOpti
     drop: async () => {
       const cleanup = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
       await cleanup.raw(`drop schema if exists "${schema}" cascade`);
+      // pg-boss's schema beside it (server/job-engine.ts).
+      await cleanup.raw(`drop schema if exists "${schema}_jobs" cascade`);
       await cleanup.destroy();
     },
   };
