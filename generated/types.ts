@@ -62,12 +62,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Server-to-client stream: gw does not offer one (405), as the transport allows. */
+        /**
+         * Server-to-client stream: gw does not offer one (405), as the transport allows.
+         * @description A 401 carries `WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/{serverSlug}/mcp"` (RFC 9728); a credential without mcp.invoke gets 403 with `error="insufficient_scope"`. See docs/mcp.md.
+         */
         get: operations["getMcpGateway"];
         put?: never;
-        /** The MCP gateway (Streamable HTTP): JSON-RPC requests to the MCP server, filtered, checked, rate limited and logged. */
+        /**
+         * The MCP gateway (Streamable HTTP): JSON-RPC requests to the MCP server, filtered, checked, rate limited and logged.
+         * @description A 401 carries `WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/{serverSlug}/mcp"` (RFC 9728); a credential without mcp.invoke gets 403 with `error="insufficient_scope"`. See docs/mcp.md.
+         */
         post: operations["postMcpGateway"];
-        /** End the session named by Mcp-Session-Id. */
+        /**
+         * End the session named by Mcp-Session-Id.
+         * @description A 401 carries `WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/{serverSlug}/mcp"` (RFC 9728); a credential without mcp.invoke gets 403 with `error="insufficient_scope"`. See docs/mcp.md.
+         */
         delete: operations["deleteMcpGateway"];
         options?: never;
         head?: never;
@@ -5146,6 +5155,24 @@ export interface components {
                 "application/json": components["schemas"]["GuardrailDenied"];
             };
         };
+        /** @description An `mcp_tools` rate limit refused the MCP tool call. The body is a JSON-RPC error (code -32029, `data.type` rate_limit_error) carrying the request's id, as MCP clients read it. */
+        McpRateLimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: {
+                        code: number;
+                        data?: unknown;
+                        message: string;
+                    };
+                    id: unknown;
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                };
+            };
+        };
         /** @description No such resource. */
         NotFound: {
             headers: {
@@ -5366,26 +5393,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
+            429: components["responses"]["McpRateLimited"];
             default: components["responses"]["Error"];
         };
     };
@@ -5421,26 +5432,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
+            429: components["responses"]["McpRateLimited"];
             default: components["responses"]["Error"];
         };
     };
@@ -5472,26 +5467,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
+            429: components["responses"]["McpRateLimited"];
             default: components["responses"]["Error"];
         };
     };
