@@ -62,12 +62,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Server-to-client stream: gw does not offer one (405), as the transport allows. */
+        /**
+         * Server-to-client stream: gw does not offer one (405), as the transport allows.
+         * @description A 401 carries `WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/{serverSlug}/mcp"` (RFC 9728); a credential without mcp.invoke gets 403 with `error="insufficient_scope"`. See docs/mcp.md.
+         */
         get: operations["getMcpGateway"];
         put?: never;
-        /** The MCP gateway (Streamable HTTP): JSON-RPC requests to the MCP server, filtered, checked, rate limited and logged. */
+        /**
+         * The MCP gateway (Streamable HTTP): JSON-RPC requests to the MCP server, filtered, checked, rate limited and logged.
+         * @description A 401 carries `WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/{serverSlug}/mcp"` (RFC 9728); a credential without mcp.invoke gets 403 with `error="insufficient_scope"`. See docs/mcp.md.
+         */
         post: operations["postMcpGateway"];
-        /** End the session named by Mcp-Session-Id. */
+        /**
+         * End the session named by Mcp-Session-Id.
+         * @description A 401 carries `WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/{serverSlug}/mcp"` (RFC 9728); a credential without mcp.invoke gets 403 with `error="insufficient_scope"`. See docs/mcp.md.
+         */
         delete: operations["deleteMcpGateway"];
         options?: never;
         head?: never;
@@ -1432,6 +1441,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp-registry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** MCP servers a workspace can add: the organisation's integrations it may use, then a curated catalog. */
+        get: operations["listMcpRegistry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp-servers": {
         parameters: {
             query?: never;
@@ -2512,6 +2538,25 @@ export interface paths {
         /** List configs, newest first. */
         get: operations["listConfigsV2"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/guardrails/{guardrailId}/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                guardrailId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Map the guardrail to MCP servers (replaces its mappings): which tools it checks and before or after the call. */
+        put: operations["putGuardrailMcpServers"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3924,6 +3969,12 @@ export interface components {
         GuardrailList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["Guardrail"][];
         };
+        GuardrailMcpServersResult: {
+            added: number;
+            changed: boolean;
+            removed: number;
+            updated: number;
+        };
         /** @description A completion that failed a monitor-only guardrail (status 246), with the results. */
         GuardrailMonitored: {
             hook_results: components["schemas"]["HookResults"];
@@ -4391,6 +4442,24 @@ export interface components {
                 enabled: boolean;
             };
             total: number;
+        };
+        McpRegistryEntry: {
+            auth_type: components["schemas"]["McpAuthType"];
+            description: string | null;
+            homepage?: string | null;
+            id: string;
+            name: string;
+            slug: string;
+            /**
+             * @description `integration`: one of the organisation's MCP integrations the workspace may use; `catalog`: a curated public server.
+             * @enum {string}
+             */
+            source: "integration" | "catalog";
+            transport: components["schemas"]["McpTransport"];
+            url: string;
+        };
+        McpRegistryList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["McpRegistryEntry"][];
         };
         McpServer: {
             auth_type: components["schemas"]["McpAuthType"];
@@ -4872,6 +4941,20 @@ export interface components {
         };
         /** @description An adapter name (openai, anthropic, azure-openai, vertex-ai, google, bedrock, ...). */
         ProviderName: string;
+        PutGuardrailMcpServers: {
+            /** @description MCP server id or slug -> where the guardrail runs on it. The map replaces the guardrail's mappings: servers left out are unmapped. */
+            mcp_servers: {
+                [key: string]: {
+                    /** @description Tool names the guardrail runs on; empty means every tool of the server. */
+                    capability_ids: string[];
+                    /**
+                     * @description `beforeToolCall` (checks see the tool name and arguments) or `afterToolCall` (checks see the result).
+                     * @enum {string}
+                     */
+                    run_on: "beforeToolCall" | "afterToolCall";
+                };
+            };
+        };
         PutIntegrationModels: {
             models: components["schemas"]["IntegrationModel"][];
         };
@@ -5855,6 +5938,24 @@ export interface components {
                 "application/json": components["schemas"]["GuardrailDenied"];
             };
         };
+        /** @description An `mcp_tools` rate limit refused the MCP tool call. The body is a JSON-RPC error (code -32029, `data.type` rate_limit_error) carrying the request's id, as MCP clients read it. */
+        McpRateLimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: {
+                        code: number;
+                        data?: unknown;
+                        message: string;
+                    };
+                    id: unknown;
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                };
+            };
+        };
         /** @description No such resource. */
         NotFound: {
             headers: {
@@ -6078,26 +6179,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
+            429: components["responses"]["McpRateLimited"];
             default: components["responses"]["Error"];
         };
     };
@@ -6133,26 +6218,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
+            429: components["responses"]["McpRateLimited"];
             default: components["responses"]["Error"];
         };
     };
@@ -6184,26 +6253,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
+            429: components["responses"]["McpRateLimited"];
             default: components["responses"]["Error"];
         };
     };
@@ -9758,6 +9811,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["McpIntegrationWorkspaces"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpRegistry: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpRegistryList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13692,6 +13777,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    putGuardrailMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                guardrailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutGuardrailMcpServers"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailMcpServersResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,6 +1,7 @@
 /*
  * `make bench`: gw's chat path against the bare upstream and a bare Node proxy, in one run,
- * each server and the load generator in its own process, all on 127.0.0.1.
+ * each server and the load generator in its own process, all on 127.0.0.1; then MCP tools/call
+ * through gw against the same call made directly (scripts/bench/mcp-latency.ts).
  *
  *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
  *   BENCH_ROUNDS (1): repeat the whole sequence and keep each target's best round, which
@@ -20,12 +21,15 @@ import type { CpuMessage } from './bench/child-ipc.js';
 import type { LoadResult } from './bench/load-generator.js';
 import { BENCH_PROMPT, CHAT_BODY, PLAIN_HEADERS, PROMPT_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
+import { measureMcp, reportMcp } from './bench/mcp-latency.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const connectionCounts = (process.env.BENCH_CONNECTIONS ?? '32,4').split(',').map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+// BENCH_MCP_CALLS (default 1000, 0 skips): sequential tools/call per path for the MCP row.
+const mcpCalls = Number(process.env.BENCH_MCP_CALLS ?? 1000);
 const profile = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
 const profileKind = process.env.BENCH_PROFILE === 'alloc' ? 'heapprofile' : 'cpuprofile';
 const profileDir = path.resolve('data/bench-profile');
@@ -99,6 +103,8 @@ async function main(): Promise<void> {
     const loop = new Map<string, number>();
     const gc = new Map<string, number>();
     let gwRequests = 0;
+    // Tool calls through gw are logged too (warm-up and timed).
+    let gwMcpCalls = 0;
     for (let round = 1; round <= rounds; round += 1) {
       for (const connections of connectionCounts) {
         for (const target of targets) {
@@ -132,8 +138,14 @@ async function main(): Promise<void> {
     report(results, { cpu, loop, gc }, targets.map((target) => target.name));
     const promptWork = await promptWorkMicros(gw.child);
     console.log(`prompt resolve + render, CPU per call in gw (cache hit, ${BENCH_PROMPT.slug}): ${promptWork.toFixed(1)} us`);
+    if (mcpCalls > 0) {
+      const mcp = await start('fake-mcp.ts');
+      const measured = await measureMcp(`http://127.0.0.1:${gwPort}`, adminKey, `http://127.0.0.1:${mcp.port}/mcp`, { warmup: Math.min(100, mcpCalls), calls: mcpCalls });
+      reportMcp(measured);
+      gwMcpCalls = Math.min(100, mcpCalls) + mcpCalls;
+    }
     await stopAll(children);
-    reportLogged(dataDir, gwRequests);
+    reportLogged(dataDir, gwRequests + gwMcpCalls);
     for (const file of profiles) {
       const summary = profileKind === 'heapprofile' ? summariseAllocations(file, 30) : summarise(file, 20);
       console.log(`\ngw profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summary}`);
