@@ -42,6 +42,9 @@ import { GW_VERSION } from './version.js';
 import { createJobQueue } from './job-engine.js';
 import { FileStore } from '../gateway/files/file-store.js';
 import { FilesRepository } from '../store/repositories/files.js';
+import { BatchesRepository } from '../store/repositories/batches.js';
+import { BATCH_JOB, BatchRunner } from '../gateway/batches/batch-runner.js';
+import { Batches } from '../gateway/batches/batches.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -96,9 +99,8 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
   const jobs = createJobQueue(config, db, dbOptions, logger);
-  await jobs.start();
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
-  return {
+  const services = {
     config,
     db,
     store,
@@ -126,7 +128,23 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     metrics,
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
     now,
-  };
+  } as Omit<Services, 'batches'> as Services;
+  services.batches = startBatches(services);
+  await jobs.start();
+  await services.batches.runner.resumeAll();
+  return services;
+}
+
+/** The batches room over the worker room: its job is registered here, before the queue starts. */
+function startBatches(services: Services): Batches {
+  const repository = new BatchesRepository(services.db);
+  const runner = new BatchRunner(services, repository, services.jobs, {
+    concurrency: services.config.batchConcurrency,
+    leaseMs: services.config.jobs.leaseMs,
+    sliceMs: Math.max(1000, Math.floor(services.config.jobs.leaseMs / 2)),
+  });
+  services.jobs.register<{ batchId: string }>(BATCH_JOB, (payload) => runner.run(payload.batchId), { concurrency: 2 });
+  return new Batches(repository, services.files, services.secrets, runner, services.now);
 }
 
 function createCredentials(
