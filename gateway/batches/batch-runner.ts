@@ -102,11 +102,16 @@ export class BatchRunner {
     }, Math.max(10, Math.floor(this.options.leaseMs / 3)));
     let pausedUntil = 0;
     let status: BatchStatus = batch.status;
+    let expired = false;
     try {
       while (Date.now() - started < this.options.sliceMs && pausedUntil === 0) {
         const current = await this.batches.getById(batch.id);
         if (!current || current.status !== 'in_progress') {
           status = current?.status ?? status;
+          break;
+        }
+        if (this.services.now() >= current.expires_at) {
+          expired = true;
           break;
         }
         const lines = await this.batches.claimLines(batch.id, this.options.concurrency, Date.now(), this.options.leaseMs);
@@ -123,7 +128,18 @@ export class BatchRunner {
     } finally {
       clearInterval(renew);
     }
+    if (expired) {
+      // Past the completion window: lines not run fail with batch_expired (OpenAI's code), then the files are written.
+      await this.batches.failPending(batch.id, (customId) =>
+        JSON.stringify({ id: requestId(), custom_id: customId, response: null, error: { code: 'batch_expired', message: 'This line was not run before the batch expired' } }),
+      );
+    }
     const left = await this.batches.remaining(batch.id);
+    if (expired) {
+      if (left.running === 0) await this.finalize((await this.batches.getById(batch.id))!, 'expired');
+      else await this.kick(batch.id, Math.max(0, (left.nextDueAt ?? Date.now()) - Date.now()));
+      return;
+    }
     if (status === 'cancelling') {
       // Lines another runner still holds finish first; those never started stay unrun.
       if (left.running === 0) await this.finalize((await this.batches.getById(batch.id))!, 'cancelled');
@@ -171,15 +187,13 @@ export class BatchRunner {
   }
 
   /** Writes the output and error files (line order) and ends the batch in `status`. */
-  private async finalize(batch: BatchRecord, status: 'completed' | 'cancelled'): Promise<void> {
+  private async finalize(batch: BatchRecord, status: 'completed' | 'cancelled' | 'expired'): Promise<void> {
     const output = await this.writeResults(batch, true, 'output');
     const errors = await this.writeResults(batch, false, 'error');
     const now = this.services.now();
-    await this.batches.update(
-      batch.id,
-      { status, output_file_id: output, error_file_id: errors, ...(status === 'completed' ? { completed_at: now } : { cancelled_at: now }) },
-      status === 'completed' ? ['finalizing'] : ['cancelling'],
-    );
+    const ended = { completed: { completed_at: now }, cancelled: { cancelled_at: now }, expired: { expired_at: now } }[status];
+    const from = { completed: ['finalizing'], cancelled: ['cancelling'], expired: ['in_progress'] } as const;
+    await this.batches.update(batch.id, { status, output_file_id: output, error_file_id: errors, ...ended }, from[status]);
   }
 
   private async writeResults(batch: BatchRecord, succeeded: boolean, kind: string): Promise<string | null> {

@@ -162,6 +162,21 @@ export class BatchesRepository {
     });
   }
 
+  /** Fails every line still waiting with the result `resultOf` gives it (an expired batch), counting them on the batch. */
+  async failPending(batchId: string, resultOf: (customId: string | null) => string): Promise<void> {
+    for (;;) {
+      const rows: Array<{ line: number; custom_id: string | null }> = await this.db('batch_lines').where({ batch_id: batchId, status: 'pending' }).orderBy('line').limit(500).select('line', 'custom_id');
+      if (rows.length === 0) return;
+      await this.db.transaction(async (trx) => {
+        let failed = 0;
+        for (const row of rows) {
+          failed += await trx('batch_lines').where({ batch_id: batchId, line: row.line, status: 'pending' }).update({ status: 'done', result: resultOf(row.custom_id), succeeded: false });
+        }
+        await trx('batches').where({ id: batchId }).increment('failed', failed);
+      });
+    }
+  }
+
   /** Gives a line back (rate limited): it waits until `notBefore`, then any runner may take it. */
   async releaseLine(batchId: string, line: number, claim: string, notBefore: number): Promise<void> {
     await this.db('batch_lines').where({ batch_id: batchId, line, claim, status: 'running' }).update({ status: 'pending', claim: null, lease_until: null, not_before: notBefore });

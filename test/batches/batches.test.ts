@@ -124,6 +124,26 @@ for (const engine of fullEngines()) {
       assert.deepEqual(output.map((line) => line.custom_id).sort(), ['r1', 'r2', 'r3']);
     });
 
+    test('a spent budget fails the lines past it, as the direct requests would fail', async () => {
+      const workspace = await gw.app.http.post('/v1/workspaces').set('x-gw-api-key', gw.app.adminKey).send({ name: 'capped', usage_limits: { type: 'requests', credit_limit: 2 } });
+      assert.equal(workspace.status, 201, JSON.stringify(workspace.body));
+      const key = await gw.app.http.post('/v1/api-keys/workspace/service').set('x-gw-api-key', gw.app.adminKey).send({ name: 'k', workspace_id: workspace.body.id, scopes: ['completions.write'] });
+      assert.equal(key.status, 201, JSON.stringify(key.body));
+      const capped = new OpenAI({ apiKey: 'sk-upstream', baseURL: `${gw.app.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-api-key': key.body.key, 'x-gw-provider': 'openai' } });
+      const input = await capped.files.create({ file: await toFile(Buffer.from([1, 2, 3, 4].map((i) => chatLine(`u${i}`, `u${i}`)).join('\n')), 'capped.jsonl'), purpose: 'batch' });
+      const created = await capped.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      const batch = await waitFor(capped, created.id);
+      assert.deepEqual(batch.request_counts, { total: 4, completed: 2, failed: 2 });
+      const errors = await fileLines(capped, batch.error_file_id);
+      assert.deepEqual(
+        errors.map((line) => [line.response.status_code, line.response.body.error.code]),
+        [
+          [429, 'usage_limit_exceeded'],
+          [429, 'usage_limit_exceeded'],
+        ],
+      );
+    });
+
     test('cancel stops a batch: lines not started are not run, and the files hold what ran', async () => {
       // The first line hangs until its x-gw-request-timeout; the cancel lands meanwhile.
       gw.fake.next({ kind: 'hang' });
@@ -142,6 +162,25 @@ for (const engine of fullEngines()) {
       const errors = await fileLines(client, batch.error_file_id);
       assert.equal(output.length + errors.length, ran);
       await assert.rejects(client.batches.cancel(created.id).then(() => client.batches.cancel('batch_missing')), (error: unknown) => error instanceof OpenAI.NotFoundError);
+    });
+
+    test('a batch past its completion window expires: lines not run fail with batch_expired', async () => {
+      gw.fake.next({ kind: 'hang' });
+      const input = await upload(Array.from({ length: 40 }, (_, i) => chatLine(`x${i}`, `x${i}`)));
+      const slow = gw.openai({ 'x-gw-provider': 'openai', 'x-gw-request-timeout': '1500' });
+      const created = await slow.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      await waitFor(client, created.id, (b) => b.status === 'in_progress');
+      // The window closes while the first lines are still running.
+      await gw.app.services.db('batches').where({ id: created.id }).update({ expires_at: 0 });
+      const batch = await waitFor(client, created.id);
+      assert.equal(batch.status, 'expired');
+      assert.ok(batch.expired_at);
+      assert.equal(batch.request_counts!.total, 40);
+      assert.equal(batch.request_counts!.completed + batch.request_counts!.failed, 40);
+      const errors = await fileLines(client, batch.error_file_id);
+      const expired = errors.filter((line) => line.error?.code === 'batch_expired');
+      assert.ok(expired.length > 0);
+      assert.equal((await fileLines(client, batch.output_file_id)).length + errors.length, 40);
     });
 
     test('PUT /v2/batches/{id} sets internal_output_file_id, which the output endpoint then serves', async () => {
