@@ -1,5 +1,6 @@
 import { principalOf } from '../../server/call.js';
-import { STREAMED, body, query, type Handler } from '../types.js';
+import { body, query, type Handler } from '../types.js';
+import { sendFile } from '../files/send-file.js';
 import { batchObject } from './batch-object.js';
 
 function batchIdOf(c: Parameters<Handler>[0]): string {
@@ -27,15 +28,5 @@ export const updateBatch: Handler = async (c, call) => ({
 
 export const getBatchOutput: Handler = async (c, call) => {
   const principal = principalOf(call);
-  const fileId = await call.services.batches.outputFileId(principal, batchIdOf(c));
-  const file = await call.services.files.get(principal.gatewayWorkspaceId, fileId);
-  const { res } = call;
-  res.statusCode = 200;
-  res.setHeader('content-type', 'application/octet-stream');
-  res.setHeader('content-length', String(file.bytes));
-  for await (const chunk of call.services.files.read(principal.gatewayWorkspaceId, file.id)) {
-    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-  }
-  res.end();
-  return STREAMED;
+  return sendFile(call, principal.gatewayWorkspaceId, await call.services.batches.outputFileId(principal, batchIdOf(c)));
 };
