@@ -2,30 +2,16 @@
  * The spec's Config schema (spec/schemas/configs.yaml), compiled once: the gateway checks inline
  * `x-gw-config` JSON with it, exactly as the Admin API checks a config at save.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { projectRoot } from '../server/project-root.js';
 import { toValidationError } from '../server/validation-message.js';
 import { assertRoutable } from './routing/config-checks.js';
 import type { ConfigNode } from './routing/config-node.js';
-
-const SPEC_ID = 'gw-openapi.json';
+import { specSchema } from './spec-schemas.js';
 
 let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
-  if (!compiled) {
-    const spec = JSON.parse(readFileSync(path.join(projectRoot(), 'generated/openapi.json'), 'utf8')) as Record<string, unknown>;
-    // strict: false because the OpenAPI document carries keywords JSON Schema does not know (paths, examples...).
-    const ajv = new Ajv2020({ strict: false, allErrors: false });
-    addFormats.default(ajv);
-    ajv.addSchema({ ...spec, $id: SPEC_ID });
-    compiled = ajv.getSchema(`${SPEC_ID}#/components/schemas/Config`);
-    if (!compiled) throw new Error('generated/openapi.json has no components.schemas.Config');
-  }
+  compiled ??= specSchema('Config');
   return compiled;
 }
 

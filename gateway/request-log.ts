@@ -4,11 +4,20 @@
  * which writes in batches off the hot path.
  */
 /** What kind of call a log row records; each gateway operation names its own. */
-export type LogEndpoint = 'chat.completions';
+export type LogEndpoint = 'chat.completions' | 'prompts.completions';
+
+/** The prompt version a prompt completion ran, and the label its address named. */
+export interface PromptRun {
+  id: string;
+  version: number;
+  label: string | null;
+}
 
 export interface RequestLogEntry {
   id: string;
   endpoint: LogEndpoint;
+  /** Set by prompt completions; its id is also the row's prompt_id (as the `_prompt` metadata key sets it). */
+  prompt?: PromptRun;
   trace_id: string;
   span_id: string | null;
   parent_span_id: string | null;

@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js';
 import { InvalidatedCache } from './invalidated-cache.js';
 import type { ProviderTarget } from './providers/types.js';
 import type { OrganisationSettings, SavedConfig, SavedProvider, SavedResources } from './saved-resources.js';
+import type { SecretMapping, SecretValues } from './secrets/secret-values.js';
 
 export const SAVED_RESOURCE_TOPICS = {
   providers: 'providers',
@@ -53,8 +54,19 @@ export function targetFromFields(provider: string, fields: Fields): ProviderTarg
   return target;
 }
 
+/** A saved provider as cached: its flat fields and secret mappings kept to fill in per request. */
+interface LoadedProvider {
+  saved: SavedProvider;
+  fields: Fields;
+  /** The integration's mappings, then the provider's own (a later one of the same field wins). */
+  mappings: SecretMapping[];
+}
+
+/** A mapping's target field as a flat field: `key` stays, `configurations.x` becomes `x`. */
+const flatField = (targetField: string) => targetField.replace(/^configurations\./, '');
+
 export class StoreSavedResources implements SavedResources {
-  private readonly providers = new InvalidatedCache<SavedProvider>(10_000, TTL_MS);
+  private readonly providers = new InvalidatedCache<LoadedProvider>(10_000, TTL_MS);
   private readonly configs = new InvalidatedCache<SavedConfig>(10_000, TTL_MS);
   private readonly settings = new InvalidatedCache<OrganisationSettings>(1_000, TTL_MS);
   private readonly workspaceDefaults = new InvalidatedCache<{ configId: string | null }>(10_000, TTL_MS);
@@ -63,6 +75,7 @@ export class StoreSavedResources implements SavedResources {
     private readonly store: Store,
     private readonly box: SecretBox,
     bus: InvalidationBus,
+    private readonly secretValues?: SecretValues,
   ) {
     const clearProviders = () => this.providers.clear();
     bus.subscribe(SAVED_RESOURCE_TOPICS.providers, clearProviders);
@@ -72,9 +85,16 @@ export class StoreSavedResources implements SavedResources {
     bus.subscribe(SAVED_RESOURCE_TOPICS.workspaces, () => this.workspaceDefaults.clear());
   }
 
-  provider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined> {
+  async provider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined> {
     const bare = slug.startsWith('@') ? slug.slice(1) : slug;
-    return this.providers.get(`${organisationId}\n${workspaceId}\n${bare}`, () => this.loadProvider(organisationId, workspaceId, bare));
+    const loaded = await this.providers.get(`${organisationId}\n${workspaceId}\n${bare}`, () => this.loadProvider(organisationId, workspaceId, bare));
+    if (!loaded || loaded.mappings.length === 0 || !this.secretValues) return loaded?.saved;
+    // Secret-manager values are read per request (from the secret cache), never kept in this cache.
+    const values = await this.secretValues.resolve(organisationId, workspaceId, loaded.mappings);
+    const fields = { ...loaded.fields };
+    for (const [targetField, value] of Object.entries(values)) fields[flatField(targetField)] = value;
+    const { saved } = loaded;
+    return { ...saved, target: { ...targetFromFields(saved.target.provider, fields), pricingMultiplier: saved.pricing_multiplier } };
   }
 
   config(organisationId: string, workspaceId: string, idOrSlug: string): Promise<SavedConfig | undefined> {
@@ -100,7 +120,7 @@ export class StoreSavedResources implements SavedResources {
     return document.key === undefined ? document.configurations : { ...document.configurations, key: document.key };
   }
 
-  private async loadProvider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined> {
+  private async loadProvider(organisationId: string, workspaceId: string, slug: string): Promise<LoadedProvider | undefined> {
     const record = await this.store.providers.find(organisationId, slug, workspaceId);
     if (!record || record.status !== 'active') return undefined;
     let integration: IntegrationRecord | undefined;
@@ -115,7 +135,7 @@ export class StoreSavedResources implements SavedResources {
       if (model.enabled === false) continue;
       models[model.slug] = { custom_headers: model.custom_headers, custom_host: model.configurations?.custom_host };
     }
-    return {
+    const saved: SavedProvider = {
       id: record.id,
       slug: record.slug,
       organisation_id: record.organisation_id,
@@ -125,6 +145,8 @@ export class StoreSavedResources implements SavedResources {
       pricing_multiplier: integration?.pricing_adjustments.multiplier ?? 1,
       models,
     };
+    const mappings = [...(integration?.secret_mappings ?? []), ...record.secret_mappings] as unknown as SecretMapping[];
+    return { saved, fields, mappings };
   }
 
   private async loadConfig(organisationId: string, workspaceId: string, idOrSlug: string): Promise<SavedConfig | undefined> {

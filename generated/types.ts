@@ -770,6 +770,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List prompt collections, newest first (each workspace has a default one). */
+        get: operations["listCollections"];
+        put?: never;
+        /** Create a collection, at the top or under a parent collection. */
+        post: operations["createCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/collections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A collection with its child collections. */
+        get: operations["getCollection"];
+        /** Rename a collection. */
+        put: operations["updateCollection"];
+        post?: never;
+        /** Delete an empty collection; a workspace's default collection cannot be deleted. */
+        delete: operations["deleteCollection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/configs": {
         parameters: {
             query?: never;
@@ -1035,6 +1074,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List labels: the organisation's and the workspace's, newest first. */
+        get: operations["listLabels"];
+        put?: never;
+        /**
+         * Create a label, organisation-wide or for one workspace.
+         * @description production, staging and development exist in every organisation from the start; the names latest and default, and names of digits only, are refused (they are version addresses).
+         */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A label. */
+        get: operations["getLabel"];
+        /** Update a label's name, description or colour. */
+        put: operations["updateLabel"];
+        post?: never;
+        /** Delete a label; the versions it pointed at lose it. The three built-in labels stay. */
+        delete: operations["deleteLabel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs": {
         parameters: {
             query?: never;
@@ -1203,6 +1284,232 @@ export interface paths {
         get?: never;
         /** Control-plane form of the rate-limits update: same body, answers an empty object. */
         put: operations["putRateLimitsPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List prompts, newest first. */
+        get: operations["listPrompts"];
+        put?: never;
+        /** Create a prompt; its first version becomes the default. */
+        post: operations["createPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A prompt at its default version, or at the version or label its address names.
+         * @description `{id}` is the prompt's id or slug, answered at its default version; `id@3` names version 3 and `id@production` the version a label points at (`@latest` and `@default` also work).
+         */
+        get: operations["getPrompt"];
+        /**
+         * Update a prompt; a template change adds an immutable version (not made default).
+         * @description Template fields (string, parameters, model, virtual_key, functions, tools, tool_choice, template_metadata, is_raw_template) make a new version when they differ from the latest one: without `patch`, the new version holds exactly the template fields sent (`string` is then required); with `patch: true`, fields left out are taken from the latest version. name, collection_id and description change the prompt without a version. The default version moves only with makeDefault.
+         */
+        put: operations["updatePrompt"];
+        post?: never;
+        /** Delete a prompt and its versions; refused while it is shared. */
+        delete: operations["deletePrompt"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a prompt and run it through the gateway, streamed or not.
+         * @description `{id}` is the prompt's id or slug, answered at its default version; `id@3` names version 3 and `id@production` the version a label points at (`@latest` and `@default` also work). The rendered request runs through the chat pipeline (configs, guardrails, limits, cache, logs) with the prompt's saved provider (`virtual_key`) unless the request's headers select a provider. The log row records the prompt id, version and label (endpoint `prompts.completions`).
+         */
+        post: operations["createPromptCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/makeDefault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Make a version the prompt's default. */
+        put: operations["updatePromptDefault"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a prompt into the chat request gw would send.
+         * @description `{id}` is the prompt's id or slug, answered at its default version; `id@3` names version 3 and `id@production` the version a label points at (`@latest` and `@default` also work). Chat parameters at the body's root replace the prompt's. A variable the template needs and `variables` lacks, a partial that does not exist and a partial cycle answer 400 naming it.
+         */
+        post: operations["createPromptRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The versions of a prompt, newest first. */
+        get: operations["getPromptVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/versions/{versionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+                /** @description A prompt version's id, or its number. */
+                versionId: components["parameters"]["PromptVersionIdPath"];
+            };
+            cookie?: never;
+        };
+        /** The prompt at one version (`versionId` is the version's id or its number). */
+        get: operations["getPromptByVersion"];
+        /** Point a label at this version, or clear its label; the version itself is immutable. */
+        put: operations["updatePromptVersion"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/partials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List prompt partials, newest first. */
+        get: operations["listPromptPartials"];
+        put?: never;
+        /** Create a prompt partial; its first version becomes the default. */
+        post: operations["createPromptPartial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/partials/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** A partial at its default version (or `id@3`, `id@latest`). */
+        get: operations["getPromptPartial"];
+        /** Update a partial; a changed string adds an immutable version (not made default). */
+        put: operations["updatePromptPartial"];
+        post?: never;
+        /** Delete a partial and its versions; refused while it is shared. */
+        delete: operations["deletePromptPartial"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/partials/{id}/makeDefault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Make a version the partial's default. */
+        put: operations["updatePromptPartialDefault"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/partials/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The versions of a partial, newest first. */
+        get: operations["getPromptPartialVersions"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1433,6 +1740,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/secret-references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List secret references (a workspace key sees those its workspace may use). */
+        get: operations["listSecretReferences"];
+        put?: never;
+        /** Save where a secret lives and how gw signs in to its manager (admin key). */
+        post: operations["createSecretReference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/secret-references/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getSecretReference"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateSecretReference"];
+        post?: never;
+        /** Delete; refused while an integration or provider maps it. */
+        delete: operations["deleteSecretReference"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/virtual-keys": {
         parameters: {
             query?: never;
@@ -1585,6 +1930,61 @@ export interface paths {
         post?: never;
         /** Remove a user from a workspace; their user keys of it (auto-created ones included) are revoked. */
         delete: operations["removeWorkspaceMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List agent integrations. */
+        get: operations["listAgentIntegrations"];
+        put?: never;
+        /** Save an A2A agent: endpoint, auth and card (admin key). */
+        post: operations["createAgentIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getAgentIntegration"];
+        /** Update; secrets left out keep their value. */
+        put: operations["updateAgentIntegration"];
+        post?: never;
+        /** Delete an agent integration. */
+        delete: operations["deleteAgentIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent-integrations/fetch-agent-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fetch an A2A agent card from an endpoint, refusing unsafe addresses, non-JSON or non-object bodies, cards without url or name, bodies over 1 MB, and slow endpoints. */
+        post: operations["fetchAgentCard"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1761,6 +2161,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/prompts/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy the prompt, with its versions, into another workspace as an independent one. */
+        post: operations["forkPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Share the prompt with workspaces: readable and usable there, writable only in its own. */
+        post: operations["sharePrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/{id}/unshare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop sharing with the workspaces named, or with every workspace. */
+        post: operations["unsharePrompt"];
+        /** Stop sharing with one workspace, or with every workspace. */
+        delete: operations["unsharePromptDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/partials/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy the partial, with its versions, into another workspace as an independent one. */
+        post: operations["forkPromptPartial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/partials/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Share the partial with workspaces: readable and usable there, writable only in its own. */
+        post: operations["sharePromptPartial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/partials/{id}/unshare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop sharing with the workspaces named, or with every workspace. */
+        post: operations["unsharePromptPartial"];
+        /** Stop sharing with one workspace, or with every workspace. */
+        delete: operations["unsharePromptPartialDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/workspaces/{id}": {
         parameters: {
             query?: never;
@@ -1793,6 +2309,60 @@ export interface components {
         AddWorkspaceMember: {
             role: components["schemas"]["WorkspaceRole"];
             user_id: components["schemas"]["Uuid"];
+        };
+        /** @description Secret values are encrypted at rest and masked in every response; on update, values left out or sent back masked keep their value. */
+        AgentAuthConfig: {
+            headers?: {
+                [key: string]: string;
+            };
+            token?: string;
+        };
+        /**
+         * @description `bearer` sends `auth_config.token` as `Authorization: Bearer`; `headers` sends `auth_config.headers`.
+         * @enum {string}
+         */
+        AgentAuthType: "none" | "bearer" | "headers";
+        /** @description An A2A agent card; gw requires `name` and `url` and keeps the rest as given (at most 1 MB). */
+        AgentCard: {
+            name: string;
+            url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AgentIntegration: {
+            agent_card: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Secrets masked. */
+            auth_config: {
+                [key: string]: unknown;
+            };
+            auth_type: components["schemas"]["AgentAuthType"];
+            created_at: components["schemas"]["Timestamp"];
+            description: string | null;
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @enum {string} */
+            object: "agent-integration";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            updated_at: components["schemas"]["Timestamp"];
+            url: string;
+        };
+        AgentIntegrationFields: {
+            agent_card?: components["schemas"]["AgentCard"] | null;
+            auth_config?: components["schemas"]["AgentAuthConfig"];
+            auth_type?: components["schemas"]["AgentAuthType"];
+            description?: string | null;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description The agent's endpoint. */
+            url?: components["schemas"]["OutboundUrl"];
+        };
+        AgentIntegrationList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["AgentIntegration"][];
         };
         AnalyticsGroups: {
             data: ({
@@ -1981,6 +2551,32 @@ export interface components {
         };
         AuditLogList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["AuditLogEntry"][];
+        };
+        /** @description How gw signs in to the manager. Which fields are needed depends on `manager_type`: Vault needs `vault_addr` and either `vault_token` or `vault_role_id` + `vault_secret_id` (AppRole); AWS needs `aws_region` and either `aws_access_key_id` + `aws_secret_access_key` or `aws_role_arn` (assumed with those keys through STS); Azure needs `azure_vault_url`, `azure_entra_tenant_id`, `azure_entra_client_id` and `azure_entra_client_secret`. Secret fields are encrypted at rest and masked in every response; on update, fields left out keep their value. */
+        AuthConfig: {
+            aws_access_key_id?: string;
+            /** @description Secrets Manager endpoint replacing the regional one (a VPC or FIPS endpoint). */
+            aws_endpoint?: components["schemas"]["OutboundUrl"];
+            aws_external_id?: string;
+            aws_region?: string;
+            aws_role_arn?: string;
+            aws_secret_access_key?: string;
+            aws_session_token?: string;
+            /** @description STS endpoint replacing the regional one, for `aws_role_arn`. */
+            aws_sts_endpoint?: components["schemas"]["OutboundUrl"];
+            /** @description Entra authority replacing https://login.microsoftonline.com (sovereign clouds). */
+            azure_authority_host?: components["schemas"]["OutboundUrl"];
+            azure_entra_client_id?: string;
+            azure_entra_client_secret?: string;
+            azure_entra_tenant_id?: string;
+            azure_vault_url?: components["schemas"]["OutboundUrl"];
+            vault_addr?: components["schemas"]["OutboundUrl"];
+            /** @description Where the AppRole auth method is mounted (default `approle`). */
+            vault_approle_mount?: string;
+            vault_namespace?: string;
+            vault_role_id?: string;
+            vault_secret_id?: string;
+            vault_token?: string;
         };
         AuthorizationServerMetadata: {
             authorization_endpoint: string;
@@ -2245,6 +2841,33 @@ export interface components {
             vertex_project_id?: string;
             vertex_region?: string;
         };
+        Collection: {
+            child_collections?: {
+                id: string;
+                last_updated_at?: components["schemas"]["Timestamp"];
+                name: string;
+                slug: string;
+            }[];
+            collection_details?: {
+                child_collections_count?: number;
+                prompts_count?: number;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            id: string;
+            is_default: boolean;
+            last_updated_at: components["schemas"]["Timestamp"];
+            name: string;
+            /** @enum {string} */
+            object: "collection";
+            parent_collection_id: string | null;
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            workspace_id: string;
+        };
+        CollectionList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Collection"][];
+        };
         /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes` (an empty `excludes`, as the product description's plain string allows, excludes nothing). A policy applies when all its conditions hold. */
         Condition: {
             excludes?: string;
@@ -2333,6 +2956,7 @@ export interface components {
         ConsentRedirect: {
             redirect_to: string;
         };
+        CreateAgentIntegration: WithRequired<components["schemas"]["AgentIntegrationFields"], "name" | "url">;
         CreateBatchRequest: {
             /** @enum {string} */
             completion_window: "24h";
@@ -2348,6 +2972,13 @@ export interface components {
             } | null;
             /** @description Accepted for compatibility; output files do not expire. */
             output_expires_after?: Record<string, never>;
+        };
+        CreateCollection: {
+            name: string;
+            /** @description The parent collection's id or slug (same workspace). */
+            parent_collection_id?: string;
+            slug?: components["schemas"]["Slug"];
+            workspace_id?: string;
         };
         CreateConfig: {
             config: components["schemas"]["ConfigTarget"];
@@ -2396,6 +3027,13 @@ export interface components {
             role: "admin" | "member";
             workspaces?: components["schemas"]["UserWorkspace"][];
         };
+        CreateLabel: {
+            color_code?: string | null;
+            description?: string | null;
+            name: components["schemas"]["LabelName"];
+            /** @description The workspace the label belongs to (id or slug). Absent: organisation-wide for an admin key, the key's workspace for a workspace key. */
+            workspace_id?: string;
+        };
         CreateLogExport: {
             description?: string;
             filters?: components["schemas"]["LogExportFilters"];
@@ -2404,6 +3042,25 @@ export interface components {
             workspace_id?: string;
         };
         CreateOrganisationServiceKey: components["schemas"]["NewKeyFields"];
+        CreatePrompt: {
+            /** @description Collection id or slug; the workspace's default collection when absent. */
+            collection_id?: string;
+            description?: string | null;
+            name: string;
+            slug?: components["schemas"]["Slug"];
+            version_description?: string | null;
+            /** @description Workspace id or slug; for admin keys (the default workspace when absent). */
+            workspace_id?: string;
+        } & WithRequired<components["schemas"]["TemplateFields"], "string">;
+        CreatePromptPartial: {
+            collection_id?: string;
+            description?: string | null;
+            name: string;
+            slug?: components["schemas"]["Slug"];
+            string: string;
+            version_description?: string | null;
+            workspace_id?: string;
+        };
         CreateProvider: (WithRequired<components["schemas"]["ProviderFields"], "name"> & {
             /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
             workspace_id?: string;
@@ -2429,6 +3086,9 @@ export interface components {
         } & (unknown | unknown);
         CreateScimToken: {
             name: string;
+        };
+        CreateSecretReference: WithRequired<components["schemas"]["SecretReferenceFields"], "name" | "auth_config" | "secret_path"> & {
+            manager_type: components["schemas"]["ManagerType"];
         };
         CreateUsageLimitsPolicy: {
             /** @description Usage at which an entity is flagged `alert_threshold_reached`; at most credit_limit. */
@@ -2554,6 +3214,17 @@ export interface components {
             weight: number;
             workspace_id: string;
         };
+        FetchAgentCardRequest: {
+            auth_config?: components["schemas"]["AgentAuthConfig"];
+            auth_type?: components["schemas"]["AgentAuthType"];
+            /** @description The agent's endpoint (its card is read from `/.well-known/agent-card.json` under it), or the card's own URL when the path ends in `.json`. */
+            url: components["schemas"]["OutboundUrl"];
+        };
+        FetchedAgentCard: {
+            agent_card: components["schemas"]["AgentCard"];
+            /** @description Where the card was read from. */
+            url: string;
+        };
         FieldRestrictions: {
             /** @description Union of the organisation's and the workspace's `export_settings.deniedFields`. */
             denied_fields: string[];
@@ -2589,6 +3260,13 @@ export interface components {
         FilePurpose: "assistants" | "assistants_output" | "batch" | "batch_output" | "fine-tune" | "fine-tune-results" | "vision" | "user_data" | "evals";
         /** @enum {string} */
         FinishReason: "stop" | "length" | "tool_calls" | "content_filter" | "function_call";
+        ForkRequest: {
+            collection_id?: string;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            /** @description The workspace the copy goes to (id or slug); a workspace key can fork into its own only. */
+            workspace_id: string;
+        };
         FunctionDefinition: {
             description?: string;
             name: string;
@@ -2809,6 +3487,28 @@ export interface components {
         InviteWithToken: components["schemas"]["Invite"] & {
             token: string;
         };
+        Label: {
+            color_code?: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            description?: string | null;
+            id: string;
+            /** @description One of the three built-in labels (production, staging, development). */
+            is_universal: boolean;
+            last_updated_at: components["schemas"]["Timestamp"];
+            name: string;
+            /** @enum {string} */
+            object: "label";
+            organisation_id: string;
+            /** @enum {string} */
+            status: "active";
+            /** @description null for an organisation-wide label. */
+            workspace_id: string | null;
+        };
+        LabelList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["Label"][];
+        };
+        /** @description Letters, digits, `-`, `_` and `.`; not `latest`, not `default`, not digits only. */
+        LabelName: string;
         /** @description Every list answers with this envelope. Lists are ordered newest first and paginated with an opaque cursor: pass `next_cursor` back as `cursor` to get the next page. */
         ListEnvelope: {
             data: unknown[];
@@ -2832,7 +3532,7 @@ export interface components {
          * @description What kind of call a log records.
          * @enum {string}
          */
-        LogEndpoint: "chat.completions";
+        LogEndpoint: "chat.completions" | "prompts.completions";
         LogError: {
             code: string;
             message: string;
@@ -2870,6 +3570,9 @@ export interface components {
             endpoint?: components["schemas"]["LogEndpoint"];
             metadata?: components["schemas"]["Metadata"];
             model?: string;
+            prompt_id?: string;
+            prompt_label?: string;
+            prompt_version?: number;
             provider?: string;
             start_time?: components["schemas"]["Timestamp"];
             /** @description Comma-separated codes (`429`) or classes (`4xx`). */
@@ -2880,7 +3583,7 @@ export interface components {
             data?: components["schemas"]["LogExport"][];
         };
         /** @enum {string} */
-        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "auth_subject" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cost_unpriced" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
+        LogField: "id" | "object" | "endpoint" | "source" | "organisation_id" | "workspace_id" | "api_key_id" | "auth_subject" | "trace_id" | "span_id" | "parent_span_id" | "span_name" | "created_at" | "config_id" | "prompt_id" | "prompt_version" | "prompt_label" | "provider" | "model" | "status" | "latency_ms" | "first_byte_ms" | "stream" | "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost" | "cost_unpriced" | "cache_status" | "retry_count" | "route" | "metadata" | "error" | "request_headers" | "request_body" | "response_body" | "guardrail_results";
         LoggingSecurity: {
             store_request_bodies?: boolean;
         } | null;
@@ -2928,7 +3631,13 @@ export interface components {
             object: "log";
             organisation_id: string;
             parent_span_id?: string | null;
+            /** @description The prompt a prompt completion ran, or the `_prompt` metadata value. */
+            prompt_id?: string | null;
+            /** @description The label the prompt completion's address named (`id@production`), else null. */
+            prompt_label?: string | null;
             prompt_tokens: number;
+            /** @description The prompt version a prompt completion ran. */
+            prompt_version?: number | null;
             provider: string | null;
             retry_count: number;
             route: components["schemas"]["LogRouteStep"][];
@@ -2945,6 +3654,14 @@ export interface components {
             trace_id: string;
             workspace_id: string;
         };
+        MakeDefault: {
+            version: number;
+        };
+        /**
+         * @description `hashicorp_vault`: KV version 2 over Vault's HTTP API, token or AppRole login. `aws_sm`: AWS Secrets Manager, access keys or a role assumed through STS. `azure_kv`: Azure Key Vault's REST API with a Microsoft Entra client-credentials token.
+         * @enum {string}
+         */
+        ManagerType: "hashicorp_vault" | "aws_sm" | "azure_kv";
         /** @description Free-form string map. */
         Metadata: {
             [key: string]: string;
@@ -3068,6 +3785,172 @@ export interface components {
             /** @description Factor applied to the catalogue price of every call through this integration. */
             multiplier?: number;
         };
+        Prompt: {
+            collection_id: string;
+            created_at: components["schemas"]["Timestamp"];
+            default_version: number;
+            description?: string | null;
+            functions?: unknown[] | null;
+            id: string;
+            is_raw_template?: number;
+            /** @description The prompt belongs to another workspace that shares it with the caller's. */
+            is_shared?: boolean;
+            last_updated_at: components["schemas"]["Timestamp"];
+            latest_version: number;
+            model?: string | null;
+            name: string;
+            /** @enum {string} */
+            object: "prompt";
+            organisation_id?: string;
+            parameters?: components["schemas"]["PromptParameters"];
+            /** @description The version answered. */
+            prompt_version: number;
+            prompt_version_description?: string | null;
+            prompt_version_id: string;
+            prompt_version_label_id?: string | null;
+            /** @enum {string} */
+            prompt_version_status?: "active" | "archived";
+            /** @description With show_prompt_share, the workspaces the prompt is shared with. */
+            shared_with?: string[];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            string: components["schemas"]["PromptTemplate"];
+            template_metadata?: Record<string, never> | null;
+            tool_choice?: unknown;
+            tools?: unknown[] | null;
+            /** @description Same as prompt_version_id. */
+            version_id?: string;
+            virtual_key?: string | null;
+            workspace_id: string;
+        };
+        /** @description As for render, plus `stream`. */
+        PromptCompletionRequest: {
+            /** @default false */
+            stream: boolean;
+            /** @default {} */
+            variables: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        PromptList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["PromptSummary"][];
+        };
+        PromptMessage: {
+            content: string | ({
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            name?: string;
+            /** @enum {string} */
+            role: "system" | "developer" | "user" | "assistant" | "tool" | "function";
+            tool_call_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Chat parameters sent with the rendered messages (temperature, max_completion_tokens, ...). */
+        PromptParameters: {
+            [key: string]: unknown;
+        };
+        PromptPartial: {
+            collection_id: string;
+            created_at: components["schemas"]["Timestamp"];
+            default_version: number;
+            description?: string | null;
+            id: string;
+            is_shared?: boolean;
+            last_updated_at: components["schemas"]["Timestamp"];
+            latest_version: number;
+            name: string;
+            /** @enum {string} */
+            object: "partial";
+            organisation_id?: string;
+            prompt_partial_version_id: string;
+            shared_with?: string[];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            string: string;
+            /** @description The version answered. */
+            version: number;
+            version_description?: string | null;
+            version_id?: string;
+            workspace_id: string;
+        };
+        PromptPartialList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["PromptPartial"][];
+        };
+        PromptPartialUpdated: {
+            id: string;
+            new_version: boolean;
+            prompt_partial_version_id: string;
+            slug: string;
+            version: number;
+        };
+        PromptPartialVersion: {
+            created_at: components["schemas"]["Timestamp"];
+            description?: string | null;
+            id: string;
+            is_default: boolean;
+            /** @enum {string} */
+            object: "partial_version";
+            prompt_partial_id: string;
+            prompt_partial_version_id: string;
+            prompt_version_status?: string;
+            string: string;
+            version: number;
+        };
+        PromptPartialVersionList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["PromptPartialVersion"][];
+        };
+        PromptSummary: {
+            collection_id: string;
+            created_at: components["schemas"]["Timestamp"];
+            default_version: number;
+            description?: string | null;
+            id: string;
+            is_shared?: boolean;
+            last_updated_at: components["schemas"]["Timestamp"];
+            latest_version: number;
+            model?: string | null;
+            name: string;
+            /** @enum {string} */
+            object: "prompt";
+            shared_with?: string[];
+            slug: string;
+            status: string;
+            workspace_id: string;
+        };
+        /** @description A mustache template (variables `{{name}}`, sections `{{#items}}...{{/items}}`, partials `{{>partial-slug}}`; no HTML escaping): one string, sent as a single user message, or a list of chat messages whose text contents are templates. */
+        PromptTemplate: string | components["schemas"]["PromptMessage"][];
+        PromptUpdated: {
+            id: string;
+            new_version: boolean;
+            /** @description The version the template is now at (the new one, or the latest when nothing changed). */
+            prompt_version: number;
+            prompt_version_id: string;
+            slug: string;
+        };
+        PromptVersion: {
+            created_at: components["schemas"]["Timestamp"];
+            id: string;
+            is_default: boolean;
+            label_id: string | null;
+            /** @enum {string} */
+            object: "prompt_version";
+            prompt_description?: string | null;
+            prompt_id: string;
+            prompt_template: components["schemas"]["TemplateFields"];
+            prompt_version: number;
+            /** @enum {string} */
+            status: "active" | "archived";
+        };
+        PromptVersionList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["PromptVersion"][];
+        };
         ProtectedResourceMetadata: {
             authorization_servers: string[];
             bearer_methods_supported: string[];
@@ -3093,6 +3976,9 @@ export interface components {
             object: "provider";
             organisation_id: components["schemas"]["Uuid"];
             rate_limits?: components["schemas"]["AttachedRateLimits"];
+            secret_mappings?: {
+                [key: string]: unknown;
+            }[];
             /** @description Used as `@slug` in gateway calls (`x-gw-provider`, `x-gw-virtual-key`, config targets). */
             slug: string;
             /** @enum {string} */
@@ -3111,6 +3997,7 @@ export interface components {
             name?: string;
             note?: string | null;
             rate_limits?: components["schemas"]["AttachedRateLimits"];
+            secret_mappings?: components["schemas"]["SecretMapping"][];
             slug?: components["schemas"]["Slug"];
             usage_limits?: components["schemas"]["AttachedUsageLimits"];
         };
@@ -3182,6 +4069,26 @@ export interface components {
             response_types: string[];
             scope?: string;
             token_endpoint_auth_method: string;
+        };
+        /** @description `variables` fill the template; any other key is a chat parameter that replaces the prompt's (temperature, max_completion_tokens, ...). */
+        RenderPromptRequest: {
+            /** @default {} */
+            variables: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        RenderPromptResponse: {
+            /** @description The chat completion request gw would send (model, messages and parameters). */
+            data: {
+                messages: Record<string, never>[];
+                model?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @enum {boolean} */
+            success: true;
         };
         ResendInvite: {
             /** @default 7 */
@@ -3320,10 +4227,13 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "agents.invoke" | "mcp.invoke" | "scim.provision";
+        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "scim.provision";
         SecretMapping: {
+            /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
+            secret_key?: string;
+            /** @description The secret reference's id or slug; an unknown one is refused at save (stored as its id). */
             secret_reference_id: string;
-            /** @description The credential field the secret fills (`key`, or a configurations field such as `oauth_client_secret`). */
+            /** @description The credential field the secret fills (`key`, or a configurations field such as `configurations.oauth_client_secret`). */
             target_field: string;
             /**
              * @description `json` parses the secret value as JSON before use.
@@ -3332,11 +4242,64 @@ export interface components {
              */
             value_format: "string" | "json";
         };
+        SecretReference: {
+            allow_all_workspaces: boolean;
+            allowed_workspaces: components["schemas"]["Uuid"][];
+            /** @description The auth fields, secrets masked. */
+            auth_config: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            created_by: string | null;
+            description?: string | null;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            manager_type: components["schemas"]["ManagerType"];
+            name: string;
+            /** @enum {string} */
+            object: "secret-reference";
+            organisation_id: components["schemas"]["Uuid"];
+            secret_key: string | null;
+            secret_path: string;
+            slug: string;
+            /** @enum {string} */
+            status: "ACTIVE";
+            tags: {
+                [key: string]: string;
+            };
+        };
+        SecretReferenceFields: {
+            /** @description Every workspace may use the reference (default true). */
+            allow_all_workspaces?: boolean;
+            /** @description Workspace ids or slugs allowed when `allow_all_workspaces` is false; replaces the list on update. */
+            allowed_workspaces?: string[];
+            auth_config?: components["schemas"]["AuthConfig"];
+            description?: string | null;
+            name?: string;
+            /** @description The field of a structured secret (a Vault secret's data, a JSON secret string) to use; mappings may override it. */
+            secret_key?: string | null;
+            /** @description Vault: `<mount>/<path>` of a KV v2 secret (`secret/team/openai`); AWS: the secret's name or ARN; Azure: the secret's name, optionally `<name>/<version>`. */
+            secret_path?: string;
+            slug?: components["schemas"]["Slug"];
+            tags?: components["schemas"]["Tags"];
+        };
+        SecretReferenceList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["SecretReference"][];
+        };
         /** @description Security settings by section. At organisation level they are the defaults; a workspace may change a section only when the organisation lists it in `overridable_sections` (null clears a workspace's override). */
         SecuritySections: {
             api_keys?: components["schemas"]["ApiKeysSecurity"];
             logging?: components["schemas"]["LoggingSecurity"];
             network?: components["schemas"]["NetworkSecurity"];
+        };
+        ShareRequest: {
+            workspace_ids: string[];
+        };
+        ShareState: {
+            id: string;
+            /** @enum {string} */
+            object: "prompt" | "partial";
+            shared_with: string[];
         };
         SignOutResult: {
             success: boolean;
@@ -3393,6 +4356,27 @@ export interface components {
              * @enum {string}
              */
             role: "system";
+        };
+        Tags: {
+            [key: string]: string;
+        };
+        /** @description What a version holds; changing any of these makes a new version. */
+        TemplateFields: {
+            functions?: Record<string, never>[] | null;
+            /**
+             * @description 1 sends the template as it is, without rendering.
+             * @enum {integer}
+             */
+            is_raw_template?: 0 | 1;
+            model?: string | null;
+            parameters?: components["schemas"]["PromptParameters"];
+            string?: components["schemas"]["PromptTemplate"];
+            template_metadata?: {
+                [key: string]: unknown;
+            } | null;
+            tool_choice?: null | string | Record<string, never>;
+            tools?: Record<string, never>[] | null;
+            virtual_key?: components["schemas"]["VirtualKey"];
         };
         /** @description A string, or at least one text part. */
         TextContent: string | components["schemas"]["TextPart"][];
@@ -3470,6 +4454,11 @@ export interface components {
             role: "tool";
             tool_call_id: string;
         };
+        UnshareRequest: {
+            /** @description The workspaces to stop sharing with; absent, every one. */
+            workspace_ids?: string[];
+        };
+        UpdateAgentIntegration: components["schemas"]["AgentIntegrationFields"];
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
             description?: string | null;
             /** Format: date-time */
@@ -3481,6 +4470,9 @@ export interface components {
         };
         UpdateBatchRequest: {
             internal_output_file_id: string;
+        };
+        UpdateCollection: {
+            name: string;
         };
         UpdateConfig: {
             config?: components["schemas"]["ConfigTarget"];
@@ -3501,6 +4493,11 @@ export interface components {
             workspaces: string[];
         };
         UpdateIntegration: components["schemas"]["IntegrationFields"];
+        UpdateLabel: {
+            color_code?: string | null;
+            description?: string | null;
+            name?: components["schemas"]["LabelName"];
+        };
         /** @description Each list given replaces the current one; guardrails are named by id or slug and must belong to the whole organisation. */
         UpdateOrganisationGuardrailDefaults: {
             input_guardrails?: string[];
@@ -3508,6 +4505,30 @@ export interface components {
         };
         UpdateOrganisationSettings: components["schemas"]["OrganisationSettingsFields"] & {
             security_settings?: components["schemas"]["OrganisationSecuritySettings"];
+        };
+        UpdatePrompt: {
+            collection_id?: string;
+            description?: string | null;
+            name?: string;
+            /** @default false */
+            patch: boolean;
+            version_description?: string | null;
+        } & components["schemas"]["TemplateFields"];
+        UpdatePromptPartial: {
+            collection_id?: string;
+            description?: string | null;
+            name?: string;
+            /**
+             * @description Accepted for symmetry with prompts; a partial's only template field is string.
+             * @default false
+             */
+            patch: boolean;
+            string?: string;
+            version_description?: string | null;
+        };
+        UpdatePromptVersion: {
+            /** @description A label's id or name; null takes the version's label off. */
+            label_id: string | null;
         };
         UpdateProvider: components["schemas"]["ProviderFields"];
         UpdateRateLimitsPolicy: {
@@ -3517,6 +4538,7 @@ export interface components {
             unit?: components["schemas"]["RateLimitsUnit"];
             value?: number;
         };
+        UpdateSecretReference: components["schemas"]["SecretReferenceFields"];
         UpdateSsoSettings: {
             client_id: string;
             /** @description Omit to keep the stored secret; null for a public client. */
@@ -3663,6 +4685,8 @@ export interface components {
         };
         /** Format: uuid */
         Uuid: string;
+        /** @description The saved provider the prompt runs on, as `@slug` or a legacy virtual key slug. */
+        VirtualKey: string | null;
         Workspace: {
             created_at: components["schemas"]["Timestamp"];
             defaults: {
@@ -3867,6 +4891,14 @@ export interface components {
         Model: string;
         /** @description The span this request belongs under, kept in its log. */
         ParentSpanId: string;
+        /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+        PromptId: string;
+        /** @description The label a prompt completion's address named (`id@production` -> production). */
+        PromptLabel: string;
+        /** @description The prompt version a prompt completion ran. */
+        PromptVersion: number;
+        /** @description A prompt version's id, or its number. */
+        PromptVersionIdPath: string;
         /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
         Provider: string;
         /** @description Milliseconds; covers the wait for upstream headers and the body. */
@@ -4815,6 +5847,12 @@ export interface operations {
                 /** @description The metadata key to group by (group_by=metadata). */
                 metadata_key?: string;
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
@@ -4825,8 +5863,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description `user`, `environment`, `organisation` and `prompt` group by the special metadata keys `_user`, `_environment`, `_organisation` (your customer's organisation) and `_prompt`. */
-                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "metadata" | "api_key" | "workspace" | "status" | "endpoint" | "cache_status";
+                /** @description `user`, `environment`, `organisation` and `prompt` group by the special metadata keys `_user`, `_environment`, `_organisation` (your customer's organisation) and `_prompt`; `prompt_version` and `prompt_label` by what prompt completions ran (filter by `prompt_id` to compare one prompt's versions). */
+                group_by: "model" | "provider" | "user" | "environment" | "organisation" | "prompt" | "prompt_version" | "prompt_label" | "metadata" | "api_key" | "workspace" | "status" | "endpoint" | "cache_status";
             };
             cookie?: never;
         };
@@ -4859,6 +5897,12 @@ export interface operations {
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
@@ -4901,6 +5945,12 @@ export interface operations {
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
@@ -5543,6 +6593,158 @@ export interface operations {
             408: components["responses"]["Error"];
             429: components["responses"]["TooManyRequests"];
             446: components["responses"]["GuardrailDenied"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listCollections: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only the children of this collection (id or slug). */
+                parent_collection_id?: string;
+                /** @description Part of the name or slug (case-insensitive). */
+                search?: string;
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCollection"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCollection"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Collection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             default: components["responses"]["Error"];
         };
     };
@@ -6333,6 +7535,157 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listLabels: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug (case-insensitive). */
+                search?: string;
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLabel"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLabel"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
     listLogs: {
         parameters: {
             query?: {
@@ -6348,6 +7701,12 @@ export interface operations {
                 /** @description Comma-separated `key=value` pairs; every pair must match (for example `env=prod,_user=ana`). */
                 metadata?: components["parameters"]["log-parameters_Metadata"];
                 model?: components["parameters"]["Model"];
+                /** @description The prompt a prompt completion ran (the same column the `_prompt` metadata key fills). */
+                prompt_id?: components["parameters"]["PromptId"];
+                /** @description The label a prompt completion's address named (`id@production` -> production). */
+                prompt_label?: components["parameters"]["PromptLabel"];
+                /** @description The prompt version a prompt completion ran. */
+                prompt_version?: components["parameters"]["PromptVersion"];
                 provider?: components["parameters"]["log-parameters_Provider"];
                 /** @description Inclusive lower bound, ISO 8601. */
                 start_time?: components["parameters"]["StartTime"];
@@ -6740,6 +8099,644 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmptyObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listPrompts: {
+        parameters: {
+            query?: {
+                /** @description Only the items of this collection (id or slug). */
+                collection_id?: string;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug (case-insensitive). */
+                search?: string;
+                /** @description Adds shared_with (the workspaces each item is shared with) to every item. */
+                show_prompt_share?: boolean;
+                /** @description own: the workspace's own; shared: those other workspaces share with it; all: both. */
+                type?: "all" | "own" | "shared";
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createPrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePrompt"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getPrompt: {
+        parameters: {
+            query?: {
+                /** @description Adds shared_with (the workspaces each item is shared with) to every item. */
+                show_prompt_share?: boolean;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updatePrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePrompt"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptUpdated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deletePrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createPromptCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+                traceparent?: components["parameters"]["Traceparent"];
+                "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
+                "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description The span this request belongs under, kept in its log. */
+                "x-gw-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /** @description Milliseconds; covers the wait for upstream headers and the body. */
+                "x-gw-request-timeout"?: components["parameters"]["RequestTimeout"];
+                /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
+                "x-gw-sensitive-headers"?: components["parameters"]["SensitiveHeaders"];
+                /** @description Your span id for this request, kept in its log. */
+                "x-gw-span-id"?: components["parameters"]["SpanId"];
+                /** @description A name for this request's span, kept in its log. */
+                "x-gw-span-name"?: components["parameters"]["SpanName"];
+                /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
+                "x-gw-trace-id"?: components["parameters"]["TraceId"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "x-gw-trace-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["Error"];
+            429: components["responses"]["TooManyRequests"];
+            446: components["responses"]["GuardrailDenied"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updatePromptDefault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MakeDefault"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createPromptRender: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+                traceparent?: components["parameters"]["Traceparent"];
+                "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
+                "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description The span this request belongs under, kept in its log. */
+                "x-gw-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /** @description Milliseconds; covers the wait for upstream headers and the body. */
+                "x-gw-request-timeout"?: components["parameters"]["RequestTimeout"];
+                /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
+                "x-gw-sensitive-headers"?: components["parameters"]["SensitiveHeaders"];
+                /** @description Your span id for this request, kept in its log. */
+                "x-gw-span-id"?: components["parameters"]["SpanId"];
+                /** @description A name for this request's span, kept in its log. */
+                "x-gw-span-name"?: components["parameters"]["SpanName"];
+                /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
+                "x-gw-trace-id"?: components["parameters"]["TraceId"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenderPromptRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderPromptResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getPromptVersions: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getPromptByVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+                /** @description A prompt version's id, or its number. */
+                versionId: components["parameters"]["PromptVersionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updatePromptVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+                /** @description A prompt version's id, or its number. */
+                versionId: components["parameters"]["PromptVersionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePromptVersion"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listPromptPartials: {
+        parameters: {
+            query?: {
+                /** @description Only the items of this collection (id or slug). */
+                collection_id?: string;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug (case-insensitive). */
+                search?: string;
+                /** @description Adds shared_with (the workspaces each item is shared with) to every item. */
+                show_prompt_share?: boolean;
+                /** @description own: the workspace's own; shared: those other workspaces share with it; all: both. */
+                type?: "all" | "own" | "shared";
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartialList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createPromptPartial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePromptPartial"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getPromptPartial: {
+        parameters: {
+            query?: {
+                /** @description Adds shared_with (the workspaces each item is shared with) to every item. */
+                show_prompt_share?: boolean;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updatePromptPartial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePromptPartial"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartialUpdated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deletePromptPartial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updatePromptPartialDefault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MakeDefault"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getPromptPartialVersions: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartialVersionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8054,6 +10051,156 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listSecretReferences: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                manager_type?: components["schemas"]["ManagerType"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReferenceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSecretReference"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSecretReference"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteSecretReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
     listVirtualKeys: {
         parameters: {
             query?: {
@@ -8576,6 +10723,183 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listAgentIntegrations: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegrationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteAgentIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    fetchAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FetchAgentCardRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FetchedAgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
     batchGetApiKeys: {
         parameters: {
             query: {
@@ -9009,6 +11333,254 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UsageLimitsEntity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    forkPrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    sharePrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    unsharePrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnshareRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    unsharePromptDelete: {
+        parameters: {
+            query?: {
+                /** @description Unshare from this workspace only (id or slug); without it, from every workspace. */
+                workspace_id?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    forkPromptPartial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    sharePromptPartial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    unsharePromptPartial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnshareRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    unsharePromptPartialDelete: {
+        parameters: {
+            query?: {
+                /** @description Unshare from this workspace only (id or slug); without it, from every workspace. */
+                workspace_id?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareState"];
                 };
             };
             400: components["responses"]["BadRequest"];

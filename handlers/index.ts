@@ -21,6 +21,12 @@ import * as users from './users/index.js';
 import * as workspaces from './workspaces/index.js';
 import type { Handler } from './types.js';
 
+import * as secretReferences from './secret-references/index.js';
+import * as agentIntegrations from './agent-integrations/index.js';
+import * as collections from './collections/index.js';
+import * as labels from './labels/index.js';
+import * as promptPartials from './prompt-partials/index.js';
+import * as prompts from './prompts/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -44,4 +50,10 @@ export const handlers: Record<string, Handler> = {
   ...auth,
   ...scim,
   ...oauth,
+  ...secretReferences,
+  ...agentIntegrations,
+  ...collections,
+  ...labels,
+  ...promptPartials,
+  ...prompts,
 };

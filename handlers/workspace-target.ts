@@ -32,3 +32,14 @@ export function slugFromName(name: string): string {
     .slice(0, 240);
   return slug || 'item';
 }
+
+/** Workspace ids or slugs of the organisation -> their ids (deduplicated); an unknown one is a 404. */
+export async function resolveWorkspaceIds(call: Call, organisationId: string, idsOrSlugs: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const idOrSlug of idsOrSlugs) {
+    const workspace = await call.services.store.workspaces.find(organisationId, idOrSlug);
+    if (!workspace) throw new NotFoundError('Workspace', idOrSlug);
+    ids.push(workspace.id);
+  }
+  return [...new Set(ids)];
+}

@@ -1,8 +1,7 @@
 /**
  * The one worker room's contract: background work (batches, runs, ingestion, exports) is a named
  * job with a JSON payload, handled by whichever instance has a handler registered for that name.
- * Three engines implement it (docs/workers.md): pg-boss on Postgres, BullMQ on Redis, and an
- * in-process runner over the store's `jobs` table. Rooms depend on this file only.
+ * Two engines implement it (docs/workers.md): pg-boss on Postgres and an in-process runner over the store's `jobs` table. Rooms depend on this file only.
  */
 
 export type JobPayload = { [key: string]: unknown };
@@ -31,7 +30,7 @@ export interface HandlerOptions {
   concurrency?: number;
 }
 
-export type JobEngine = 'pg-boss' | 'bullmq' | 'store';
+export type JobEngine = 'pg-boss' | 'store';
 
 export interface JobQueue {
   readonly engine: JobEngine;

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuMessage } from './bench/child-ipc.js';
 import type { LoadResult } from './bench/load-generator.js';
-import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { BENCH_PROMPT, CHAT_BODY, PLAIN_HEADERS, PROMPT_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -83,11 +83,14 @@ async function main(): Promise<void> {
     const proxyPort = proxy.port;
     const gw = await start('gw-server.js', [], gwEnv(dataDir, adminKey));
     const gwPort = gw.port;
+    await savePrompt(gwPort, adminKey);
 
     const targets = [
       { name: 'upstream', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, headers: PLAIN_HEADERS },
       { name: 'bare proxy', server: proxy.child, url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: PLAIN_HEADERS },
       { name: 'gw', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort) },
+      // The same chat call, sent as a saved prompt rendered by gw (item 8 of issue 17).
+      { name: 'gw prompt', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/prompts/${BENCH_PROMPT.slug}/completions`, headers: gwHeaders(adminKey, upstreamPort), body: PROMPT_BODY },
     ];
 
     const results = new Map<string, LoadResult>();
@@ -105,12 +108,13 @@ async function main(): Promise<void> {
           if (profiled) await profiler(gw.child, { profile: 'start' });
           const cpuBefore = await cpuMicros(target.server);
           const { url, headers } = target;
-          const result = await runLoad({ url, headers, body: CHAT_BODY, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
+          const body = 'body' in target && target.body ? target.body : CHAT_BODY;
+          const result = await runLoad({ url, headers, body, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000 });
           const cpuAfter = await cpuMicros(target.server);
           const cpuPerRequest = (cpuAfter.cpuMicros - cpuBefore.cpuMicros) / result.allRequests;
           const loopPerRequest = (cpuAfter.loopMicros - cpuBefore.loopMicros) / result.allRequests;
           const gcPerRequest = (cpuAfter.gcMicros - cpuBefore.gcMicros) / result.allRequests;
-          if (target.name === 'gw') gwRequests += result.allRequests;
+          if (target.server === gw.child) gwRequests += result.allRequests;
           if (profiled) {
             mkdirSync(profileDir, { recursive: true });
             const file = path.join(profileDir, `gw-${connections}.${profileKind}`);
@@ -126,6 +130,8 @@ async function main(): Promise<void> {
       }
     }
     report(results, { cpu, loop, gc }, targets.map((target) => target.name));
+    const promptWork = await promptWorkMicros(gw.child);
+    console.log(`prompt resolve + render, CPU per call in gw (cache hit, ${BENCH_PROMPT.slug}): ${promptWork.toFixed(1)} us`);
     await stopAll(children);
     reportLogged(dataDir, gwRequests);
     for (const file of profiles) {
@@ -136,6 +142,29 @@ async function main(): Promise<void> {
     await stopAll(children);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Asks gw to time the prompt work alone (gw-server.ts). */
+function promptWorkMicros(gw: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const listen = (message: { promptWorkMicros?: number }) => {
+      if (message.promptWorkMicros === undefined) return;
+      gw.off('message', listen);
+      resolve(message.promptWorkMicros);
+    };
+    gw.on('message', listen);
+    gw.send({ promptWork: { address: BENCH_PROMPT.slug, body: JSON.parse(PROMPT_BODY), iterations: 20_000 } });
+  });
+}
+
+/** Saves the bench prompt in gw (the first request resolves and caches it, as in production). */
+async function savePrompt(port: number, adminKey: string): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${port}/v1/prompts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': adminKey },
+    body: JSON.stringify(BENCH_PROMPT),
+  });
+  if (response.status !== 201) throw new Error(`saving the bench prompt: ${response.status} ${await response.text()}`);
 }
 
 /** gw was measured with request logging on: after its shutdown flush, every request it answered must have its log row. */
@@ -185,6 +214,11 @@ function report(results: Map<string, LoadResult>, { cpu, loop, gc }: PerRequest,
   console.log(`bare proxy / gw CPU per request (${high} conns): ${(100 * cpuRatio).toFixed(1)}%  (the throughput ratio one core each would give)`);
   const overhead = at('gw', low).p50Ms - at('bare proxy', low).p50Ms;
   console.log(`gw p50 overhead vs bare proxy (${low} conns): ${overhead.toFixed(3)} ms  (target < 1 ms)`);
+  if (names.includes('gw prompt')) {
+    const added = at('gw prompt', low).p50Ms - at('gw', low).p50Ms;
+    console.log(`prompt completion p50 added vs the same chat call sent whole (${low} conns): ${added.toFixed(3)} ms  (target < 1 ms)`);
+    console.log(`prompt completion / chat throughput (${high} conns): ${ratio(at('gw prompt', high).requestsPerSecond, gw.requestsPerSecond)}`);
+  }
   if (gwFailed) console.log('note: gw answered non-2xx statuses (see the table); its figures do not measure a working chat path.');
 }
 

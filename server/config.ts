@@ -21,6 +21,10 @@ export interface Config {
   dbPoolSize: number;
   /** Hosts a custom host may name even though they resolve to private addresses. */
   trustedCustomHosts: readonly string[];
+  /** How long a value read from a secret manager is reused before it is read again (GW_SECRET_CACHE_SECONDS). */
+  secretCacheTtlMs: number;
+  /** Deadline for fetching an A2A agent card, headers and body (GW_AGENT_CARD_TIMEOUT_MS). */
+  agentCardTimeoutMs: number;
   /** Lower-cased header names whose values are hashed in logs for every organisation. */
   headersToMask: readonly string[];
   blockInlineConfig: boolean;
@@ -55,10 +59,10 @@ export interface Config {
   /** OpenTelemetry traces: off unless an OTLP endpoint is set. */
   tracing: { endpoint: string | undefined; headers: Record<string, string>; serviceName: string; sampleRatio: number; captureBodies: boolean };
   /**
-   * Background jobs (docs/workers.md): the engine (auto = pg-boss on Postgres, else BullMQ when Redis
-   * is set, else the store's jobs table), how long a running job's lease lasts, how often idle workers poll.
+   * Background jobs (docs/workers.md): the engine (auto = pg-boss on Postgres, else the store's jobs
+   * table), how long a running job's lease lasts, how often idle workers poll.
    */
-  jobs: { engine: 'auto' | 'store' | 'pg-boss' | 'bullmq'; leaseMs: number; pollMs: number };
+  jobs: { engine: 'auto' | 'store' | 'pg-boss'; leaseMs: number; pollMs: number };
   /** Largest file `/v1/files` stores (docs/files-and-batches.md). */
   filesMaxBytes: number;
   /** Lines of one batch sent at once by one worker (docs/files-and-batches.md). */
@@ -217,13 +221,12 @@ function encryptionKey(env: Env, dataDir: string): Buffer {
   return key;
 }
 
-const JOB_ENGINES = ['auto', 'store', 'pg-boss', 'bullmq'] as const;
+const JOB_ENGINES = ['auto', 'store', 'pg-boss'] as const;
 
 function jobEngine(env: Env): Config['jobs']['engine'] {
   const raw = (env.GW_JOBS_ENGINE || 'auto') as Config['jobs']['engine'];
   if (!JOB_ENGINES.includes(raw)) throw new ConfigError(`GW_JOBS_ENGINE must be one of ${JOB_ENGINES.join(', ')}, got "${raw}"`);
   if (raw === 'pg-boss' && !env.GW_DATABASE_URL) throw new ConfigError('GW_JOBS_ENGINE=pg-boss needs GW_DATABASE_URL');
-  if (raw === 'bullmq' && !env.GW_REDIS_URL) throw new ConfigError('GW_JOBS_ENGINE=bullmq needs GW_REDIS_URL');
   return raw;
 }
 
@@ -251,6 +254,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 300_000, 1, 3_600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 12, 1, 1000),
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
+    secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
+    agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),
     headersToMask: Object.freeze(list(env, 'ORGANISATION_HEADERS_TO_MASK')),
     blockInlineConfig: boolean(env, 'BLOCK_INLINE_CONFIG', false),
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),

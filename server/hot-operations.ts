@@ -8,22 +8,57 @@ import type { Call } from './call.js';
  * scope checks, validation, the operation, the response) but without its per-request routing:
  * openapi-backend parses and matches the request two or three times and rebuilds the parameter
  * object with lodash, which cost about a sixth of the chat path's CPU (`BENCH_PROFILE=1 make bench`).
- * Only exact paths without a query string come here; everything else takes the general route.
+ * Only paths without a query string come here; everything else takes the general route. A hot
+ * operation may have one path parameter that is a whole segment (`/v1/prompts/{id}/completions`).
  */
-const HOT_OPERATIONS = ['createChatCompletion', 'listModels'] as const;
+const HOT_OPERATIONS = ['createChatCompletion', 'listModels', 'createPromptCompletion'] as const;
 
-export type HotOperation = (call: Call, body: unknown) => Promise<void>;
+export type HotOperation = (call: Call, body: unknown, params?: Record<string, string>) => Promise<void>;
 
-/** `METHOD /path` -> the operation's runner, for the operations above. */
-export function createHotOperations(api: OpenAPIBackend): ReadonlyMap<string, HotOperation> {
-  const hot = new Map<string, HotOperation>();
+/** Finds the hot operation for `METHOD` and a request URL, with its path parameter, or undefined. */
+export interface HotOperations {
+  match(method: string | undefined, url: string | undefined): { run: HotOperation; params?: Record<string, string> } | undefined;
+}
+
+interface Templated {
+  method: string;
+  /** What comes before and after the parameter's segment. */
+  prefix: string;
+  suffix: string;
+  param: string;
+  run: HotOperation;
+}
+
+export function createHotOperations(api: OpenAPIBackend): HotOperations {
+  const exact = new Map<string, HotOperation>();
+  const templated: Templated[] = [];
   for (const operationId of HOT_OPERATIONS) {
     const operation = api.getOperation(operationId);
     if (!operation) throw new Error(`hot operation ${operationId} is not in the spec`);
-    if (operation.path.includes('{')) throw new Error(`hot operation ${operationId} has path parameters`);
-    hot.set(`${operation.method.toUpperCase()} ${operation.path}`, runner(api, operation));
+    const method = operation.method.toUpperCase();
+    const parts = /^([^{]*\/)\{([A-Za-z_]+)\}(\/[^{]*)?$/.exec(operation.path);
+    if (!operation.path.includes('{')) exact.set(`${method} ${operation.path}`, runner(api, operation));
+    else if (parts) templated.push({ method, prefix: parts[1]!, param: parts[2]!, suffix: parts[3] ?? '', run: runner(api, operation) });
+    else throw new Error(`hot operation ${operationId} has more than one path parameter`);
   }
-  return hot;
+  return {
+    match(method, url) {
+      const run = exact.get(`${method} ${url}`);
+      if (run) return { run };
+      if (!url || url.includes('?')) return undefined;
+      for (const op of templated) {
+        if (op.method !== method || !url.startsWith(op.prefix) || !url.endsWith(op.suffix)) continue;
+        const segment = url.slice(op.prefix.length, url.length - op.suffix.length);
+        if (!segment || segment.includes('/')) continue;
+        try {
+          return { run: op.run, params: { [op.param]: decodeURIComponent(segment) } };
+        } catch {
+          return undefined; // Malformed escapes: the general route answers them.
+        }
+      }
+      return undefined;
+    },
+  };
 }
 
 function runner(api: OpenAPIBackend, operation: Operation): HotOperation {
@@ -38,14 +73,14 @@ function runner(api: OpenAPIBackend, operation: Operation): HotOperation {
     throw new Error(`hot operation ${operationId} needs its handler and the security, validation and response handlers registered`);
   }
 
-  return async (call, body) => {
+  return async (call, body, params = {}) => {
     call.route = route;
     call.trace?.named(route);
     const headers = call.req.headers;
     const c = {
       api,
       operation,
-      request: { method: operation.method, path: operation.path, headers, query: {}, params: {}, cookies: {}, requestBody: body },
+      request: { method: operation.method, path: operation.path, headers, query: {}, params, cookies: {}, requestBody: body },
     } as unknown as Context;
 
     const results: Record<string, unknown> = {};
@@ -64,7 +99,7 @@ function runner(api: OpenAPIBackend, operation: Operation): HotOperation {
       return;
     }
 
-    const errors = validate(validators, headers, body);
+    const errors = validate(validators, headers, body, params);
     if (errors) {
       c.validation = { valid: false, errors };
       await validationFail(c, call);
@@ -84,8 +119,13 @@ function passed(result: unknown): boolean {
  * openapi-backend's compiled validators take { path, query, header, cookie, requestBody }. Headers
  * are copied because coercion (coerceTypes) rewrites the object it validates.
  */
-function validate(validators: ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>, headers: IncomingHttpHeaders, body: unknown): ErrorObject[] | null {
-  const parameters: Record<string, unknown> = { path: {}, query: {}, header: { ...headers }, cookie: {} };
+function validate(
+  validators: ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>,
+  headers: IncomingHttpHeaders,
+  body: unknown,
+  params: Record<string, string>,
+): ErrorObject[] | null {
+  const parameters: Record<string, unknown> = { path: { ...params }, query: {}, header: { ...headers }, cookie: {} };
   if (body !== undefined) parameters.requestBody = body;
   let errors: ErrorObject[] | null = null;
   for (const check of validators) {

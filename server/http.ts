@@ -53,8 +53,8 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
     };
     try {
       const body = await readJsonBody(req, MAX_BODY_BYTES);
-      const hotOperation = hot.get(`${req.method} ${req.url}`);
-      if (hotOperation) await hotOperation(call, body);
+      const hotOperation = hot.match(req.method, req.url);
+      if (hotOperation) await hotOperation.run(call, body, hotOperation.params);
       else {
         assertWellEncoded(req.url ?? '/');
         await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);

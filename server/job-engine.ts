@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { BullMqJobQueue } from '../jobs/bullmq-job-queue.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { PgBossJobQueue } from '../jobs/pg-boss-job-queue.js';
 import { StoreJobQueue } from '../jobs/store-job-queue.js';
@@ -14,18 +13,15 @@ export function jobsSchemaOf(dbSchema: string | undefined): string {
 }
 
 /**
- * The worker room's engine (docs/workers.md): on Postgres pg-boss, else BullMQ when Redis is set,
- * else the in-process runner over the store's jobs table. GW_JOBS_ENGINE overrides the choice.
+ * The worker room's engine (docs/workers.md): pg-boss on Postgres, else the in-process runner over
+ * the store's jobs table (SQLite serves one instance). GW_JOBS_ENGINE overrides the choice.
  */
 export function createJobQueue(config: Readonly<Config>, db: Knex, dbOptions: DbOptions, logger: Logger): JobQueue {
   const tuning = { leaseMs: config.jobs.leaseMs, pollMs: config.jobs.pollMs };
   const databaseUrl = dbOptions.databaseUrl;
-  const engine = config.jobs.engine !== 'auto' ? config.jobs.engine : databaseUrl ? 'pg-boss' : config.redisUrl ? 'bullmq' : 'store';
+  const engine = config.jobs.engine !== 'auto' ? config.jobs.engine : databaseUrl ? 'pg-boss' : 'store';
   if (engine === 'pg-boss' && databaseUrl) {
     return new PgBossJobQueue({ connectionString: databaseUrl, schema: jobsSchemaOf(dbOptions.schema) }, tuning, logger);
-  }
-  if (engine === 'bullmq' && config.redisUrl) {
-    return new BullMqJobQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix }, tuning, logger);
   }
   return new StoreJobQueue(new JobsRepository(db), tuning, logger);
 }

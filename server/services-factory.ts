@@ -1,3 +1,4 @@
+import { PromptLibrary } from '../gateway/prompts/prompt-library.js';
 import path from 'node:path';
 import { createClient } from 'redis';
 import { MemoryCacheBackend } from '../gateway/cache/memory-cache-backend.js';
@@ -12,6 +13,9 @@ import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js'
 import { SqliteWriterThread } from '../store/sqlite-writer-thread.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
+import { createSecretManagers } from '../gateway/secrets/managers.js';
+import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
+import { SecretValues } from '../gateway/secrets/secret-values.js';
 import { guardedCheckTools } from '../gateway/guardrails/guarded-fetch.js';
 import { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
 import { LimitsEngine } from '../gateway/limits/limits-engine.js';
@@ -110,13 +114,23 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     authenticator,
     credentials: createCredentials(config, store, bus, now, logger, authenticator, identityFetch),
     identityFetch,
+    agentCards: new AgentCardFetcher(
+      createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'agent_card_url_refused' }),
+      config.agentCardTimeoutMs,
+    ),
     logger,
     requestLogs,
     logExports,
     logRetention,
     jobs,
     files: new FileStore(new FilesRepository(db), config.filesMaxBytes, now),
-    savedResources: new StoreSavedResources(store, secrets, bus),
+    savedResources: new StoreSavedResources(
+      store,
+      secrets,
+      bus,
+      new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost }), now, config.secretCacheTtlMs),
+    ),
+    promptLibrary: new PromptLibrary(store, bus),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),

@@ -1,3 +1,4 @@
+import type { PromptLibrary } from '../gateway/prompts/prompt-library.js';
 import type { Knex } from 'knex';
 import type { ResponseCache } from '../gateway/cache/response-cache.js';
 import type { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
@@ -17,6 +18,7 @@ import type { SecretBox } from '../store/secret-box.js';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import type { Credentials } from './auth/credentials.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import type { Config } from './config.js';
 import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
@@ -41,6 +43,8 @@ export interface Services {
   credentials: Credentials;
   /** fetch for identity providers and key sets: through the outbound guard unless TRUSTED_CUSTOM_HOSTS lists the host. */
   identityFetch: GuardedFetch;
+  /** Reads A2A agent cards through the outbound guard, capped at 1 MB. */
+  agentCards: AgentCardFetcher;
   logger: Logger;
   /** Where every gateway request's log entry goes (batched writer). */
   requestLogs: RequestLogSink;
@@ -48,7 +52,7 @@ export interface Services {
   logExports: LogExportRunner;
   /** Deletes logs past GW_LOG_RETENTION_DAYS, in small batches. */
   logRetention: LogRetentionJob;
-  /** The one worker room: background jobs over pg-boss, BullMQ or the store (docs/workers.md). */
+  /** The one worker room: background jobs over pg-boss or the store (docs/workers.md). */
   jobs: JobQueue;
   /** Files (`/v1/files`, batch input and output): chunked in the store, readable by every room. */
   files: FileStore;
@@ -56,6 +60,8 @@ export interface Services {
   batches: Batches;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
+  /** Prompts resolved for render and completions, as the gateway reads them (memory, invalidated over the bus). */
+  promptLibrary: PromptLibrary;
   /** The response cache (simple and semantic) that routing consults per target. */
   responseCache: ResponseCache;
   /** Semantic-cache vectors: persisted in the store, searched in memory, synced over the bus. */

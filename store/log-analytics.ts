@@ -33,7 +33,7 @@ export interface FeedbackTotals {
 }
 
 export type GroupDimension =
-  | 'model' | 'provider' | 'user' | 'environment' | 'organisation' | 'prompt' | 'metadata' | 'api_key' | 'workspace' | 'status' | 'endpoint' | 'cache_status';
+  | 'model' | 'provider' | 'user' | 'environment' | 'organisation' | 'prompt' | 'prompt_version' | 'prompt_label' | 'metadata' | 'api_key' | 'workspace' | 'status' | 'endpoint' | 'cache_status';
 
 /** The column each group-by reads, the same in request_logs and analytics_rollups. */
 const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
@@ -44,6 +44,8 @@ const GROUP_COLUMNS: Record<Exclude<GroupDimension, 'metadata'>, string> = {
   environment: SPECIAL_METADATA_COLUMNS._environment,
   organisation: SPECIAL_METADATA_COLUMNS._organisation,
   prompt: SPECIAL_METADATA_COLUMNS._prompt,
+  prompt_version: 'prompt_version',
+  prompt_label: 'prompt_label',
   api_key: 'api_key_id',
   workspace: 'workspace_id',
   status: 'status',
@@ -201,6 +203,7 @@ export class LogAnalytics {
     const needed = new Set<RollupDimension>();
     const columns: Array<[unknown, RollupDimension]> = [
       [filter.api_key_id, 'api_key_id'], [filter.model, 'model'], [filter.provider, 'provider'], [filter.endpoint, 'endpoint'], [filter.status?.length, 'status'],
+      [filter.prompt_id, 'prompt_id'], [filter.prompt_version, 'prompt_version'], [filter.prompt_label, 'prompt_label'],
     ];
     for (const [value, dimension] of columns) if (value) needed.add(dimension);
     for (const key of Object.keys(filter.metadata ?? {})) {

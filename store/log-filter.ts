@@ -16,6 +16,10 @@ export interface LogFilter {
   trace_id?: string;
   /** The kind of call (request_logs.endpoint). */
   endpoint?: string;
+  /** What a prompt completion ran (prompt_id is also what `_prompt` metadata sets). */
+  prompt_id?: string;
+  prompt_version?: number;
+  prompt_label?: string;
   /** Every key must equal its value. */
   metadata?: Record<string, string>;
 }
@@ -38,6 +42,9 @@ export function applyLogFilter(db: Knex, query: Knex.QueryBuilder, filter: LogFi
   if (filter.provider) query.where(col('provider'), filter.provider);
   if (filter.trace_id) query.where(col('trace_id'), filter.trace_id);
   if (filter.endpoint) query.where(col('endpoint'), filter.endpoint);
+  if (filter.prompt_id) query.where(col('prompt_id'), filter.prompt_id);
+  if (filter.prompt_version !== undefined) query.where(col('prompt_version'), filter.prompt_version);
+  if (filter.prompt_label) query.where(col('prompt_label'), filter.prompt_label);
   if (filter.status?.length) {
     const statuses = filter.status;
     query.where((q) => {

@@ -1,12 +1,12 @@
 /**
  * The one question deleting a workspace asks of prompts: does the workspace hold shared prompts
- * or prompt partials? gw has no prompts yet, so the default answers no. The prompts repository,
- * when it is added, implements this interface and store.ts wires it in place of the default.
+ * or prompt partials? The prompts repository (store/repositories/prompts.ts) answers it; store.ts
+ * wires it in. NO_SHARED_PROMPTS stands in where a test needs the guard out of the way.
  */
 export interface SharedPromptsLookup {
   hasSharedPromptsOrPartials(workspaceId: string): Promise<boolean>;
 }
 
-export const NO_PROMPTS_YET: SharedPromptsLookup = {
+export const NO_SHARED_PROMPTS: SharedPromptsLookup = {
   hasSharedPromptsOrPartials: async () => false,
 };

@@ -10,6 +10,8 @@ import { GuardrailsRepository } from './repositories/guardrails.js';
 import { IntegrationsRepository } from './repositories/integrations.js';
 import { LimitPoliciesRepository, type RateLimitsPolicyRecord, type UsageLimitsPolicyRecord } from './repositories/limit-policies.js';
 import { ProvidersRepository } from './repositories/providers.js';
+import { AgentIntegrationsRepository } from './repositories/agent-integrations.js';
+import { SecretReferencesRepository } from './repositories/secret-references.js';
 import { OrganisationsRepository } from './repositories/organisations.js';
 import { SemanticCacheEntriesRepository } from './repositories/semantic-cache-entries.js';
 import { RequestLogsRepository } from './repositories/request-logs.js';
@@ -22,7 +24,10 @@ import { ScimRepository } from './repositories/scim.js';
 import { ScimTokensRepository } from './repositories/scim-tokens.js';
 import { SessionsRepository } from './repositories/sessions.js';
 import { SsoRepository } from './repositories/sso.js';
-import { NO_PROMPTS_YET, type SharedPromptsLookup } from './shared-prompts.js';
+import { PromptCollectionsRepository } from './repositories/prompt-collections.js';
+import { PromptLabelsRepository } from './repositories/prompt-labels.js';
+import { PromptsRepository } from './repositories/prompts.js';
+import type { SharedPromptsLookup } from './shared-prompts.js';
 
 /**
  * The repositories over one knex handle. `transaction` hands out a Store over the transaction,
@@ -38,6 +43,8 @@ export class Store {
   readonly auditLogs: AuditLogsRepository;
   readonly integrations: IntegrationsRepository;
   readonly providers: ProvidersRepository;
+  readonly secretReferences: SecretReferencesRepository;
+  readonly agentIntegrations: AgentIntegrationsRepository;
   readonly configs: ConfigsRepository;
   readonly semanticCacheEntries: SemanticCacheEntriesRepository;
   readonly requestLogs: RequestLogsRepository;
@@ -53,8 +60,11 @@ export class Store {
   readonly scimTokens: ScimTokensRepository;
   readonly scim: ScimRepository;
   readonly oauth: OAuthRepository;
-  /** What blocks deleting a workspace; the prompts repository takes this place once prompts exist. */
-  sharedPrompts: SharedPromptsLookup = NO_PROMPTS_YET;
+  readonly prompts: PromptsRepository;
+  readonly promptCollections: PromptCollectionsRepository;
+  readonly promptLabels: PromptLabelsRepository;
+  /** What blocks deleting a workspace: the prompts repository (tests may swap in a stand-in). */
+  sharedPrompts: SharedPromptsLookup;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -66,7 +76,13 @@ export class Store {
     this.auditLogs = new AuditLogsRepository(db);
     this.integrations = new IntegrationsRepository(db);
     this.providers = new ProvidersRepository(db);
+    this.secretReferences = new SecretReferencesRepository(db);
+    this.agentIntegrations = new AgentIntegrationsRepository(db);
     this.configs = new ConfigsRepository(db);
+    this.prompts = new PromptsRepository(db);
+    this.promptCollections = new PromptCollectionsRepository(db);
+    this.promptLabels = new PromptLabelsRepository(db);
+    this.sharedPrompts = this.prompts;
     this.semanticCacheEntries = new SemanticCacheEntriesRepository(db);
     this.requestLogs = new RequestLogsRepository(db);
     this.logFeedback = new LogFeedbackRepository(db);

@@ -14,9 +14,12 @@ import type { ClientGone } from '../transport/client-gone.js';
 import type { GatewayHeaders } from './gateway-headers.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
 import type { Stage } from './run-stages.js';
+import type { ChatOrigin } from './run-chat.js';
 
 export interface ChatState {
   readonly call: Call;
+  /** Which gateway operation runs the pipeline (the log's endpoint), and what it adds. */
+  readonly origin: ChatOrigin;
   readonly principal: Principal;
   /** The body as validated by the spec; stages may replace it (the `@slug/` model prefix removed). */
   request: ChatRequest;

@@ -45,7 +45,8 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
   const { cost, unpriced } = costOf(provider, model, usage, state.pricingMultiplier ?? 1);
   return {
     id: state.id,
-    endpoint: 'chat.completions',
+    endpoint: state.origin.endpoint,
+    ...(state.origin.prompt ? { prompt: state.origin.prompt } : {}),
     trace_id: call.traceId,
     span_id: headers?.spanId ?? call.trace?.spanId ?? null,
     parent_span_id: parentSpanOf(state),

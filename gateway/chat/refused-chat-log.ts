@@ -17,6 +17,7 @@ export function logRefusedChat(call: Call, body: unknown, error: ApiError): void
   const request = (body !== null && typeof body === 'object' ? body : {}) as ChatRequest;
   const state: ChatState = {
     call,
+    origin: { endpoint: 'chat.completions' },
     principal: call.principal,
     request,
     stream: request.stream === true,

@@ -7,6 +7,7 @@ import { ApiError, InternalError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
 import { redactedError } from '../../server/request-secrets.js';
 import type { ChatCompletion, ChatRequest } from '../providers/types.js';
+import type { LogEndpoint, PromptRun } from '../request-log.js';
 import { ClientGone } from '../transport/client-gone.js';
 import type { ChatState } from './chat-state.js';
 import { chatLogEntry } from './log-entry.js';
@@ -24,10 +25,22 @@ export interface ChatResult {
   headers: Record<string, string>;
 }
 
-export async function runChat(call: Call, request: ChatRequest): Promise<ChatResult> {
+/** Where a chat request came from, when not from POST /v1/chat/completions. */
+export interface ChatOrigin {
+  endpoint: LogEndpoint;
+  /** The prompt a prompt completion rendered (logged with the row). */
+  prompt?: PromptRun;
+  /** A saved provider slug used when the request's headers select no provider (a prompt's virtual_key). */
+  savedProvider?: string;
+}
+
+const CHAT: ChatOrigin = { endpoint: 'chat.completions' };
+
+export async function runChat(call: Call, request: ChatRequest, origin: ChatOrigin = CHAT): Promise<ChatResult> {
   const clientGone = new ClientGone();
   const state: ChatState = {
     call,
+    origin,
     principal: principalOf(call),
     request,
     stream: request.stream === true,

@@ -37,6 +37,7 @@ const resolveProvider: ChatStage = {
       savedResources: services.savedResources,
       blockInlineConfig: services.config.blockInlineConfig,
       workspaceUserKey: state.principal.keyType === 'workspace' && state.principal.subType === 'user',
+      fallbackProviderSlug: state.origin.savedProvider,
     });
     if (state.plan.model !== undefined) state.request = { ...state.request, model: state.plan.model };
   },

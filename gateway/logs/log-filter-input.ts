@@ -11,6 +11,9 @@ export interface LogFilterInput {
   trace_id?: string;
   api_key_id?: string;
   endpoint?: string;
+  prompt_id?: string;
+  prompt_version?: number;
+  prompt_label?: string;
   /** `key=value` pairs, comma-separated (query strings), or an object (export bodies). */
   metadata?: string | Record<string, string>;
 }
@@ -63,6 +66,9 @@ export function toLogFilter(organisationId: string, workspaceId: string | undefi
     provider: input.provider,
     trace_id: input.trace_id,
     endpoint: input.endpoint,
+    prompt_id: input.prompt_id,
+    prompt_version: input.prompt_version,
+    prompt_label: input.prompt_label,
     metadata: metadataPairs(input.metadata),
   };
 }

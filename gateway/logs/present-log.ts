@@ -3,7 +3,7 @@ import type { RequestLogRecord } from '../../store/repositories/request-logs.js'
 /** Every field a log has over the API (and that an export may ask for). */
 export const LOG_FIELDS = [
   'id', 'object', 'endpoint', 'source', 'organisation_id', 'workspace_id', 'api_key_id', 'auth_subject', 'trace_id', 'span_id', 'parent_span_id',
-  'span_name', 'created_at', 'config_id', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream',
+  'span_name', 'created_at', 'config_id', 'prompt_id', 'prompt_version', 'prompt_label', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream',
   'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'cost_unpriced', 'cache_status', 'retry_count', 'route', 'metadata',
   'error', 'request_headers', 'request_body', 'response_body', 'guardrail_results',
 ] as const;

@@ -7,7 +7,7 @@
  * 3. custom host: `x-gw-custom-host` + `x-gw-provider` (+ `Authorization`);
  * 4. provider name: `x-gw-provider` (+ `Authorization`, or the provider's cloud headers).
  *
- * With none of these, a workspace user key falls back to its workspace's default config
+ * With none of these, the caller's fallback saved provider (a prompt's virtual_key) is used; then a workspace user key falls back to its workspace's default config
  * (`defaults.user_api_key_config`, read from memory), run as mode 1; anything else is a 400.
  *
  * Modes 2-4 become a one-leaf config, so routing, retries and caching see one shape. Inline
@@ -43,6 +43,8 @@ export interface PlanInput {
   blockInlineConfig: boolean;
   /** The caller is a workspace user key: it may fall back to the workspace's default config. */
   workspaceUserKey?: boolean;
+  /** A saved provider slug to use when the headers select none (a prompt's virtual_key). */
+  fallbackProviderSlug?: string;
 }
 
 const NO_MODE =
@@ -144,6 +146,9 @@ export async function resolveProviderPlan(input: PlanInput): Promise<ProviderPla
       configId: null,
       model: undefined,
     };
+  }
+  if (input.fallbackProviderSlug !== undefined) {
+    return { mode: 'saved-provider', config: { virtual_key: input.fallbackProviderSlug }, configId: null, model: undefined };
   }
   if (input.workspaceUserKey) {
     const defaultConfigId = await input.savedResources.workspaceDefaultConfig(input.organisationId, input.workspaceId);

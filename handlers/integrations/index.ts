@@ -5,8 +5,9 @@ import { ConflictError, NotFoundError } from '../../server/errors.js';
 import type { IntegrationModelSettings, IntegrationRecord } from '../../store/repositories/integrations.js';
 import { sealCredentials, type CredentialInput } from '../providers/credentials.js';
 import { body, pathId, query, type Handler } from '../types.js';
-import { slugFromName } from '../workspace-target.js';
+import { resolveWorkspaceIds, slugFromName } from '../workspace-target.js';
 import { presentIntegration } from './present.js';
+import { mappedFields, resolveSecretMappings } from '../secret-references/mappings.js';
 
 interface IntegrationInput extends CredentialInput {
   name?: string;
@@ -33,16 +34,6 @@ async function visibleIntegration(call: Call, idOrSlug: string): Promise<Integra
   return record;
 }
 
-async function resolveWorkspaceIds(call: Call, organisationId: string, idsOrSlugs: string[]): Promise<string[]> {
-  const ids: string[] = [];
-  for (const idOrSlug of idsOrSlugs) {
-    const workspace = await call.services.store.workspaces.find(organisationId, idOrSlug);
-    if (!workspace) throw new NotFoundError('Workspace', idOrSlug);
-    ids.push(workspace.id);
-  }
-  return [...new Set(ids)];
-}
-
 async function present(call: Call, record: IntegrationRecord) {
   return presentIntegration(record, await call.services.store.integrations.workspaceIds(record.id));
 }
@@ -62,7 +53,8 @@ export const createIntegration: Handler = async (c, call) => {
     if (input.slug) throw new ConflictError(`An integration with slug ${slug} exists`, 'slug_taken', 'slug');
     slug = `${slug}-${randomBytes(3).toString('hex')}`;
   }
-  const credentials = sealCredentials(secrets, input.ai_provider_id, input, undefined, true);
+  const mappings = await resolveSecretMappings(call, principal.organisationId, null, input.secret_mappings ?? []);
+  const credentials = sealCredentials(secrets, input.ai_provider_id, input, undefined, true, mappedFields(mappings as never));
   const access = input.workspace_access ?? { all_workspaces: false, workspace_ids: [] };
   const workspaceIds = await resolveWorkspaceIds(call, principal.organisationId, access.workspace_ids);
   const record = await store.transaction(async (tx) => {
@@ -75,12 +67,13 @@ export const createIntegration: Handler = async (c, call) => {
         ai_provider_id: input.ai_provider_id,
         ...credentials,
         pricing_adjustments: input.pricing_adjustments ?? {},
-        secret_mappings: input.secret_mappings ?? [],
+        secret_mappings: mappings as never,
         all_workspaces: access.all_workspaces,
       },
       isoNow(call),
     );
     await tx.integrations.setWorkspaces(created.id, workspaceIds);
+    await tx.secretReferences.setUses({ integration_id: created.id }, mappings.map((m) => m.secret_reference_id));
     return created;
   });
   await publish(call, record.id);
@@ -108,21 +101,25 @@ export const updateIntegration: Handler = async (c, call) => {
     throw new ConflictError(`An integration with slug ${input.slug} exists`, 'slug_taken', 'slug');
   }
   const aiProvider = input.ai_provider_id ?? record.ai_provider_id;
-  const credentialsChanged = input.key !== undefined || input.configurations !== undefined || input.auth_type !== undefined || input.ai_provider_id !== undefined;
+  const mappings = input.secret_mappings && (await resolveSecretMappings(call, principal.organisationId, null, input.secret_mappings));
+  const credentialsChanged =
+    input.key !== undefined || input.configurations !== undefined || input.auth_type !== undefined || input.ai_provider_id !== undefined || mappings !== undefined;
+  const mapped = mappedFields((mappings ?? record.secret_mappings) as never);
   const changes: Partial<IntegrationRecord> = {
-    ...(credentialsChanged ? sealCredentials(secrets, aiProvider, input, record, true) : {}),
+    ...(credentialsChanged ? sealCredentials(secrets, aiProvider, input, record, true, mapped) : {}),
     ai_provider_id: aiProvider,
   };
   if (input.name !== undefined) changes.name = input.name;
   if (input.slug !== undefined) changes.slug = input.slug;
   if (input.description !== undefined) changes.description = input.description;
   if (input.pricing_adjustments !== undefined) changes.pricing_adjustments = input.pricing_adjustments;
-  if (input.secret_mappings !== undefined) changes.secret_mappings = input.secret_mappings;
+  if (mappings) changes.secret_mappings = mappings as never;
   const workspaceIds = input.workspace_access && (await resolveWorkspaceIds(call, principal.organisationId, input.workspace_access.workspace_ids));
   if (input.workspace_access) changes.all_workspaces = input.workspace_access.all_workspaces;
   await store.transaction(async (tx) => {
     await tx.integrations.update(principal.organisationId, record.id, changes, isoNow(call));
     if (workspaceIds) await tx.integrations.setWorkspaces(record.id, workspaceIds);
+    if (mappings) await tx.secretReferences.setUses({ integration_id: record.id }, mappings.map((m) => m.secret_reference_id));
   });
   await publish(call, record.id);
   return { body: await present(call, (await store.integrations.find(principal.organisationId, record.id))!) };

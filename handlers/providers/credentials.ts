@@ -66,6 +66,8 @@ export function sealCredentials(
   input: CredentialInput,
   previous: StoredCredentials | undefined,
   needsOwnCredential: boolean,
+  /** Fields secret_mappings fill at request time (`key`, `configurations.x`): present for the checks. */
+  mapped: ReadonlySet<string> = new Set(),
 ): StoredCredentials {
   const authType = (input.auth_type ?? previous?.auth_type ?? 'apiKey') as AuthType;
   const keepSecrets = previous !== undefined && previous.auth_type === authType;
@@ -80,6 +82,17 @@ export function sealCredentials(
   if (key !== undefined) document.key = key;
   const previousSecrets = keepSecrets && previous ? openSecrets(box, previous.secrets) : {};
   const { masked, secrets } = splitSecrets(document, previousSecrets);
-  assertAuthFields(aiProvider, authType, restoreSecrets(masked, secrets), needsOwnCredential);
+  assertAuthFields(aiProvider, authType, withMappedFields(restoreSecrets(masked, secrets), mapped), needsOwnCredential);
   return { auth_type: authType, masked_key: masked.key ?? null, configurations: masked.configurations, secrets: sealSecrets(box, secrets) };
+}
+
+/** A copy for the checks only, with a placeholder in each field a secret mapping fills. */
+function withMappedFields(document: CredentialDocument, mapped: ReadonlySet<string>): CredentialDocument {
+  if (mapped.size === 0) return document;
+  const copy: CredentialDocument = { ...document, configurations: { ...document.configurations } };
+  for (const field of mapped) {
+    if (field === 'key') copy.key ??= 'mapped';
+    else copy.configurations[field.replace(/^configurations\./, '')] ??= 'mapped';
+  }
+  return copy;
 }

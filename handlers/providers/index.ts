@@ -10,6 +10,7 @@ import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, slugFromName, targetWorkspaceId } from '../workspace-target.js';
 import { sealCredentials, type CredentialInput } from './credentials.js';
 import { presentProvider } from './present.js';
+import { mappedFields, resolveSecretMappings } from '../secret-references/mappings.js';
 
 /** The scope that, on an organisation key, makes a call "system authentication". */
 const PROVIDER_CONFIGURATIONS_SCOPE = 'provider_configurations.read';
@@ -22,6 +23,7 @@ interface ProviderInput extends CredentialInput, AttachedLimits {
   note?: string | null;
   integration_id?: string;
   workspace_id?: string;
+  secret_mappings?: Array<Record<string, unknown>>;
 }
 
 /** By id anywhere the caller can see; by slug within the caller's workspace (the default one for admin keys). */
@@ -72,8 +74,10 @@ async function create(c: Context, call: Call) {
     if (input.slug) throw new ConflictError(`A provider with slug ${slug} exists in this workspace`, 'slug_taken', 'slug');
     slug = `${slug}-${randomBytes(3).toString('hex')}`;
   }
-  const credentials = sealCredentials(secrets, aiProvider, { auth_type: integration?.auth_type as never, ...input }, undefined, !integration);
-  const record = await store.providers.create(
+  const mappings = await resolveSecretMappings(call, principal.organisationId, workspaceId, input.secret_mappings ?? []);
+  const credentials = sealCredentials(secrets, aiProvider, { auth_type: integration?.auth_type as never, ...input }, undefined, !integration, mappedFields(mappings as never));
+  const record = await store.transaction(async (tx) => {
+    const created = await tx.providers.create(
     {
       organisation_id: principal.organisationId,
       workspace_id: workspaceId,
@@ -83,10 +87,14 @@ async function create(c: Context, call: Call) {
       note: input.note ?? null,
       ai_provider_id: aiProvider,
       ...credentials,
+      secret_mappings: mappings as never,
       ...attachedLimitsInput(input),
     },
     isoNow(call),
-  );
+    );
+    await tx.secretReferences.setUses({ provider_id: created.id }, mappings.map((m) => m.secret_reference_id));
+    return created;
+  });
   await publish(call, record.id);
   return { status: 201, body: presentProvider(record) };
 }
@@ -124,8 +132,9 @@ async function update(c: Context, call: Call) {
   const integrationRef = input.integration_id ?? record.integration_id;
   const integration = integrationRef ? await usableIntegration(call, principal, integrationRef, record.workspace_id) : undefined;
   const aiProvider = providerOf(input, integration, record.ai_provider_id);
+  const mappings = input.secret_mappings && (await resolveSecretMappings(call, principal.organisationId, record.workspace_id, input.secret_mappings));
   const changes: Partial<ProviderRecord> = {
-    ...sealCredentials(secrets, aiProvider, input, record, !integration),
+    ...sealCredentials(secrets, aiProvider, input, record, !integration, mappedFields((mappings ?? record.secret_mappings) as never)),
     ai_provider_id: aiProvider,
     integration_id: integration?.id ?? null,
   };
@@ -133,7 +142,11 @@ async function update(c: Context, call: Call) {
   if (input.slug !== undefined) changes.slug = input.slug;
   if (input.note !== undefined) changes.note = input.note;
   Object.assign(changes, attachedLimitsInput(input));
-  await store.providers.update(principal.organisationId, record.id, changes, isoNow(call));
+  if (mappings) changes.secret_mappings = mappings as never;
+  await store.transaction(async (tx) => {
+    await tx.providers.update(principal.organisationId, record.id, changes, isoNow(call));
+    if (mappings) await tx.secretReferences.setUses({ provider_id: record.id }, mappings.map((m) => m.secret_reference_id));
+  });
   await publish(call, record.id);
   return { body: presentProvider((await store.providers.find(principal.organisationId, record.id, null))!) };
 }

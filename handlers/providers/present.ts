@@ -24,6 +24,7 @@ export function presentProvider(record: ProviderRecord, effective?: { integratio
     auth_type: record.auth_type as Provider['auth_type'],
     masked_key: record.masked_key ?? effective?.integration?.masked_key ?? null,
     ...presentAttachedLimits(record),
+    secret_mappings: record.secret_mappings,
     status: record.status,
     created_at: record.created_at,
     updated_at: record.updated_at,

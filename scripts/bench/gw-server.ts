@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
+import { renderChatRequest } from '../../gateway/prompts/render-prompt.js';
 import { createApp } from '../../server/app.js';
 import { bootstrap } from '../../server/bootstrap.js';
 import { loadConfig } from '../../server/config.js';
@@ -12,7 +13,7 @@ import { reportReady } from './child-ipc.js';
 // by the environment scripts/bench.ts gives this process.
 const config = loadConfig(process.env);
 const services = await createServices(config);
-await bootstrap(services);
+const boot = await bootstrap(services);
 const app = await createApp(services);
 const server = createServer({ keepAliveTimeout: 65_000 }, app.listener);
 server.listen(0, '127.0.0.1', () => reportReady((server.address() as AddressInfo).port));
@@ -38,6 +39,22 @@ process.on('message', (message: { profile?: 'start' | 'stop'; file?: string }) =
       inspector.disconnect();
     }
     process.send!({ profile: message.profile });
+  })();
+});
+
+// What a prompt completion does beyond the chat call, timed alone in CPU time: resolving the
+// address (a memory hit after the first call) and rendering the template. Wall-clock load tests
+// on a busy machine cannot resolve a difference this small; this can.
+process.on('message', (message: { promptWork?: { address: string; body: Record<string, unknown>; iterations: number } }) => {
+  if (!message.promptWork) return;
+  const { address, body, iterations } = message.promptWork;
+  void (async () => {
+    const viewer = { organisationId: boot.organisationId, workspaceId: null };
+    await services.promptLibrary.resolve(viewer, address);
+    const before = process.cpuUsage();
+    for (let i = 0; i < iterations; i++) renderChatRequest(await services.promptLibrary.resolve(viewer, address), body);
+    const used = process.cpuUsage(before);
+    process.send!({ promptWorkMicros: (used.user + used.system) / iterations });
   })();
 });
 

@@ -43,6 +43,13 @@ export function nodeFlags(): string[] {
   return (process.env.GW_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 }
 
+/**
+ * The prompt the prompt-completion row runs: it renders to exactly CHAT_BODY's request, so the
+ * row against gw's chat row is what addressing, resolving and rendering a prompt add.
+ */
+export const BENCH_PROMPT = { name: 'bench-prompt', slug: 'bench-prompt', model: 'gpt-4o-mini', string: [{ role: 'user', content: 'Say {{what}}.' }] };
+export const PROMPT_BODY = JSON.stringify({ variables: { what: 'hello' } });
+
 /** The chat request every bench sends, and the headers for the upstream/proxy and for gw. */
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
 export const PLAIN_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };

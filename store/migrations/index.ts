@@ -10,10 +10,14 @@ import * as autoCreatedKeys from './008_auto_created_keys.js';
 import * as exportLeases from './009_export_leases.js';
 import * as specialMetadata from './010_special_metadata.js';
 import * as requestLogEndpoint from './011_request_log_endpoint.js';
+import * as promptLibrary from './170_prompt_library.js';
+import * as promptInLogs from './171_prompt_in_logs.js';
 import * as identityInLogs from './180_identity_in_logs.js';
 import * as sessionsAndSso from './181_sessions_and_sso.js';
 import * as scim from './182_scim.js';
 import * as oauth from './183_oauth.js';
+import * as secretReferences from './190_secret_references.js';
+import * as agentIntegrations from './191_agent_integrations.js';
 import * as jobs from './205_jobs.js';
 import * as files from './206_files.js';
 import * as batches from './207_batches.js';
@@ -41,10 +45,15 @@ export const migrations: Record<string, Knex.Migration> = {
   '181_sessions_and_sso': sessionsAndSso,
   '182_scim': scim,
   '183_oauth': oauth,
+  '190_secret_references': secretReferences,
+  '191_agent_integrations': agentIntegrations,
   '205_jobs': jobs,
   '206_files': files,
   '207_batches': batches,
   '220_cost_unpriced': costUnpriced,
   '240_analytics_rollups': analyticsRollups,
   '241_rollup_unpriced': rollupUnpriced,
+  // Issue 17's range; after 240 because 171 adds rollup columns.
+  '170_prompt_library': promptLibrary,
+  '171_prompt_in_logs': promptInLogs,
 };

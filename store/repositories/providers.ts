@@ -21,6 +21,8 @@ export interface ProviderRecord extends AttachedLimits {
   configurations: Record<string, unknown>;
   /** Sealed JSON of the provider's own secret values by path; null when there are none. */
   secrets: string | null;
+  /** The provider's own secret mappings (reference ids resolved at save). */
+  secret_mappings: Array<Record<string, unknown>>;
   status: 'active';
   created_at: string;
   updated_at: string;
@@ -31,11 +33,14 @@ export type NewProvider = Omit<ProviderRecord, 'id' | 'created_at' | 'updated_at
 const toRecord = (row: Record<string, unknown>): ProviderRecord => ({
   ...(row as unknown as ProviderRecord),
   configurations: fromJson(row.configurations, {}),
+  secret_mappings: fromJson(row.secret_mappings, []),
   ...readLimitColumns(row),
 });
 
 function toRow(changes: Partial<ProviderRecord>): Record<string, unknown> {
-  const row = 'configurations' in changes ? { ...changes, configurations: toJson(changes.configurations) } : { ...changes };
+  const row: Record<string, unknown> = { ...changes };
+  if ('configurations' in changes) row.configurations = toJson(changes.configurations);
+  if ('secret_mappings' in changes) row.secret_mappings = toJson(changes.secret_mappings);
   return { ...row, ...writeLimitColumns(changes) };
 }
 

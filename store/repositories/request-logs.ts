@@ -13,12 +13,16 @@ export type LogSource = 'gateway' | 'custom';
 
 export interface RequestLogRecord extends RequestLogEntry {
   source: LogSource;
+  /** What a prompt completion ran (prompt_id also from the `_prompt` metadata key). */
+  prompt_id: string | null;
+  prompt_version: number | null;
+  prompt_label: string | null;
 }
 
 /** Columns a list answers with: everything but the (possibly large) bodies and headers. */
 const SUMMARY_COLUMNS = [
   'id', 'endpoint', 'organisation_id', 'workspace_id', 'api_key_id', 'auth_subject', 'source', 'trace_id', 'span_id', 'parent_span_id', 'span_name',
-  'created_at', 'config_id', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream', 'prompt_tokens',
+  'created_at', 'config_id', 'prompt_id', 'prompt_version', 'prompt_label', 'provider', 'model', 'status', 'latency_ms', 'first_byte_ms', 'stream', 'prompt_tokens',
   'completion_tokens', 'total_tokens', 'cost', 'cost_unpriced', 'cache_status', 'retry_count', 'route', 'metadata', 'error',
 ];
 
@@ -65,7 +69,10 @@ export function toLogRow(entry: RequestLogEntry, source: LogSource): Record<stri
     user_id: entry.metadata._user ?? null,
     environment: entry.metadata._environment ?? null,
     end_organisation: entry.metadata._organisation ?? null,
-    prompt_id: entry.metadata._prompt ?? null,
+    // A prompt completion names its prompt; `_prompt` metadata means the same.
+    prompt_id: entry.prompt?.id ?? entry.metadata._prompt ?? null,
+    prompt_version: entry.prompt?.version ?? null,
+    prompt_label: entry.prompt?.label ?? null,
     route: toJson(entry.route),
     metadata: toJson(entry.metadata),
     request_headers: toJson(entry.request_headers),
@@ -91,6 +98,9 @@ export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
     span_name: (row.span_name as string | null) ?? null,
     created_at: Number(row.created_at),
     config_id: (row.config_id as string | null) ?? null,
+    prompt_id: (row.prompt_id as string | null) ?? null,
+    prompt_version: row.prompt_version === null || row.prompt_version === undefined ? null : Number(row.prompt_version),
+    prompt_label: (row.prompt_label as string | null) ?? null,
     provider: (row.provider as string | null) ?? null,
     model: (row.model as string | null) ?? null,
     status: Number(row.status),

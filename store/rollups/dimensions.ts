@@ -21,6 +21,8 @@ export const ROLLUP_DIMENSIONS = [
   'environment',
   'end_organisation',
   'prompt_id',
+  'prompt_version',
+  'prompt_label',
 ] as const;
 
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
@@ -60,6 +62,8 @@ export const ROLLUP_SETS: readonly RollupSet[] = [
   { name: 'environment', dimensions: ['environment'], grains: HOURS_AND_DAYS },
   { name: 'organisation', dimensions: ['end_organisation'], grains: HOURS_AND_DAYS },
   { name: 'prompt', dimensions: ['prompt_id'], grains: HOURS_AND_DAYS },
+  // A prompt's versions and labels side by side (prompt completions; 171_prompt_in_logs).
+  { name: 'prompt_version', dimensions: ['prompt_id', 'prompt_version', 'prompt_label'], grains: HOURS_AND_DAYS },
   { name: 'core', dimensions: ['api_key_id', 'provider', 'model', 'status'], grains: HOURS_AND_DAYS },
 ];
 

@@ -1,6 +1,9 @@
 import { GRAIN_MS, ROLLUP_DIMENSIONS, ROLLUP_SETS, type Grain, type RollupDimension } from './dimensions.js';
 import { binOf } from './latency-sketch.js';
 
+/** Dimensions held in integer columns. */
+const NUMERIC_DIMENSIONS: ReadonlySet<RollupDimension> = new Set(['status', 'prompt_version']);
+
 /** What one log row adds to the rollups: its dimensions and measures (request_logs columns). */
 export interface RollupFact extends Record<RollupDimension, string | number | null> {
   organisation_id: string;
@@ -61,7 +64,7 @@ export function toFact(row: Record<string, unknown>): RollupFact {
   } as RollupFact;
   for (const dimension of ROLLUP_DIMENSIONS) {
     const value = row[dimension];
-    fact[dimension] = value === undefined || value === null ? null : dimension === 'status' ? Number(value) : String(value);
+    fact[dimension] = value === undefined || value === null ? null : NUMERIC_DIMENSIONS.has(dimension) ? Number(value) : String(value);
   }
   return fact;
 }

@@ -149,14 +149,29 @@ for (const engine of fullEngines()) {
       assert.equal(taken.status, 409);
     });
 
-    test('secret_mappings with value_format string or json are kept', async () => {
+    test('secret_mappings with value_format string or json are kept, references stored by id', async () => {
+      const ids: Record<string, string> = {};
+      for (const slug of ['vault-openai', 'vault-aws']) {
+        const reference = await app.http.post('/v1/secret-references').set(admin()).send({
+          name: slug,
+          slug,
+          manager_type: 'hashicorp_vault',
+          auth_config: { vault_addr: 'https://vault.example.com', vault_token: 'hvs.token-for-mappings-test' },
+          secret_path: 'secret/x',
+        });
+        assert.equal(reference.status, 201);
+        ids[slug] = reference.body.id;
+      }
       const mappings = [
         { target_field: 'key', secret_reference_id: 'vault-openai', value_format: 'string' },
         { target_field: 'configurations.aws_secret_access_key', secret_reference_id: 'vault-aws', value_format: 'json' },
       ];
       const created = await create({ name: 'mapped', ai_provider_id: 'openai', key: 'k', secret_mappings: mappings });
       assert.equal(created.status, 201);
-      assert.deepEqual(created.body.secret_mappings, mappings);
+      assert.deepEqual(
+        created.body.secret_mappings,
+        mappings.map((mapping) => ({ ...mapping, secret_reference_id: ids[mapping.secret_reference_id] })),
+      );
     });
 
     test('workspace access decides which workspaces may build providers on an integration', async () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { NO_PROMPTS_YET } from '../../store/shared-prompts.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -136,8 +135,9 @@ for (const engine of fullEngines()) {
       assert.equal(defaultWs.body.error.code, 'default_workspace');
 
       const ws = await app.http.post('/v1/workspaces').set(admin()).send({ name: 'Prompts' });
-      // Stands in for the prompts repository a later issue adds: it answers through the same interface.
+      // Stands in for the prompts repository (test/prompts/prompt-sharing.test.ts shares for real).
       const shared = new Set([ws.body.id as string]);
+      const real = app.services.store.sharedPrompts;
       app.services.store.sharedPrompts = { hasSharedPromptsOrPartials: async (workspaceId) => shared.has(workspaceId) };
       try {
         const blocked = await app.http.delete(`/v1/workspaces/${ws.body.id}`).set(admin());
@@ -147,7 +147,7 @@ for (const engine of fullEngines()) {
         shared.clear();
         assert.equal((await app.http.delete(`/v1/workspaces/${ws.body.id}`).set(admin())).status, 200);
       } finally {
-        app.services.store.sharedPrompts = NO_PROMPTS_YET;
+        app.services.store.sharedPrompts = real;
       }
     });
 

@@ -68,7 +68,7 @@ interface Variant {
 function variants(): Variant[] {
   const list: Variant[] = [{ name: 'sqlite (in-process jobs)', env: {}, cleanup: async () => undefined }];
   const redisUrl = process.env.GW_TEST_REDIS_URL;
-  if (redisUrl) list.push({ name: 'sqlite + redis (BullMQ)', env: { GW_REDIS_URL: redisUrl, GW_REDIS_PREFIX: `gwrestart:${randomBytes(4).toString('hex')}:` }, cleanup: async () => undefined });
+  if (redisUrl) list.push({ name: 'sqlite + redis (in-process jobs, Redis counters)', env: { GW_REDIS_URL: redisUrl, GW_REDIS_PREFIX: `gwrestart:${randomBytes(4).toString('hex')}:` }, cleanup: async () => undefined });
   const databaseUrl = process.env.GW_TEST_DATABASE_URL;
   if (databaseUrl) {
     // gw's own schema through the connection's search_path; pg-boss keeps its tables in gw_jobs.

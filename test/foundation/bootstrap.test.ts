@@ -57,7 +57,7 @@ describe('the process entry (what make run starts)', () => {
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     try {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 120_000;
       while (!/gw listening/.test(output)) {
         assert.ok(Date.now() < deadline, `gw did not start: ${output}`);
         assert.equal(child.exitCode, null, `gw exited: ${output}`);

@@ -36,6 +36,8 @@ export interface TestAppOptions {
   upstreamOriginOverrides?: Record<string, string>;
   /** Where the app's standard-output log goes (silent by default). */
   logger?: Logger;
+  /** The resolver the outbound address guard uses, so a test can make a name resolve to a private address without DNS. */
+  resolveHost?: (hostname: string) => Promise<string[]>;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const db = options.sharedDb ?? (await privateDb(options.engine?.databaseUrl));
-  const services = await createServices(config, { db: db.options, now: options.now, logger: options.logger, upstreamOriginOverrides: options.upstreamOriginOverrides });
+  const services = await createServices(config, { db: db.options, now: options.now, logger: options.logger, upstreamOriginOverrides: options.upstreamOriginOverrides, resolveHost: options.resolveHost });
   let boot: BootstrapResult;
   let app: Awaited<ReturnType<typeof createApp>>;
   try {

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { BullMqJobQueue } from '../../jobs/bullmq-job-queue.js';
 import type { JobPayload, JobQueue, JobQueueTuning } from '../../jobs/job-queue.js';
 import { PgBossJobQueue } from '../../jobs/pg-boss-job-queue.js';
 import { StoreJobQueue } from '../../jobs/store-job-queue.js';
@@ -56,16 +54,6 @@ if (databaseUrl) {
         open: () => new PgBossJobQueue({ connectionString: databaseUrl, schema: jobsSchemaOf(db.options.schema) }, TUNING, quiet),
         drop: db.drop,
       };
-    },
-  });
-}
-const redisUrl = process.env.GW_TEST_REDIS_URL;
-if (redisUrl) {
-  engines.push({
-    name: 'BullMQ (Redis)',
-    async setup() {
-      const prefix = `gwtest:${randomBytes(4).toString('hex')}:`;
-      return { open: () => new BullMqJobQueue({ redisUrl, prefix }, TUNING, quiet), drop: async () => undefined };
     },
   });
 }

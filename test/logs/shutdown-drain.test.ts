@@ -20,7 +20,7 @@ import { storeEngines } from '../helpers/engines.js';
 import { ADMIN_KEY } from '../helpers/test-app.js';
 import { privateDb } from '../helpers/test-db.js';
 
-const ROUNDS = 6;
+const ROUNDS = 4;
 const REQUESTS_PER_ROUND = 150;
 const STOP_AFTER_ANSWERS = 40;
 const HOLD_MS = 2000;

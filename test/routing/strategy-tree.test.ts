@@ -210,15 +210,15 @@ describe('strategy tree', () => {
     assert.deepEqual(inherit({}, { name: 'x', weight: 3, provider: 'p' }), { provider: 'p' });
   });
 
-  test('the written inheritance rule (spec description, README table) names every key the code inherits or keeps', () => {
+  test('the written inheritance rule (spec description, routing doc table) names every key the code inherits or keeps', () => {
     const spec = JSON.parse(readFileSync(path.join(projectRoot(), 'generated/openapi.json'), 'utf8')) as { components: { schemas: Record<string, { description?: string }> } };
     const specText = spec.components.schemas.ConfigTarget!.description ?? '';
-    const readme = readFileSync(path.join(projectRoot(), 'README.md'), 'utf8');
-    const readmeTable = readme.slice(readme.indexOf('What a child target inherits'), readme.indexOf('- Retry (`retry`)'));
+    const doc = readFileSync(path.join(projectRoot(), 'docs/routing-and-caching.md'), 'utf8');
+    const docTable = doc.slice(doc.indexOf('What a child target inherits'), doc.indexOf('- Retry (`retry`)'));
     const keys = [...INHERITED_WHOLE, ...STRUCTURE_KEYS, 'override_params', 'provider', 'api_key', 'virtual_key', 'custom_host'];
     for (const key of keys) {
       assert.ok(specText.includes(`\`${key}\``), `the ConfigTarget description names ${key}`);
-      assert.ok(readmeTable.includes(`\`${key}\``), `the README inheritance table names ${key}`);
+      assert.ok(docTable.includes(`\`${key}\``), `the routing doc's inheritance table names ${key}`);
     }
   });
 

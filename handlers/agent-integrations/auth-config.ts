@@ -1,0 +1,43 @@
+/**
+ * An agent integration's auth_config: `token` and header values are secrets (sealed, masked in
+ * answers); an update merges, and a value left out or sent back as its mask keeps its value.
+ * Also the headers a call to the agent (or its card) carries.
+ */
+import { ValidationError } from '../../server/errors.js';
+import type { SecretBox } from '../../store/secret-box.js';
+import { openSecrets, restoreSecrets, sealSecrets, splitSecrets } from '../../store/secret-fields.js';
+
+export type AgentAuthType = 'none' | 'bearer' | 'headers';
+
+export interface AgentAuthConfig {
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+const isSecret = (key: string, path: string) => key === 'token' || path.startsWith('/headers/');
+
+export function assertAuthFits(authType: AgentAuthType, config: AgentAuthConfig): void {
+  if (authType === 'bearer' && !config.token) throw new ValidationError('auth_config.token is required when auth_type is bearer', 'auth_config.token');
+  if (authType === 'headers' && !config.headers) throw new ValidationError('auth_config.headers is required when auth_type is headers', 'auth_config.headers');
+}
+
+export function sealAgentAuth(
+  box: SecretBox,
+  authType: AgentAuthType,
+  input: AgentAuthConfig | undefined,
+  previous: { auth_config: Record<string, unknown>; secrets: string | null } | undefined,
+): { auth_config: Record<string, unknown>; secrets: string | null } {
+  const previousSecrets = previous ? openSecrets(box, previous.secrets) : {};
+  const old = previous ? (restoreSecrets(previous.auth_config, previousSecrets) as AgentAuthConfig) : {};
+  const merged: AgentAuthConfig = { ...old, ...input };
+  const { masked, secrets } = splitSecrets(merged, previousSecrets, isSecret);
+  assertAuthFits(authType, restoreSecrets(masked, secrets));
+  return { auth_config: masked as Record<string, unknown>, secrets: sealSecrets(box, secrets) };
+}
+
+/** Headers for a call to the agent. */
+export function agentHeaders(authType: AgentAuthType, config: AgentAuthConfig): Record<string, string> {
+  if (authType === 'bearer' && config.token) return { authorization: `Bearer ${config.token}` };
+  if (authType === 'headers' && config.headers) return { ...config.headers };
+  return {};
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { AGENT_CARD_MAX_BYTES, assertAgentCard } from '../../gateway/agents/agent-card-fetcher.js';
+import { principalOf, type Call } from '../../server/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
+import { body, pathId, query, type Handler } from '../types.js';
+import { slugFromName } from '../workspace-target.js';
+import { agentHeaders, assertAuthFits, sealAgentAuth, type AgentAuthConfig, type AgentAuthType } from './auth-config.js';
+
+interface AgentIntegrationInput {
+  name?: string;
+  slug?: string;
+  description?: string | null;
+  url?: string;
+  auth_type?: AgentAuthType;
+  auth_config?: AgentAuthConfig;
+  agent_card?: Record<string, unknown> | null;
+}
+
+function present(record: AgentIntegrationRecord) {
+  return {
+    id: record.id,
+    object: 'agent-integration' as const,
+    organisation_id: record.organisation_id,
+    name: record.name,
+    slug: record.slug,
+    description: record.description,
+    url: record.url,
+    auth_type: record.auth_type,
+    auth_config: record.auth_config,
+    agent_card: record.agent_card,
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+/** A card given in a body meets the same rules as a fetched one: name, url, at most 1 MB. */
+function checkedCard(card: Record<string, unknown> | null | undefined): Record<string, unknown> | null | undefined {
+  if (card === undefined || card === null) return card;
+  if (Buffer.byteLength(JSON.stringify(card)) > AGENT_CARD_MAX_BYTES) {
+    throw new ValidationError('agent_card is over 1 MB; an agent card may be at most 1 MB', 'agent_card', 'agent_card_too_large');
+  }
+  assertAgentCard(card, 'agent_card');
+  return card;
+}
+
+async function find(call: Call, idOrSlug: string): Promise<AgentIntegrationRecord> {
+  const record = await call.services.store.agentIntegrations.find(principalOf(call).organisationId, idOrSlug);
+  if (!record) throw new NotFoundError('Agent integration', idOrSlug);
+  return record;
+}
+
+const isoNow = (call: Call) => new Date(call.services.now()).toISOString();
+
+export const createAgentIntegration: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const input = body<'createAgentIntegration'>(c) as AgentIntegrationInput & { name: string; url: string };
+  const { store, secrets } = call.services;
+  let slug = input.slug ?? slugFromName(input.name);
+  if (await store.agentIntegrations.slugTaken(principal.organisationId, slug)) {
+    if (input.slug) throw new ConflictError(`An agent integration with slug ${slug} exists`, 'slug_taken', 'slug');
+    slug = `${slug}-${randomBytes(3).toString('hex')}`;
+  }
+  const authType = input.auth_type ?? 'none';
+  const record = await store.agentIntegrations.create(
+    {
+      organisation_id: principal.organisationId,
+      name: input.name,
+      slug,
+      description: input.description ?? null,
+      url: input.url,
+      auth_type: authType,
+      ...sealAgentAuth(secrets, authType, input.auth_config, undefined),
+      agent_card: checkedCard(input.agent_card) ?? null,
+    },
+    isoNow(call),
+  );
+  return { status: 201, body: present(record) };
+};
+
+export const listAgentIntegrations: Handler = async (c, call) => {
+  const q = query<'listAgentIntegrations'>(c);
+  const page = await call.services.store.agentIntegrations.list(principalOf(call).organisationId, { search: q.search }, q);
+  return { body: { ...page, data: page.data.map(present) } };
+};
+
+export const getAgentIntegration: Handler = async (c, call) => ({ body: present(await find(call, pathId(c))) });
+
+export const updateAgentIntegration: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const record = await find(call, pathId(c));
+  const input = body<'updateAgentIntegration'>(c) as AgentIntegrationInput;
+  const { store, secrets } = call.services;
+  if (input.slug !== undefined && input.slug !== record.slug && (await store.agentIntegrations.slugTaken(principal.organisationId, input.slug))) {
+    throw new ConflictError(`An agent integration with slug ${input.slug} exists`, 'slug_taken', 'slug');
+  }
+  const changes: Partial<AgentIntegrationRecord> = {};
+  if (input.auth_type !== undefined || input.auth_config !== undefined) {
+    const authType = input.auth_type ?? record.auth_type;
+    // A new auth type starts from an empty auth_config rather than inheriting the old one's secrets.
+    Object.assign(changes, { auth_type: authType }, sealAgentAuth(secrets, authType, input.auth_config, authType === record.auth_type ? record : undefined));
+  }
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.slug !== undefined) changes.slug = input.slug;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.url !== undefined) changes.url = input.url;
+  if (input.agent_card !== undefined) changes.agent_card = checkedCard(input.agent_card) ?? null;
+  await store.agentIntegrations.update(principal.organisationId, record.id, changes, isoNow(call));
+  return { body: present((await store.agentIntegrations.find(principal.organisationId, record.id))!) };
+};
+
+export const deleteAgentIntegration: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const record = await find(call, pathId(c));
+  await call.services.store.agentIntegrations.delete(principal.organisationId, record.id);
+  return { body: { id: record.id, object: 'agent-integration', deleted: true } };
+};
+
+export const fetchAgentCard: Handler = async (c, call) => {
+  const input = body<'fetchAgentCard'>(c) as { url: string; auth_type?: AgentAuthType; auth_config?: AgentAuthConfig };
+  const authType = input.auth_type ?? 'none';
+  const auth = input.auth_config ?? {};
+  assertAuthFits(authType, auth);
+  return { body: await call.services.agentCards.fetchCard(input.url, agentHeaders(authType, auth)) };
+};

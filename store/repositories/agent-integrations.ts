@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { fromJson, toJson } from '../json-column.js';
+import { paginate, type Page, type PageRequest } from '../pagination.js';
+
+export interface AgentIntegrationRecord {
+  id: string;
+  organisation_id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  url: string;
+  auth_type: 'none' | 'bearer' | 'headers';
+  /** token and headers with values masked. */
+  auth_config: Record<string, unknown>;
+  /** Sealed JSON of the secret values by path; null when none. */
+  secrets: string | null;
+  agent_card: Record<string, unknown> | null;
+  status: 'active';
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewAgentIntegration = Omit<AgentIntegrationRecord, 'id' | 'created_at' | 'updated_at' | 'status'>;
+
+const toRecord = (row: Record<string, unknown>): AgentIntegrationRecord => ({
+  ...(row as unknown as AgentIntegrationRecord),
+  auth_config: fromJson(row.auth_config, {}),
+  agent_card: fromJson(row.agent_card, null),
+});
+
+function toRow(changes: Partial<AgentIntegrationRecord>): Record<string, unknown> {
+  const row: Record<string, unknown> = { ...changes };
+  if ('auth_config' in changes) row.auth_config = toJson(changes.auth_config);
+  if ('agent_card' in changes) row.agent_card = toJson(changes.agent_card);
+  return row;
+}
+
+export class AgentIntegrationsRepository {
+  constructor(private readonly db: Knex | Knex.Transaction) {}
+
+  async create(input: NewAgentIntegration, now: string): Promise<AgentIntegrationRecord> {
+    const record: AgentIntegrationRecord = { ...input, id: randomUUID(), status: 'active', created_at: now, updated_at: now };
+    await this.db('agent_integrations').insert(toRow(record));
+    return record;
+  }
+
+  /** By id or slug. */
+  async find(organisationId: string, idOrSlug: string): Promise<AgentIntegrationRecord | undefined> {
+    const row = await this.db('agent_integrations')
+      .where({ organisation_id: organisationId })
+      .andWhere((q) => q.where({ id: idOrSlug }).orWhere({ slug: idOrSlug }))
+      .first();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async slugTaken(organisationId: string, slug: string): Promise<boolean> {
+    return Boolean(await this.db('agent_integrations').where({ organisation_id: organisationId, slug }).first('id'));
+  }
+
+  list(organisationId: string, filter: { search?: string }, page: PageRequest): Promise<Page<AgentIntegrationRecord>> {
+    const query = this.db('agent_integrations').where({ organisation_id: organisationId });
+    if (filter.search) {
+      const like = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query.andWhere((q) => q.whereRaw(`lower(name) like ? escape '\\'`, [like]).orWhereRaw(`lower(slug) like ? escape '\\'`, [like]));
+    }
+    return paginate(query, page, toRecord);
+  }
+
+  async update(organisationId: string, id: string, changes: Partial<AgentIntegrationRecord>, now: string): Promise<void> {
+    await this.db('agent_integrations').where({ organisation_id: organisationId, id }).update({ ...toRow(changes), updated_at: now });
+  }
+
+  async delete(organisationId: string, id: string): Promise<void> {
+    await this.db('agent_integrations').where({ organisation_id: organisationId, id }).delete();
+  }
+}
