@@ -34,6 +34,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource/{serverSlug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        /** RFC 9728 metadata of one MCP server's gateway endpoint as a protected resource. */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{serverSlug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        /** Server-to-client stream: gw does not offer one (405), as the transport allows. */
+        get: operations["getMcpGateway"];
+        put?: never;
+        /** The MCP gateway (Streamable HTTP): JSON-RPC requests to the MCP server, filtered, checked, rate limited and logged. */
+        post: operations["postMcpGateway"];
+        /** End the session named by Mcp-Session-Id. */
+        delete: operations["deleteMcpGateway"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -588,6 +628,43 @@ export interface paths {
         /** Create a workspace user key. */
         post: operations["createWorkspaceUserApiKey"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assistants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's assistants. */
+        get: operations["listAssistants"];
+        put?: never;
+        /** Create an assistant. */
+        post: operations["createAssistant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assistants/{assistant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an assistant. */
+        get: operations["getAssistant"];
+        put?: never;
+        /** Modify an assistant. */
+        post: operations["modifyAssistant"];
+        /** Delete an assistant. */
+        delete: operations["deleteAssistant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1255,6 +1332,241 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List MCP integrations, newest first (a workspace key sees those its workspace owns or may use). */
+        get: operations["listMcpIntegrations"];
+        put?: never;
+        /** Register an MCP server's address and credentials; its capabilities are synced at once. */
+        post: operations["createMcpIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get an MCP integration by id or slug. */
+        get: operations["getMcpIntegration"];
+        /** Update; secrets left out keep their value. A change of address or credentials syncs the capabilities again. */
+        put: operations["updateMcpIntegration"];
+        post?: never;
+        /** Delete; refused while MCP servers use it. */
+        delete: operations["deleteMcpIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The tools, prompts and resources the server reported at the last sync. */
+        get: operations["listMcpIntegrationCapabilities"];
+        /** Enable or disable capabilities. */
+        put: operations["updateMcpIntegrationCapabilities"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The server's name, version, protocol version and the last sync's outcome. */
+        get: operations["getMcpIntegrationMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sync the capabilities from the server now; answers the metadata (a failed sync answers 200 with sync_status failed). */
+        post: operations["syncMcpIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-integrations/{id}/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Which workspaces may use the integration. */
+        get: operations["listMcpIntegrationWorkspaces"];
+        /** Enable or disable workspaces, and global access. */
+        put: operations["updateMcpIntegrationWorkspaces"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List MCP servers, newest first. */
+        get: operations["listMcpServers"];
+        put?: never;
+        /** Add an MCP integration to a workspace as a server with its own slug. */
+        post: operations["createMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Get an MCP server by id or slug. */
+        get: operations["getMcpServer"];
+        /** Update name, description or default user access. */
+        put: operations["updateMcpServer"];
+        post?: never;
+        /** Delete the server; its sessions end. */
+        delete: operations["deleteMcpServer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** The integration's capabilities as this server narrows them. */
+        get: operations["listMcpServerCapabilities"];
+        /** Enable or disable capabilities on this server (a capability the integration disables stays off). */
+        put: operations["updateMcpServerCapabilities"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Open gateway sessions on the server. */
+        get: operations["listMcpServerConnections"];
+        put?: never;
+        post?: never;
+        /** End gateway sessions (a user's, or all). */
+        delete: operations["deleteMcpServerConnections"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Connect to the upstream MCP server: reachability, latency, server name or error. */
+        post: operations["testMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}/user-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** Which users may call the server: each user's own setting, else the default. */
+        get: operations["listMcpServerUserAccess"];
+        /** Set users' access and the default. */
+        put: operations["updateMcpServerUserAccess"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -1773,6 +2085,206 @@ export interface paths {
         post?: never;
         /** Delete; refused while an integration or provider maps it. */
         delete: operations["deleteSecretReference"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a thread, with messages if given. */
+        post: operations["createThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a thread. */
+        get: operations["getThread"];
+        put?: never;
+        /** Modify a thread's metadata and tool resources. */
+        post: operations["modifyThread"];
+        /** Delete a thread with its messages and runs. */
+        delete: operations["deleteThread"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a thread's messages. */
+        get: operations["listMessages"];
+        put?: never;
+        /** Add a message to a thread. */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a message. */
+        get: operations["getMessage"];
+        put?: never;
+        /** Modify a message's metadata. */
+        post: operations["modifyMessage"];
+        /** Delete a message. */
+        delete: operations["deleteMessage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a thread's runs. */
+        get: operations["listRuns"];
+        put?: never;
+        /**
+         * Run an assistant on a thread.
+         * @description gw executes the run itself: each model turn is a chat request through gw's pipeline (provider resolution, configs, limits, guardrails, logs), on the provider named as for chat: `@slug/model` as the model, or the x-gw-provider / x-gw-config / inline headers sent here. Those headers (and an inline provider key in Authorization) are held sealed for the run's life and erased when it ends.
+         */
+        post: operations["createRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run. */
+        get: operations["getRun"];
+        put?: never;
+        /** Modify a run's metadata. */
+        post: operations["modifyRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a run that is queued, in progress or waiting for tool outputs. */
+        post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a run's steps. */
+        get: operations["listRunSteps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/steps/{step_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run step. */
+        get: operations["getRunStep"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{thread_id}/runs/{run_id}/submit_tool_outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit the outputs of a run's function tool calls; the run continues. */
+        post: operations["submitToolOutputsToRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a thread and run it in one request.
+         * @description gw executes the run itself: each model turn is a chat request through gw's pipeline (provider resolution, configs, limits, guardrails, logs), on the provider named as for chat: `@slug/model` as the model, or the x-gw-provider / x-gw-config / inline headers sent here. Those headers (and an inline provider key in Authorization) are held sealed for the run's life and erased when it ends.
+         */
+        post: operations["createThreadAndRun"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2475,6 +2987,22 @@ export interface components {
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             key: string;
         };
+        Assistant: {
+            created_at: number;
+            description: string | null;
+            id: string;
+            instructions: string | null;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            model: string;
+            name: string | null;
+            /** @enum {string} */
+            object: "assistant";
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            temperature?: number | null;
+            tool_resources?: components["schemas"]["ToolResources"];
+            tools: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+        };
         AssistantMessage: {
             content?: null | string | (components["schemas"]["TextPart"] | components["schemas"]["RefusalPart"])[];
             /** @deprecated */
@@ -2491,6 +3019,23 @@ export interface components {
             role: "assistant";
             tool_calls?: components["schemas"]["ToolCall"][];
         };
+        /** @description OpenAI's list envelope, paged with `after`/`before` (object ids) and `limit`. */
+        AssistantsList: {
+            data: unknown[];
+            first_id: string | null;
+            has_more: boolean;
+            last_id: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
+        /** @description Up to 16 string pairs; keys at most 64 characters, values at most 512. */
+        AssistantsMetadata: {
+            [key: string]: string;
+        } | null;
+        /** @description `auto` (or the seed's `none`: the model's default), or the chat response_format object. */
+        AssistantsResponseFormat: ("auto" | "none") | components["schemas"]["ResponseFormat"] | null;
+        /** @description A function, file_search or code_interpreter tool. gw has no code sandbox, so a run with a code_interpreter tool is refused with 400 naming `tools[i].type`. */
+        AssistantTool: components["schemas"]["FunctionTool"] | components["schemas"]["FileSearchTool"] | components["schemas"]["CodeInterpreterTool"];
         /** @description Rate limits on this record alone (API key, workspace or provider). null removes them. */
         AttachedRateLimits: {
             type: components["schemas"]["RateLimitsType"];
@@ -2505,6 +3050,13 @@ export interface components {
             periodic_reset_days?: components["schemas"]["PeriodicResetDays"];
             type: components["schemas"]["UsageLimitsType"];
         } | null;
+        Attachment: {
+            file_id?: string;
+            tools?: {
+                /** @enum {string} */
+                type: "code_interpreter" | "file_search";
+            }[];
+        };
         AudioPart: {
             input_audio: {
                 data: string;
@@ -2841,6 +3393,10 @@ export interface components {
             vertex_project_id?: string;
             vertex_region?: string;
         };
+        CodeInterpreterTool: {
+            /** @enum {string} */
+            type: "code_interpreter";
+        };
         Collection: {
             child_collections?: {
                 id: string;
@@ -2957,6 +3513,21 @@ export interface components {
             redirect_to: string;
         };
         CreateAgentIntegration: WithRequired<components["schemas"]["AgentIntegrationFields"], "name" | "url">;
+        CreateAssistantRequest: {
+            description?: string | null;
+            instructions?: string | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            /** @description A model id, or `@provider-slug/model` to run it on a saved provider. */
+            model: string;
+            name?: string | null;
+            /** @enum {string|null} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            temperature?: number | null;
+            tool_resources?: components["schemas"]["ToolResources"];
+            tools?: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+        };
         CreateBatchRequest: {
             /** @enum {string} */
             completion_window: "24h";
@@ -3041,6 +3612,28 @@ export interface components {
             /** @description Workspace id or slug; admin keys may omit it to export the whole organisation. */
             workspace_id?: string;
         };
+        CreateMcpIntegration: WithRequired<components["schemas"]["McpIntegrationFields"], "name" | "url" | "transport" | "auth_type"> & {
+            /** @description Workspace id or slug that owns the integration; organisation-owned when absent (admin keys). Workspace keys always create in their workspace. */
+            workspace_id?: string;
+        };
+        CreateMcpServer: {
+            default_user_access?: components["schemas"]["McpDefaultUserAccess"];
+            description?: string | null;
+            /** @description MCP integration id or slug; the workspace must have access to it. */
+            mcp_integration_id: string;
+            name: string;
+            /** @description The gateway path segment (`{base}/{slug}/mcp`); unique; derived from the name when absent. */
+            slug?: string;
+            /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
+            workspace_id?: string;
+        };
+        CreateMessageRequest: {
+            attachments?: components["schemas"]["Attachment"][] | null;
+            content: components["schemas"]["MessageContentInput"];
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            role: "user" | "assistant";
+        };
         CreateOrganisationServiceKey: components["schemas"]["NewKeyFields"];
         CreatePrompt: {
             /** @description Collection id or slug; the workspace's default collection when absent. */
@@ -3075,6 +3668,10 @@ export interface components {
             value: number;
             workspace_id?: string;
         };
+        CreateRunRequest: components["schemas"]["RunOptions"] & {
+            additional_instructions?: string | null;
+            additional_messages?: components["schemas"]["CreateMessageRequest"][] | null;
+        };
         CreateScimMapping: {
             /** @enum {string} */
             role: "admin" | "manager" | "member";
@@ -3089,6 +3686,15 @@ export interface components {
         };
         CreateSecretReference: WithRequired<components["schemas"]["SecretReferenceFields"], "name" | "auth_config" | "secret_path"> & {
             manager_type: components["schemas"]["ManagerType"];
+        };
+        CreateThreadAndRunRequest: components["schemas"]["RunOptions"] & {
+            thread?: components["schemas"]["CreateThreadRequest"];
+            tool_resources?: components["schemas"]["ToolResources"];
+        };
+        CreateThreadRequest: {
+            messages?: components["schemas"]["CreateMessageRequest"][];
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            tool_resources?: components["schemas"]["ToolResources"];
         };
         CreateUsageLimitsPolicy: {
             /** @description Usage at which an entity is flagged `alert_threshold_reached`; at most credit_limit. */
@@ -3156,6 +3762,12 @@ export interface components {
             trace_id?: string;
             /** @description Workspace id or slug (admin keys; defaults to the default workspace). */
             workspace_id?: string;
+        };
+        Deleted: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "assistant.deleted" | "thread.deleted" | "thread.message.deleted";
         };
         DeletedFile: {
             deleted: boolean;
@@ -3258,6 +3870,14 @@ export interface components {
          * @enum {string}
          */
         FilePurpose: "assistants" | "assistants_output" | "batch" | "batch_output" | "fine-tune" | "fine-tune-results" | "vision" | "user_data" | "evals";
+        FileSearchTool: {
+            file_search?: {
+                max_num_results?: number;
+                ranking_options?: Record<string, never>;
+            };
+            /** @enum {string} */
+            type: "file_search";
+        };
         /** @enum {string} */
         FinishReason: "stop" | "length" | "tool_calls" | "content_filter" | "function_call";
         ForkRequest: {
@@ -3282,6 +3902,11 @@ export interface components {
              * @enum {string}
              */
             role: "function";
+        };
+        FunctionTool: {
+            function: components["schemas"]["FunctionDefinition"];
+            /** @enum {string} */
+            type: "function";
         };
         /** @description Keys whose values split the policy into one counter per entity (none given -> one shared counter). */
         GroupBy: {
@@ -3529,10 +4154,10 @@ export interface components {
             response_body: unknown;
         };
         /**
-         * @description What kind of call a log records.
+         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway).
          * @enum {string}
          */
-        LogEndpoint: "chat.completions" | "prompts.completions";
+        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp";
         LogError: {
             code: string;
             message: string;
@@ -3662,6 +4287,257 @@ export interface components {
          * @enum {string}
          */
         ManagerType: "hashicorp_vault" | "aws_sm" | "azure_kv";
+        /**
+         * @description `headers`: `configurations.custom_headers` carry the credential. `oauth_client_credentials`: gw fetches a token from `configurations.token_url` with `client_id` and `client_secret` and sends it as a bearer token.
+         * @enum {string}
+         */
+        McpAuthType: "none" | "headers" | "oauth_client_credentials";
+        McpCapability: {
+            annotations?: {
+                [key: string]: unknown;
+            } | null;
+            arguments?: {
+                [key: string]: unknown;
+            }[] | null;
+            created_at: components["schemas"]["Timestamp"];
+            description?: string | null;
+            enabled: boolean;
+            input_schema?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description On MCP servers: whether the integration enables it (a server can only narrow). */
+            integration_enabled?: boolean;
+            last_updated_at: components["schemas"]["Timestamp"];
+            mime_type?: string | null;
+            /** @description The tool or prompt name, or the resource URI (template). */
+            name: string;
+            output_schema?: {
+                [key: string]: unknown;
+            } | null;
+            title?: string | null;
+            type: components["schemas"]["McpCapabilityType"];
+            uri?: string | null;
+            uri_template?: string | null;
+        };
+        McpCapabilityCount: {
+            enabled: number;
+            total: number;
+        };
+        McpCapabilityList: {
+            counts: {
+                prompts: components["schemas"]["McpCapabilityCount"];
+                resource_templates: components["schemas"]["McpCapabilityCount"];
+                resources: components["schemas"]["McpCapabilityCount"];
+                tools: components["schemas"]["McpCapabilityCount"];
+            };
+            data: components["schemas"]["McpCapability"][];
+            has_more: boolean;
+            total: number;
+        };
+        /** @enum {string} */
+        McpCapabilityType: "tool" | "prompt" | "resource" | "resource_template";
+        McpConfigurations: {
+            client_id?: string;
+            /** @description Encrypted at rest, masked in responses. */
+            client_secret?: string;
+            /** @description Headers sent on every request to the MCP server; values are encrypted at rest and masked in responses. */
+            custom_headers?: {
+                [key: string]: string;
+            };
+            scope?: string;
+            /** Format: uri */
+            token_url?: string;
+        };
+        McpConnectionList: {
+            data: {
+                connected: boolean;
+                created_at: components["schemas"]["Timestamp"];
+                last_updated_at: components["schemas"]["Timestamp"];
+                session_id: string;
+                user_id: string | null;
+            }[];
+            has_more: boolean;
+            total: number;
+        };
+        /**
+         * @description Whether users without an entry of their own may call the server.
+         * @default allow
+         * @enum {string}
+         */
+        McpDefaultUserAccess: "allow" | "deny";
+        McpIntegration: {
+            auth_type: components["schemas"]["McpAuthType"];
+            /** @description Secret values (custom header values, client_secret) masked. */
+            configurations: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["Timestamp"];
+            description: string | null;
+            global_workspace_access: boolean;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            name: string;
+            /** @enum {string} */
+            object: "mcp-integration";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            sync_status: components["schemas"]["McpSyncStatus"];
+            transport: components["schemas"]["McpTransport"];
+            /** @enum {string} */
+            type: "organisation" | "workspace";
+            url: string;
+            workspace_id: string | null;
+        };
+        McpIntegrationFields: {
+            auth_type?: components["schemas"]["McpAuthType"];
+            configurations?: components["schemas"]["McpConfigurations"];
+            description?: string | null;
+            /** @description Every workspace of the organisation may use it (organisation-owned integrations only). */
+            global_workspace_access?: boolean;
+            name?: string;
+            slug?: components["schemas"]["Slug"];
+            transport?: components["schemas"]["McpTransport"];
+            /** @description The MCP server's endpoint; loopback, private, link-local and metadata addresses are refused unless TRUSTED_CUSTOM_HOSTS lists the host. */
+            url?: string;
+        };
+        McpIntegrationList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["McpIntegration"][];
+        };
+        McpIntegrationMetadata: {
+            /** @description The capabilities object the server declared at initialize. */
+            capability_flags: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            last_synced_at: string | null;
+            protocol_version: string | null;
+            server_name: string | null;
+            server_version: string | null;
+            sync_error: string | null;
+            sync_status: components["schemas"]["McpSyncStatus"];
+        };
+        McpIntegrationWorkspaces: {
+            data: components["schemas"]["McpWorkspaceAccessItem"][];
+            global_workspace_access: {
+                enabled: boolean;
+            };
+            total: number;
+        };
+        McpServer: {
+            auth_type: components["schemas"]["McpAuthType"];
+            created_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            default_user_access: "allow" | "deny";
+            description: string | null;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            mcp_integration_id: components["schemas"]["Uuid"];
+            mcp_integration_slug: string;
+            mcp_integration_url: string;
+            name: string;
+            /** @enum {string} */
+            object: "mcp-server";
+            organisation_id: components["schemas"]["Uuid"];
+            slug: string;
+            /** @enum {string} */
+            status: "active";
+            transport: components["schemas"]["McpTransport"];
+            /** @description Where MCP clients connect through gw (`{base}/{slug}/mcp`). */
+            url: string;
+            workspace_id: components["schemas"]["Uuid"];
+        };
+        McpServerList: components["schemas"]["ListEnvelope"] & {
+            data?: components["schemas"]["McpServer"][];
+        };
+        McpServerTest: {
+            error?: string | null;
+            response_time_ms?: number | null;
+            server_name: string | null;
+            status_code?: number | null;
+            success: boolean;
+            url?: string;
+        };
+        /** @enum {string} */
+        McpSyncStatus: "pending" | "synced" | "failed";
+        /**
+         * @description `http` is Streamable HTTP; `sse` the older HTTP+SSE transport.
+         * @enum {string}
+         */
+        McpTransport: "http" | "sse";
+        McpUserAccessList: {
+            data: {
+                /** @enum {string} */
+                connection_status: "connected" | "not_connected";
+                enabled: boolean;
+                first_name: string | null;
+                has_override: boolean;
+                last_name: string | null;
+                user_id: components["schemas"]["Uuid"];
+            }[];
+            /** @enum {string} */
+            default_user_access: "allow" | "deny";
+            has_more: boolean;
+            total: number;
+        };
+        McpWorkspaceAccessItem: {
+            created_at: components["schemas"]["Timestamp"];
+            enabled: boolean;
+            id: components["schemas"]["Uuid"];
+            last_updated_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            status: "active";
+        };
+        Message: {
+            assistant_id: string | null;
+            attachments: components["schemas"]["Attachment"][] | null;
+            completed_at: number | null;
+            content: components["schemas"]["MessageContent"][];
+            created_at: number;
+            id: string;
+            incomplete_at: number | null;
+            incomplete_details: {
+                /** @enum {string} */
+                reason?: "content_filter" | "max_tokens" | "run_cancelled" | "run_expired" | "run_failed";
+            } | null;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            object: "thread.message";
+            /** @enum {string} */
+            role: "user" | "assistant";
+            run_id: string | null;
+            /** @enum {string} */
+            status: "in_progress" | "incomplete" | "completed";
+            thread_id: string;
+        };
+        /** @description A text part (type text, with text.value and text.annotations), an image_file or image_url part, or a refusal. */
+        MessageContent: {
+            text?: {
+                annotations: {
+                    [key: string]: unknown;
+                }[];
+                value: string;
+            };
+            /** @enum {string} */
+            type: "text" | "image_file" | "image_url" | "refusal";
+        };
+        /** @description Text, or an array of text, image_file and image_url parts. */
+        MessageContentInput: string | {
+            image_file?: {
+                /** @enum {string} */
+                detail?: "auto" | "low" | "high";
+                file_id: string;
+            };
+            image_url?: {
+                /** @enum {string} */
+                detail?: "auto" | "low" | "high";
+                url: string;
+            };
+            text?: string;
+            /** @enum {string} */
+            type: "text" | "image_file" | "image_url";
+        }[];
         /** @description Free-form string map. */
         Metadata: {
             [key: string]: string;
@@ -3679,6 +4555,27 @@ export interface components {
             data: components["schemas"]["Model"][];
             /** @enum {string} */
             object: "list";
+        };
+        ModifyAssistantRequest: {
+            description?: string | null;
+            instructions?: string | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            model?: string;
+            name?: string | null;
+            /** @enum {string|null} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            temperature?: number | null;
+            tool_resources?: components["schemas"]["ToolResources"];
+            tools?: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+        };
+        ModifyMetadataRequest: {
+            metadata?: components["schemas"]["AssistantsMetadata"];
+        };
+        ModifyThreadRequest: {
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            tool_resources?: components["schemas"]["ToolResources"];
         };
         NetworkSecurity: {
             allowed_ip_ranges?: string[];
@@ -4011,6 +4908,36 @@ export interface components {
         PutIntegrationModels: {
             models: components["schemas"]["IntegrationModel"][];
         };
+        PutMcpCapabilities: {
+            capabilities: {
+                enabled: boolean;
+                name: string;
+                type: components["schemas"]["McpCapabilityType"];
+            }[];
+        };
+        PutMcpIntegrationWorkspaces: {
+            global_workspace_access?: {
+                enabled: boolean;
+            };
+            /**
+             * @description When true, workspaces not listed lose access; otherwise they keep what they had.
+             * @default false
+             */
+            override_existing_workspace_access: boolean;
+            workspaces: {
+                enabled: boolean;
+                /** @description Workspace id or slug. */
+                id: string;
+            }[];
+        };
+        PutMcpUserAccess: {
+            /** @enum {string} */
+            default_user_access?: "allow" | "deny";
+            user_access?: {
+                enabled: boolean;
+                user_id: string;
+            }[];
+        };
         RateLimitsPolicy: {
             conditions: components["schemas"]["Conditions"];
             created_at: components["schemas"]["Timestamp"];
@@ -4033,7 +4960,7 @@ export interface components {
             data?: components["schemas"]["RateLimitsPolicy"][];
         };
         /**
-         * @description What is counted; `mcp_tools` policies are stored for MCP tool calls.
+         * @description What is counted: `llm` model calls, `mcp_tools` tool calls through the MCP gateway (each call counts one request and no tokens).
          * @default llm
          * @enum {string}
          */
@@ -4153,6 +5080,122 @@ export interface components {
             rotation_period?: "weekly" | "monthly" | null;
             rotation_period_days?: number | null;
         };
+        Run: {
+            assistant_id: string;
+            cancelled_at: number | null;
+            completed_at: number | null;
+            created_at: number;
+            expires_at: number | null;
+            failed_at: number | null;
+            id: string;
+            incomplete_details: {
+                /** @enum {string} */
+                reason?: "max_completion_tokens" | "max_prompt_tokens";
+            } | null;
+            instructions: string;
+            last_error: components["schemas"]["RunError"];
+            max_completion_tokens: number | null;
+            max_prompt_tokens: number | null;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            model: string;
+            /** @enum {string} */
+            object: "thread.run";
+            parallel_tool_calls: boolean;
+            required_action: {
+                submit_tool_outputs: {
+                    tool_calls: components["schemas"]["RunToolCall"][];
+                };
+                /** @enum {string} */
+                type: "submit_tool_outputs";
+            } | null;
+            response_format: components["schemas"]["AssistantsResponseFormat"];
+            started_at: number | null;
+            /** @enum {string} */
+            status: "queued" | "in_progress" | "requires_action" | "cancelling" | "cancelled" | "failed" | "completed" | "incomplete" | "expired";
+            temperature?: number | null;
+            thread_id: string;
+            tool_choice: components["schemas"]["RunToolChoice"];
+            tools: components["schemas"]["AssistantTool"][];
+            top_p?: number | null;
+            truncation_strategy: components["schemas"]["TruncationStrategy"];
+            usage: components["schemas"]["RunUsage"];
+        };
+        RunError: {
+            /** @enum {string} */
+            code: "server_error" | "rate_limit_exceeded" | "invalid_prompt";
+            message: string;
+        } | null;
+        /** @description The fields a run request shares between create and create-and-run (the seed's run table). */
+        RunOptions: {
+            assistant_id?: string;
+            instructions?: string | null;
+            max_completion_tokens?: number | null;
+            max_prompt_tokens?: number | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            model?: string | null;
+            parallel_tool_calls?: boolean;
+            /** @enum {string|null} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            response_format?: components["schemas"]["AssistantsResponseFormat"];
+            stream?: boolean | null;
+            temperature?: number | null;
+            tool_choice?: components["schemas"]["RunToolChoice"];
+            tools?: components["schemas"]["AssistantTool"][] | null;
+            top_p?: number | null;
+            truncation_strategy?: components["schemas"]["TruncationStrategy"];
+        };
+        RunStep: {
+            assistant_id: string;
+            cancelled_at: number | null;
+            completed_at: number | null;
+            created_at: number;
+            expired_at: number | null;
+            failed_at: number | null;
+            id: string;
+            last_error: components["schemas"]["RunError"];
+            metadata: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            object: "thread.run.step";
+            run_id: string;
+            /** @enum {string} */
+            status: "in_progress" | "cancelled" | "failed" | "completed" | "expired";
+            /** @description `{type: message_creation, message_creation: {message_id}}` or `{type: tool_calls, tool_calls: [...]}`. */
+            step_details: {
+                message_creation?: {
+                    message_id: string;
+                };
+                tool_calls?: {
+                    [key: string]: unknown;
+                }[];
+                /** @enum {string} */
+                type: "message_creation" | "tool_calls";
+            };
+            thread_id: string;
+            /** @enum {string} */
+            type: "message_creation" | "tool_calls";
+            usage: components["schemas"]["RunUsage"];
+        };
+        RunToolCall: {
+            function: {
+                arguments: string;
+                name: string;
+            };
+            id: string;
+            /** @enum {string} */
+            type: "function";
+        };
+        RunToolChoice: ("none" | "auto" | "required") | {
+            function?: {
+                name: string;
+            };
+            /** @enum {string} */
+            type: "function" | "file_search" | "code_interpreter";
+        } | null;
+        RunUsage: {
+            completion_tokens: number;
+            prompt_tokens: number;
+            total_tokens: number;
+        } | null;
         ScimDocument: {
             schemas: string[];
         };
@@ -4227,7 +5270,7 @@ export interface components {
          * @description A permission a key or token carries. Each operation names the one it needs in `x-gw-scope`.
          * @enum {string}
          */
-        Scope: "completions.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "scim.provision";
+        Scope: "completions.write" | "assistants.read" | "assistants.write" | "threads.read" | "threads.write" | "organisation_settings.read" | "organisation_settings.update" | "workspaces.create" | "workspaces.read" | "workspaces.list" | "workspaces.update" | "workspaces.delete" | "workspace_users.create" | "workspace_users.read" | "workspace_users.list" | "workspace_users.update" | "workspace_users.delete" | "users.create" | "users.read" | "users.list" | "users.update" | "users.delete" | "api_keys.create" | "api_keys.read" | "api_keys.list" | "api_keys.update" | "api_keys.delete" | "virtual_keys.create" | "virtual_keys.read" | "virtual_keys.list" | "virtual_keys.update" | "virtual_keys.delete" | "provider_configurations.read" | "integrations.create" | "integrations.read" | "integrations.list" | "integrations.update" | "integrations.delete" | "secret_references.create" | "secret_references.read" | "secret_references.list" | "secret_references.update" | "secret_references.delete" | "agent_integrations.create" | "agent_integrations.read" | "agent_integrations.list" | "agent_integrations.update" | "agent_integrations.delete" | "configs.create" | "configs.read" | "configs.list" | "configs.update" | "configs.delete" | "guardrails.create" | "guardrails.read" | "guardrails.list" | "guardrails.update" | "guardrails.delete" | "guardrails.invoke" | "organisation_guardrails.create" | "organisation_guardrails.read" | "organisation_guardrails.list" | "organisation_guardrails.update" | "organisation_guardrails.delete" | "organisation_exclusions.list" | "organisation_exclusions.update" | "policies.create" | "policies.read" | "policies.list" | "policies.update" | "policies.delete" | "logs.list" | "logs.view" | "logs.write" | "logs.export" | "analytics.view" | "feedback.create" | "feedback.update" | "audit_logs.list" | "prompts.create" | "prompts.read" | "prompts.list" | "prompts.update" | "prompts.delete" | "prompt_partials.create" | "prompt_partials.read" | "prompt_partials.list" | "prompt_partials.update" | "prompt_partials.delete" | "collections.create" | "collections.read" | "collections.list" | "collections.update" | "collections.delete" | "labels.create" | "labels.read" | "labels.list" | "labels.update" | "labels.delete" | "agents.invoke" | "mcp.invoke" | "mcp_integrations.create" | "mcp_integrations.read" | "mcp_integrations.list" | "mcp_integrations.update" | "mcp_integrations.delete" | "mcp_servers.create" | "mcp_servers.read" | "mcp_servers.list" | "mcp_servers.update" | "mcp_servers.delete" | "scim.provision";
         SecretMapping: {
             /** @description The field of a structured secret to use, instead of the reference's own `secret_key`. */
             secret_key?: string;
@@ -4345,6 +5388,13 @@ export interface components {
             /** @description Under `fallback`, the upstream statuses that move on to the next target. */
             on_status_codes?: number[];
         };
+        SubmitToolOutputsRequest: {
+            stream?: boolean | null;
+            tool_outputs: {
+                output?: string;
+                tool_call_id: string;
+            }[];
+        };
         Success: {
             success: boolean;
         };
@@ -4388,6 +5438,14 @@ export interface components {
              * @enum {string}
              */
             type: "text";
+        };
+        Thread: {
+            created_at: number;
+            id: string;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            /** @enum {string} */
+            object: "thread";
+            tool_resources: components["schemas"]["ToolResources"];
         };
         /**
          * Format: date-time
@@ -4454,6 +5512,27 @@ export interface components {
             role: "tool";
             tool_call_id: string;
         };
+        ToolResources: {
+            code_interpreter?: {
+                file_ids?: string[];
+            };
+            file_search?: {
+                vector_store_ids?: string[];
+                vector_stores?: {
+                    chunking_strategy?: {
+                        /** @enum {string} */
+                        type: "auto" | "static";
+                    };
+                    file_ids?: string[];
+                    metadata?: components["schemas"]["AssistantsMetadata"];
+                }[];
+            };
+        } | null;
+        TruncationStrategy: {
+            last_messages?: number | null;
+            /** @enum {string} */
+            type: "auto" | "last_messages";
+        } | null;
         UnshareRequest: {
             /** @description The workspaces to stop sharing with; absent, every one. */
             workspace_ids?: string[];
@@ -4497,6 +5576,12 @@ export interface components {
             color_code?: string | null;
             description?: string | null;
             name?: components["schemas"]["LabelName"];
+        };
+        UpdateMcpIntegration: components["schemas"]["McpIntegrationFields"];
+        UpdateMcpServer: {
+            default_user_access?: components["schemas"]["McpDefaultUserAccess"];
+            description?: string | null;
+            name?: string;
         };
         /** @description Each list given replaces the current one; guardrails are named by id or slug and must belong to the whole organisation. */
         UpdateOrganisationGuardrailDefaults: {
@@ -4969,6 +6054,187 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    postMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or an SSE stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted (notifications and responses). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential: `WWW-Authenticate: Bearer resource_metadata=...` names this server's protected resource metadata. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `mcp_tools` rate limit refused the tool call; the body is a JSON-RPC error. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            default: components["responses"]["Error"];
         };
     };
     getHealth: {
@@ -6205,6 +7471,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAssistants: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAssistantRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The assistant's id. */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The assistant's id. */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyAssistantRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The assistant's id. */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8012,6 +9427,679 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FieldRestrictions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpIntegrations: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Part of the name or slug. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpIntegration"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpIntegrationCapabilities: {
+        parameters: {
+            query?: {
+                /** @description Only capabilities of this type. */
+                type?: components["schemas"]["McpCapabilityType"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpCapabilityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpIntegrationCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpCapabilities"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpIntegrationMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    syncMcpIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpIntegrationWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationWorkspaces"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpIntegrationWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpIntegrationWorkspaces"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpIntegrationWorkspaces"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Workspace id or slug. */
+                workspace_id?: components["parameters"]["WorkspaceIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpServer"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpServer"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServerCapabilities: {
+        parameters: {
+            query?: {
+                /** @description Only capabilities of this type. */
+                type?: components["schemas"]["McpCapabilityType"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpCapabilityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpServerCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpCapabilities"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServerConnections: {
+        parameters: {
+            query?: {
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMcpServerConnections: {
+        parameters: {
+            query?: {
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    testMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpServerUserAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpUserAccessList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMcpServerUserAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMcpUserAccess"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10198,6 +12286,651 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+                /** @description Only the messages this run created. */
+                run_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message's id. */
+                message_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message's id. */
+                message_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message's id. */
+                message_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRunSteps: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRunStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The run step's id. */
+                step_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStep"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    submitToolOutputsToRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_id: string;
+                /** @description The thread's id. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitToolOutputsRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createThreadAndRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateThreadAndRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; with `stream: true`, a `text/event-stream` of Assistants events (`event: thread.run.created` ... `event: done` with `data: [DONE]`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

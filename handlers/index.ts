@@ -6,6 +6,7 @@ import * as analytics from './analytics/index.js';
 import * as feedback from './feedback/index.js';
 import * as logExports from './logs/exports.js';
 import * as logs from './logs/index.js';
+import * as mcp from './mcp/index.js';
 import * as auditLogs from './audit-logs.js';
 import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
@@ -21,6 +22,7 @@ import * as users from './users/index.js';
 import * as workspaces from './workspaces/index.js';
 import type { Handler } from './types.js';
 
+import * as assistants from './assistants/index.js';
 import * as secretReferences from './secret-references/index.js';
 import * as agentIntegrations from './agent-integrations/index.js';
 import * as collections from './collections/index.js';
@@ -50,10 +52,12 @@ export const handlers: Record<string, Handler> = {
   ...auth,
   ...scim,
   ...oauth,
+  ...assistants,
   ...secretReferences,
   ...agentIntegrations,
   ...collections,
   ...labels,
   ...promptPartials,
   ...prompts,
+  ...mcp,
 };

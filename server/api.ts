@@ -15,6 +15,7 @@ import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
 import { authorizationIsProviderCredential } from '../gateway/resolve/provider-plan.js';
+import { withResourceChallenge } from './auth/oauth/resource-challenge.js';
 
 /** Gateway chat calls are logged whatever their outcome, refusals before the handler included. */
 const CHAT_OPERATION = 'createChatCompletion';
@@ -86,7 +87,8 @@ export async function createApi(definition: Document, handlers: Record<string, H
       const reasons = Object.values(c.security ?? {})
         .map((result) => (result as SecurityResult)?.error)
         .filter((error): error is ApiError => error instanceof ApiError);
-      throw inErrorFormat(errorFormatOf(c.operation), reasons.find((e) => e.code !== 'missing_api_key') ?? reasons[0] ?? new UnauthorizedError());
+      const reason = reasons.find((e) => e.code !== 'missing_api_key') ?? reasons[0] ?? new UnauthorizedError();
+      throw inErrorFormat(errorFormatOf(c.operation), withResourceChallenge(c, reason, services.config.publicUrl));
     },
     postSecurityHandler: async (c: Context, call: Call) => {
       if (!c.security?.authorized) return;
@@ -105,7 +107,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
         // A refused administrative write is itself worth auditing.
         if (denied instanceof ApiError) await recordAudit(c, call, denied.status);
         if (denied instanceof ApiError && c.operation.operationId === CHAT_OPERATION) logRefusedChat(call, c.request.requestBody, denied);
-        throw inErrorFormat(errorFormatOf(c.operation), denied);
+        throw inErrorFormat(errorFormatOf(c.operation), withResourceChallenge(c, denied, services.config.publicUrl));
       }
     },
     postResponseHandler: async (c: Context, call: Call) => {

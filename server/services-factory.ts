@@ -7,6 +7,7 @@ import { ResponseCache } from '../gateway/cache/response-cache.js';
 import { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
 import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
+import { RunExecutor } from '../gateway/assistants/run-executor.js';
 import { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import { createDb, sqliteFileOf, type DbOptions } from '../store/db.js';
 import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js';
@@ -49,6 +50,7 @@ import { FilesRepository } from '../store/repositories/files.js';
 import { BatchesRepository } from '../store/repositories/batches.js';
 import { BATCH_JOB, BatchRunner } from '../gateway/batches/batch-runner.js';
 import { Batches } from '../gateway/batches/batches.js';
+import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -57,7 +59,7 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Tests only: provider name -> origin of a fake upstream, for providers with a fixed host. */
   upstreamOriginOverrides?: Readonly<Record<string, string>>;
-  /** Tests only: the resolver the outbound guard uses for identity URLs, so no test queries real DNS. */
+  /** Tests only: the resolver the outbound guard uses for identity and MCP URLs, so no test queries real DNS. */
   resolveHost?: ResolveHost;
 }
 
@@ -104,7 +106,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
   const jobs = createJobQueue(config, db, dbOptions, logger);
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
-  const services = {
+  const services: Services = {
     config,
     db,
     store,
@@ -139,10 +141,23 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     limitPolicies: new LimitPolicies(store, bus),
     limitCounters,
     limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
+    mcpUpstreams: new McpUpstreams({
+      secrets,
+      fetch: createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_mcp_url' }),
+      trustedHosts: config.trustedCustomHosts,
+      resolve: options.resolveHost,
+      now,
+      timeoutMs: config.requestTimeoutMs,
+    }),
     metrics,
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
+    // Built below: the executor runs turns through the services it belongs to.
+    assistantRuns: undefined as unknown as RunExecutor,
+    batches: undefined as unknown as Batches,
     now,
-  } as Omit<Services, 'batches'> as Services;
+  };
+  services.assistantRuns = new RunExecutor(services);
+  services.assistantRuns.start();
   services.batches = startBatches(services);
   await jobs.start();
   await services.batches.runner.resumeAll();
@@ -184,7 +199,9 @@ function createCredentials(
 
 /** Closes in dependency order: log writer and jobs, bus, Redis, then the database. */
 export async function closeServices(services: Services, options: { logDrainMs?: number } = {}): Promise<void> {
-  // Background jobs first (they write logs), then logs while the database is still open: shutdown drains both.
+  // Runs first: their turns write logs and runs. Turns in flight finish for a while, the rest are handed back.
+  await services.assistantRuns.close();
+  // Background jobs next (they write logs), then logs while the database is still open: shutdown drains both.
   await services.jobs.close(options.logDrainMs);
   await services.requestLogs.close(options.logDrainMs);
   // A collector that is down must not stop the shutdown: the spans still buffered are lost, and said so.

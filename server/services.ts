@@ -24,9 +24,11 @@ import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
 import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
 import type { Tracing } from '../gateway/telemetry/tracing.js';
+import type { RunExecutor } from '../gateway/assistants/run-executor.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { FileStore } from '../gateway/files/file-store.js';
 import type { Batches } from '../gateway/batches/batches.js';
+import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -78,10 +80,14 @@ export interface Services {
   guardrails: SavedGuardrails;
   /** What guardrail checks use to call out (webhooks, key sets): vetted against private addresses. */
   guardrailOutbound: Pick<CheckContext, 'fetch' | 'vetUrl'>;
+  /** MCP servers as gw reaches them: the outbound guard, credentials, the SDK client. */
+  mcpUpstreams: McpUpstreams;
   /** Prometheus metrics (GET /metrics); undefined when metrics are off. */
   metrics: GatewayMetrics | undefined;
   /** OpenTelemetry traces; undefined unless an OTLP endpoint is configured. */
   tracing: Tracing | undefined;
+  /** Executes assistant runs (leases, turns, expiry, recovery of runs whose instance died). */
+  assistantRuns: RunExecutor;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
 }

@@ -28,6 +28,14 @@ import { PromptCollectionsRepository } from './repositories/prompt-collections.j
 import { PromptLabelsRepository } from './repositories/prompt-labels.js';
 import { PromptsRepository } from './repositories/prompts.js';
 import type { SharedPromptsLookup } from './shared-prompts.js';
+import { McpIntegrationsRepository } from './repositories/mcp-integrations.js';
+import { McpServersRepository } from './repositories/mcp-servers.js';
+import { McpSessionsRepository } from './repositories/mcp-sessions.js';
+import { McpGuardrailServersRepository } from './repositories/mcp-guardrail-servers.js';
+import { AssistantObjectsRepository } from './repositories/assistant-objects.js';
+import { AssistantRunsRepository } from './repositories/assistant-runs.js';
+import type { components } from '../generated/types.js';
+import type { StoredRunState } from './repositories/assistant-runs.js';
 
 /**
  * The repositories over one knex handle. `transaction` hands out a Store over the transaction,
@@ -65,6 +73,15 @@ export class Store {
   readonly promptLabels: PromptLabelsRepository;
   /** What blocks deleting a workspace: the prompts repository (tests may swap in a stand-in). */
   sharedPrompts: SharedPromptsLookup;
+  readonly mcpIntegrations: McpIntegrationsRepository;
+  readonly mcpServers: McpServersRepository;
+  readonly mcpSessions: McpSessionsRepository;
+  readonly mcpGuardrailServers: McpGuardrailServersRepository;
+  readonly assistants: AssistantObjectsRepository<components['schemas']['Assistant']>;
+  readonly assistantThreads: AssistantObjectsRepository<components['schemas']['Thread']>;
+  readonly assistantMessages: AssistantObjectsRepository<components['schemas']['Message']>;
+  readonly assistantRuns: AssistantRunsRepository<components['schemas']['Run'], StoredRunState>;
+  readonly assistantRunSteps: AssistantObjectsRepository<components['schemas']['RunStep']>;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -97,6 +114,15 @@ export class Store {
     this.scimTokens = new ScimTokensRepository(db);
     this.scim = new ScimRepository(db);
     this.oauth = new OAuthRepository(db);
+    this.mcpIntegrations = new McpIntegrationsRepository(db);
+    this.mcpServers = new McpServersRepository(db);
+    this.mcpSessions = new McpSessionsRepository(db);
+    this.mcpGuardrailServers = new McpGuardrailServersRepository(db);
+    this.assistants = new AssistantObjectsRepository(db, 'assistants');
+    this.assistantThreads = new AssistantObjectsRepository(db, 'assistant_threads');
+    this.assistantMessages = new AssistantObjectsRepository(db, 'assistant_messages');
+    this.assistantRuns = new AssistantRunsRepository(db);
+    this.assistantRunSteps = new AssistantObjectsRepository(db, 'assistant_run_steps');
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -86,11 +86,14 @@ export class LimitsEngine {
     private readonly options: LimitsEngineOptions,
   ) {}
 
-  /** Rate limits of the `llm` target: requests count 1, tokens reserve the estimate. */
-  async checkRateLimits(policies: OrganisationPolicies, facts: RequestFacts, expected: Amounts): Promise<Reservation[]> {
+  /**
+   * Rate limits of one target: `llm` for model calls (requests count 1, tokens reserve the
+   * estimate), `mcp_tools` for MCP tool calls (each counts 1 request and no tokens).
+   */
+  async checkRateLimits(policies: OrganisationPolicies, facts: RequestFacts, expected: Amounts, target: RateLimitPolicy['target'] = 'llm'): Promise<Reservation[]> {
     const now = this.options.now();
     const checks = policies.rate
-      .filter((policy) => policy.target === 'llm' && conditionsMatch(policy.conditions, facts))
+      .filter((policy) => policy.target === target && conditionsMatch(policy.conditions, facts))
       .map((policy) => this.rateCheck(policy, facts, expected, now));
     return this.reserveAll(checks);
   }

@@ -21,6 +21,10 @@ const ORGANISATION_ONLY_SCOPES = new Set(['workspaces.create', 'workspaces.updat
 
 const MEMBER_SCOPES = new Set([
   'completions.write',
+  'assistants.read',
+  'assistants.write',
+  'threads.read',
+  'threads.write',
   'agents.invoke',
   'mcp.invoke',
   'guardrails.invoke',

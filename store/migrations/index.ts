@@ -12,6 +12,7 @@ import * as specialMetadata from './010_special_metadata.js';
 import * as requestLogEndpoint from './011_request_log_endpoint.js';
 import * as promptLibrary from './170_prompt_library.js';
 import * as promptInLogs from './171_prompt_in_logs.js';
+import * as assistants from './150_assistants.js';
 import * as identityInLogs from './180_identity_in_logs.js';
 import * as sessionsAndSso from './181_sessions_and_sso.js';
 import * as scim from './182_scim.js';
@@ -19,6 +20,7 @@ import * as oauth from './183_oauth.js';
 import * as secretReferences from './190_secret_references.js';
 import * as agentIntegrations from './191_agent_integrations.js';
 import * as jobs from './205_jobs.js';
+import * as mcp from './160_mcp.js';
 import * as files from './206_files.js';
 import * as batches from './207_batches.js';
 import * as costUnpriced from './220_cost_unpriced.js';
@@ -41,6 +43,8 @@ export const migrations: Record<string, Knex.Migration> = {
   '009_export_leases': exportLeases,
   '010_special_metadata': specialMetadata,
   '011_request_log_endpoint': requestLogEndpoint,
+  '160_mcp': mcp,
+  '150_assistants': assistants,
   '180_identity_in_logs': identityInLogs,
   '181_sessions_and_sso': sessionsAndSso,
   '182_scim': scim,

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 
 export type FakeBehaviour =
   /** A normal answer: a tool call when the request has tools, else text (JSON or stream as asked). */
-  | { kind: 'reply'; content?: string }
+  | { kind: 'reply'; content?: string; finishReason?: 'stop' | 'length' }
   | { kind: 'error'; status: number; message?: string; code?: string; headers?: Record<string, string> }
   /** Accepts the connection and never answers (released at close). */
   | { kind: 'hang' }
@@ -58,6 +58,9 @@ function lastUserText(body: Json): string {
 
 function toolCallFor(body: Json): { id: string; type: 'function'; function: { name: string; arguments: string } } | undefined {
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+  // Once the tool's result is in (the last message is a tool message), the model answers in text.
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  if (messages.at(-1)?.role === 'tool') return undefined;
   const first = tools[0]?.function as Json | undefined;
   if (!first || typeof first.name !== 'string') return undefined;
   return { id: 'call_fake_1', type: 'function', function: { name: first.name, arguments: JSON.stringify({ location: 'Paris' }) } };
@@ -88,7 +91,7 @@ function chunk(body: Json, delta: Json, finish: string | null): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
-function streamEvents(body: Json, content: string): string[] {
+function streamEvents(body: Json, content: string, finishReason: string = 'stop'): string[] {
   const events = [chunk(body, { role: 'assistant', content: '', refusal: null }, null)];
   const toolCall = toolCallFor(body);
   if (toolCall) {
@@ -97,7 +100,7 @@ function streamEvents(body: Json, content: string): string[] {
     events.push(chunk(body, {}, 'tool_calls'));
   } else {
     for (const word of content.split(/(?= )/)) events.push(chunk(body, { content: word }, null));
-    events.push(chunk(body, {}, 'stop'));
+    events.push(chunk(body, {}, finishReason));
   }
   if ((body.stream_options as Json | undefined)?.include_usage === true) {
     events.push(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: FAKE_CREATED, model: String(body.model), choices: [], usage: FAKE_USAGE })}\n\n`);
@@ -118,7 +121,7 @@ function answer(res: ServerResponse, behaviour: FakeBehaviour, request: FakeRequ
     case 'reply':
       if (body.stream === true) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const event of streamEvents(body, content)) res.write(event);
+        for (const event of streamEvents(body, content, behaviour.finishReason)) res.write(event);
         res.end();
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });

@@ -34,10 +34,10 @@ export interface TestAppOptions {
   sharedDb?: Awaited<ReturnType<typeof privateDb>>;
   /** Provider name -> origin of a fake upstream, for fixed-host providers (openai, azure-openai, ...). */
   upstreamOriginOverrides?: Record<string, string>;
+  /** The resolver the outbound guard uses, so no test queries real DNS. */
+  resolveHost?: (hostname: string) => Promise<string[]>;
   /** Where the app's standard-output log goes (silent by default). */
   logger?: Logger;
-  /** The resolver the outbound address guard uses, so a test can make a name resolve to a private address without DNS. */
-  resolveHost?: (hostname: string) => Promise<string[]>;
 }
 
 /**

@@ -1,0 +1,260 @@
+/**
+ * One model turn of a run, through the chat pipeline (runChat: provider resolution, configs,
+ * limits, guardrails, cache, logs — nothing copied). The turn is always a streamed chat call,
+ * read back by a TurnResponse: text becomes the run's assistant message (created at the first
+ * token, `thread.message.delta` per token), function tool calls become a tool_calls step.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Call } from '../../server/call.js';
+import { ApiError } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import type { Owner } from './thread-writer.js';
+import { nextPosition } from '../../store/repositories/assistant-objects.js';
+import { StreamAssembler } from '../cache/stream-assembler.js';
+import type { ChatCompletion, Usage } from '../providers/types.js';
+import { runChat } from '../chat/run-chat.js';
+import { newObjectId, unixSeconds } from './object-ids.js';
+import type { RunEvents } from './run-events.js';
+import { openHeaders, principalFrom, type RunState } from './run-state.js';
+import { turnRequest } from './turn-request.js';
+import { TurnResponse } from './turn-response.js';
+import type { MessageObject, RunObject, RunStepObject, RunToolCall, RunUsage } from './wire.js';
+
+export type TurnOutcome =
+  | { kind: 'completed'; usage: Usage | undefined }
+  | { kind: 'incomplete'; reason: 'max_completion_tokens' | 'max_prompt_tokens'; usage: Usage | undefined }
+  | { kind: 'requires_action'; toolCalls: RunToolCall[]; transcriptAdd: Record<string, unknown>; stepId: string; usage: Usage | undefined }
+  | { kind: 'failed'; code: 'server_error' | 'rate_limit_exceeded' | 'invalid_prompt'; message: string; usage: Usage | undefined }
+  | { kind: 'aborted'; usage: Usage | undefined };
+
+export interface TurnInput {
+  run: RunObject;
+  owner: Owner;
+  state: RunState;
+  /** The turn's response sink is handed out so a cancel can close it (aborting the upstream call). */
+  onResponse(res: TurnResponse): void;
+}
+
+const ZERO: RunUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+/** The run's metadata in the turn's request log (x-gw-metadata), so logs link to the run and thread. */
+function withRunMetadata(headers: Record<string, string>, run: RunObject): Record<string, string> {
+  let given: Record<string, string> = {};
+  try {
+    given = headers['x-gw-metadata'] ? (JSON.parse(headers['x-gw-metadata']) as Record<string, string>) : {};
+  } catch {
+    // The pipeline's header check answers for malformed metadata.
+    return headers;
+  }
+  return { ...headers, 'x-gw-metadata': JSON.stringify({ ...given, assistant_id: run.assistant_id, thread_id: run.thread_id, run_id: run.id }) };
+}
+
+function failureOf(error: { status?: number; code?: string; message?: string }): { code: 'server_error' | 'rate_limit_exceeded' | 'invalid_prompt'; message: string } {
+  const message = error.message ?? 'The model call failed';
+  if (error.status === 429) return { code: 'rate_limit_exceeded', message };
+  // A guardrail that denied the prompt, or a request the provider refused as invalid.
+  if (error.status === 446 || error.status === 400) return { code: 'invalid_prompt', message };
+  return { code: 'server_error', message };
+}
+
+export class RunTurn {
+  private message: MessageObject | undefined;
+  private step: RunStepObject | undefined;
+  private text = '';
+
+  constructor(
+    private readonly services: Services,
+    private readonly events: RunEvents,
+    private readonly input: TurnInput,
+  ) {}
+
+  private get run(): RunObject {
+    return this.input.run;
+  }
+
+  private now(): number {
+    return unixSeconds(this.services.now());
+  }
+
+  private emit(event: string, data: unknown): void {
+    this.events.emit(this.run.id, event, data);
+  }
+
+  async execute(): Promise<TurnOutcome> {
+    const { services, run } = this;
+    const { store } = services;
+    const messages = (await store.assistantMessages.all({ workspaceId: this.input.owner.workspaceId, threadId: run.thread_id })).map((row) => row.body);
+    const request = turnRequest(run, messages, this.input.state.transcript, run.usage ?? ZERO);
+    const headers = withRunMetadata(openHeaders(services.secrets, this.input.state.sealedHeaders), run);
+    const assembler = new StreamAssembler();
+    const res = new TurnResponse(async (chunk) => {
+      assembler.push(chunk);
+      const content = chunk.choices[0]?.delta.content;
+      if (typeof content === 'string' && content.length > 0) await this.appendText(content);
+    });
+    this.input.onResponse(res);
+    const call: Call = {
+      // Every turn of a run shares one trace: the run id finds them all in the logs.
+      traceId: run.id,
+      req: { headers } as unknown as IncomingMessage,
+      res: res as unknown as ServerResponse,
+      ip: '',
+      startedAt: services.now(),
+      services,
+      principal: principalFrom(this.input.state.principal),
+    };
+    try {
+      await runChat(call, request);
+      // The pipeline has ended the response; the chunks it wrote may still be in the sink's buffer.
+      await res.settled();
+    } catch (error) {
+      const usage = assembler.completion()?.usage;
+      if (res.stopped) {
+        await this.closeMessage('incomplete', usage, 'run_cancelled');
+        return { kind: 'aborted', usage };
+      }
+      await this.closeMessage('incomplete');
+      return { kind: 'failed', ...failureOf(error instanceof ApiError ? error : {}), usage };
+    }
+    const completion = assembler.completion();
+    if (res.stopped && !completion) {
+      await this.closeMessage('incomplete', undefined, 'run_cancelled');
+      return { kind: 'aborted', usage: undefined };
+    }
+    if (res.streamError || !completion) {
+      await this.closeMessage('incomplete');
+      return { kind: 'failed', ...failureOf({ message: res.streamError?.message ?? 'The model stream ended early' }), usage: completion?.usage };
+    }
+    return this.finish(completion);
+  }
+
+  private async finish(completion: ChatCompletion): Promise<TurnOutcome> {
+    const usage = completion.usage;
+    const choice = completion.choices[0];
+    const toolCalls = (choice?.message.tool_calls ?? []).filter((call) => call.type === 'function') as RunToolCall[];
+    if (choice?.finish_reason === 'length' && typeof this.run.max_completion_tokens === 'number') {
+      await this.closeMessage('incomplete', usage, 'max_tokens');
+      return { kind: 'incomplete', reason: 'max_completion_tokens', usage };
+    }
+    const promptBudget = this.run.max_prompt_tokens;
+    if (typeof promptBudget === 'number' && usage && (this.run.usage?.prompt_tokens ?? 0) + usage.prompt_tokens > promptBudget) {
+      await this.closeMessage('incomplete', usage, 'max_tokens');
+      return { kind: 'incomplete', reason: 'max_prompt_tokens', usage };
+    }
+    await this.closeMessage('completed', toolCalls.length ? undefined : usage);
+    if (toolCalls.length === 0) return { kind: 'completed', usage };
+    const calls = toolCalls.map((call) => ({ id: call.id || newObjectId('call'), type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }));
+    const step = await this.newStep({ type: 'tool_calls', tool_calls: calls.map((call) => ({ ...call, function: { ...call.function, output: null } })) }, usage);
+    return {
+      kind: 'requires_action',
+      toolCalls: calls,
+      transcriptAdd: { role: 'assistant', content: this.text || null, tool_calls: calls },
+      stepId: step.id,
+      usage,
+    };
+  }
+
+  private async newStep(details: RunStepObject['step_details'], usage?: Usage): Promise<RunStepObject> {
+    const { run } = this;
+    const step: RunStepObject = {
+      id: newObjectId('step'),
+      object: 'thread.run.step',
+      created_at: this.now(),
+      assistant_id: run.assistant_id,
+      thread_id: run.thread_id,
+      run_id: run.id,
+      type: details.type,
+      status: 'in_progress',
+      step_details: details,
+      last_error: null,
+      expired_at: null,
+      cancelled_at: null,
+      failed_at: null,
+      completed_at: null,
+      metadata: null,
+      usage: usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : null,
+    };
+    await this.services.store.assistantRunSteps.insert({
+      id: step.id,
+      organisation_id: this.input.owner.organisationId,
+      workspace_id: this.input.owner.workspaceId,
+      thread_id: run.thread_id,
+      run_id: run.id,
+      position: nextPosition(this.services.now()),
+      body: step,
+    });
+    this.emit('thread.run.step.created', step);
+    this.emit('thread.run.step.in_progress', step);
+    return step;
+  }
+
+  private async appendText(delta: string): Promise<void> {
+    if (!this.message) await this.openMessage();
+    this.text += delta;
+    this.emit('thread.message.delta', {
+      id: this.message!.id,
+      object: 'thread.message.delta',
+      delta: { content: [{ index: 0, type: 'text', text: { value: delta, annotations: [] } }] },
+    });
+  }
+
+  private async openMessage(): Promise<void> {
+    const { run } = this;
+    const message: MessageObject = {
+      id: newObjectId('msg'),
+      object: 'thread.message',
+      created_at: this.now(),
+      thread_id: run.thread_id,
+      status: 'in_progress',
+      incomplete_details: null,
+      completed_at: null,
+      incomplete_at: null,
+      role: 'assistant',
+      content: [],
+      assistant_id: run.assistant_id,
+      run_id: run.id,
+      attachments: [],
+      metadata: {},
+    };
+    this.message = message;
+    this.step = await this.newStep({ type: 'message_creation', message_creation: { message_id: message.id } });
+    await this.services.store.assistantMessages.insert({
+      id: message.id,
+      organisation_id: this.input.owner.organisationId,
+      workspace_id: this.input.owner.workspaceId,
+      thread_id: run.thread_id,
+      run_id: run.id,
+      position: nextPosition(this.services.now()),
+      body: message,
+    });
+    this.emit('thread.message.created', message);
+    this.emit('thread.message.in_progress', message);
+  }
+
+  /** Writes the turn's message whole (completed, or incomplete when the turn stopped short) and ends its step. */
+  async closeMessage(status: 'completed' | 'incomplete', usage?: Usage, reason: 'max_tokens' | 'run_failed' | 'run_cancelled' = 'run_failed'): Promise<void> {
+    if (!this.message || !this.step) return;
+    const at = this.now();
+    const message: MessageObject = {
+      ...this.message,
+      status,
+      content: [{ type: 'text', text: { value: this.text, annotations: [] } }],
+      completed_at: status === 'completed' ? at : null,
+      incomplete_at: status === 'incomplete' ? at : null,
+      incomplete_details: status === 'incomplete' ? { reason } : null,
+    };
+    const step: RunStepObject = {
+      ...this.step,
+      status: status === 'completed' ? 'completed' : 'failed',
+      completed_at: status === 'completed' ? at : null,
+      failed_at: status === 'completed' ? null : at,
+      usage: usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : this.step.usage,
+    };
+    this.message = message;
+    this.step = step;
+    await this.services.store.assistantMessages.replaceBody(message.id, message);
+    await this.services.store.assistantRunSteps.replaceBody(step.id, step);
+    this.emit(status === 'completed' ? 'thread.message.completed' : 'thread.message.incomplete', message);
+    this.emit(status === 'completed' ? 'thread.run.step.completed' : 'thread.run.step.failed', step);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The MCP gateway over Streamable HTTP at `{base}/{slug}/mcp`. Each request is served by the MCP
+ * SDK's server transport (stateless mode, JSON answers) over a Server built for it; gw keeps the
+ * session itself, in the store, so consecutive requests of one session may land on any instance:
+ * the session names the upstream session, which every instance resumes with the SDK's client.
+ */
+import { randomUUID } from 'node:crypto';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../../server/auth/principal.js';
+import type { Call } from '../../server/call.js';
+import { ApiError } from '../../server/errors.js';
+import { sendJson } from '../../server/respond.js';
+import type { McpSessionRecord } from '../../store/repositories/mcp-sessions.js';
+import { readGatewayHeaders } from '../chat/gateway-headers.js';
+import { principalKeyOf, resolveMcpTarget, type McpTarget } from './mcp-target.js';
+import { buildProxyServer } from './proxy-server.js';
+import type { McpToolCallContext } from './tool-call-context.js';
+import { assertToolEnabled, checkToolRateLimits, logToolCall, rateLimitedError } from './tool-call.js';
+import { upstreamFailure } from './upstream-failure.js';
+import type { UpstreamConnection } from './upstream-client.js';
+
+const SESSION_HEADER = 'mcp-session-id';
+
+/** A JSON-RPC error answered at the HTTP level (before the SDK server runs). */
+function sendRpcError(call: Call, status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}): void {
+  sendJson(call.res, status, { jsonrpc: '2.0', error: { code, message }, id }, headers);
+}
+
+function messagesOf(body: unknown): JSONRPCMessage[] {
+  return (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
+}
+
+const isInitialize = (messages: JSONRPCMessage[]) => messages.some((message) => isJSONRPCRequest(message) && message.method === 'initialize');
+
+/** The session a request names, if it is this caller's on this server. */
+async function sessionOf(call: Call, principal: Principal, target: McpTarget): Promise<McpSessionRecord | undefined> {
+  const header = call.req.headers[SESSION_HEADER];
+  const id = Array.isArray(header) ? header[0] : header;
+  if (!id) return undefined;
+  const session = await call.services.store.mcpSessions.get(id);
+  if (!session || session.mcp_server_id !== target.server.id || session.principal_key !== principalKeyOf(principal)) return undefined;
+  return session;
+}
+
+function contextFor(call: Call, principal: Principal, target: McpTarget, connect: () => Promise<UpstreamConnection>): McpToolCallContext & { close(): Promise<void> } {
+  let connecting: Promise<UpstreamConnection> | undefined;
+  return {
+    call,
+    principal,
+    target,
+    metadata: readGatewayHeaders(call.req.headers).metadata,
+    admitted: false,
+    upstream: () => (connecting ??= connect()),
+    async close() {
+      if (connecting) await (await connecting.catch(() => undefined))?.close().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A single tools/call is checked against the rate limits before the SDK server runs, so a refusal
+ * can answer HTTP 429 (with the JSON-RPC error); inside a batch the error alone says it.
+ */
+async function admitSingleToolCall(context: McpToolCallContext, messages: JSONRPCMessage[]): Promise<boolean> {
+  const [message] = messages;
+  if (messages.length !== 1 || !message || !isJSONRPCRequest(message) || message.method !== 'tools/call') return true;
+  const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
+  if (typeof params.name !== 'string') return true;
+  try {
+    assertToolEnabled(context, params.name);
+  } catch {
+    return true; // the SDK server answers that refusal (and logs it)
+  }
+  const startedAt = context.call.services.now();
+  try {
+    await checkToolRateLimits(context);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 429) throw error;
+    logToolCall(context, { tool: params.name, arguments: params.arguments ?? {}, startedAt, status: 429, error: { code: error.code, message: error.message, type: error.type }, guardrails: [] });
+    const rpc = rateLimitedError(error);
+    sendJson(context.call.res, 429, { jsonrpc: '2.0', error: { code: rpc.code, message: error.message, data: rpc.data }, id: message.id }, error.headers);
+    return false;
+  }
+  context.admitted = true;
+  return true;
+}
+
+export async function serveMcpPost(call: Call, principal: Principal, slug: string, body: unknown): Promise<void> {
+  const { store, mcpUpstreams, now } = call.services;
+  const target = await resolveMcpTarget(store, principal, slug);
+  const messages = messagesOf(body);
+  let context: ReturnType<typeof contextFor>;
+
+  if (isInitialize(messages)) {
+    let upstream: UpstreamConnection;
+    try {
+      upstream = await mcpUpstreams.connect(target.integration);
+    } catch (error) {
+      const failure = upstreamFailure(slug, error);
+      const request = messages.find(isJSONRPCRequest);
+      sendRpcError(call, 502, failure.code, failure.message, request?.id ?? null);
+      return;
+    }
+    const at = new Date(now()).toISOString();
+    const session: McpSessionRecord = {
+      id: randomUUID(),
+      mcp_server_id: target.server.id,
+      organisation_id: principal.organisationId,
+      workspace_id: target.server.workspace_id,
+      principal_key: principalKeyOf(principal),
+      user_id: principal.userId,
+      upstream_session_id: upstream.sessionId ?? null,
+      protocol_version: upstream.protocolVersion ?? null,
+      created_at: at,
+      updated_at: at,
+    };
+    await store.mcpSessions.create(session);
+    call.res.setHeader(SESSION_HEADER, session.id);
+    context = contextFor(call, principal, target, async () => upstream);
+  } else {
+    const session = await sessionOf(call, principal, target);
+    if (!session) {
+      const named = call.req.headers[SESSION_HEADER] !== undefined;
+      // Streamable HTTP: a request without a session is a bad request; an unknown (or ended) session is 404, and the client starts a new one.
+      sendRpcError(call, named ? 404 : 400, named ? -32001 : ErrorCode.InvalidRequest, named ? 'Session not found' : 'Bad Request: Mcp-Session-Id header is required');
+      return;
+    }
+    call.res.setHeader(SESSION_HEADER, session.id);
+    context = contextFor(call, principal, target, () =>
+      mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }),
+    );
+  }
+
+  try {
+    if (!(await admitSingleToolCall(context, messages))) return;
+    const server = buildProxyServer(context);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      await transport.handleRequest(call.req, call.res, body);
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+/** Ends the session here and, best effort, the upstream session it holds. */
+export async function serveMcpDelete(call: Call, principal: Principal, slug: string): Promise<void> {
+  const { store, mcpUpstreams } = call.services;
+  const target = await resolveMcpTarget(store, principal, slug);
+  const session = await sessionOf(call, principal, target);
+  if (!session) {
+    sendRpcError(call, 404, -32001, 'Session not found');
+    return;
+  }
+  await store.mcpSessions.delete(session.id);
+  if (session.upstream_session_id && target.integration.transport === 'http') {
+    const upstream = await mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }).catch(() => undefined);
+    const transport = upstream?.transport as { terminateSession?: () => Promise<void> } | undefined;
+    await transport?.terminateSession?.().catch(() => undefined);
+    await upstream?.close().catch(() => undefined);
+  }
+  call.res.writeHead(200).end();
+}
+
+/** gw offers no server-to-client stream; Streamable HTTP lets a server answer GET with 405. */
+export function serveMcpGet(call: Call): void {
+  call.res.writeHead(405, { allow: 'POST, DELETE' }).end();
+}

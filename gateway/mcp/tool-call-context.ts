@@ -1,0 +1,17 @@
+import type { Principal } from '../../server/auth/principal.js';
+import type { Call } from '../../server/call.js';
+import type { McpTarget } from './mcp-target.js';
+import type { UpstreamConnection } from './upstream-client.js';
+
+/** One gateway request to an MCP server, as its handlers see it. */
+export interface McpToolCallContext {
+  call: Call;
+  principal: Principal;
+  target: McpTarget;
+  /** x-gw-metadata of the request (conditions and group_by of rate limits read it). */
+  metadata: Record<string, string>;
+  /** The upstream client, connected on first use and closed when the request ends. */
+  upstream(): Promise<UpstreamConnection>;
+  /** Set when the tool call's rate limits were checked before the SDK server ran (to answer HTTP 429). */
+  admitted: boolean;
+}

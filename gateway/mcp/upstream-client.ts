@@ -1,0 +1,88 @@
+/**
+ * Connections from gw to an MCP server, made with the MCP SDK's own client and transports. Every
+ * request goes through the outbound guard's fetch (private and metadata addresses refused unless
+ * TRUSTED_CUSTOM_HOSTS lists the host, redirects included).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { GuardedFetch } from '../outbound/guarded-fetch.js';
+import { watchAnswerStreams } from './answer-stream-watch.js';
+
+export interface UpstreamTarget {
+  url: string;
+  transport: 'http' | 'sse';
+  /** Custom headers and the bearer token of client-credentials auth. */
+  headers: Record<string, string>;
+}
+
+export interface UpstreamConnection {
+  client: Client;
+  transport: Transport;
+  /** The upstream's Mcp-Session-Id (Streamable HTTP servers that keep sessions). */
+  sessionId: string | undefined;
+  protocolVersion: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  fetch: GuardedFetch;
+  clientName: string;
+  clientVersion: string;
+  /** Resume an upstream session another request (maybe on another instance) opened: no new initialize. */
+  resume?: { sessionId: string | null; protocolVersion: string | null };
+  /** Per request to the upstream. */
+  timeoutMs: number;
+}
+
+function transportFor(target: UpstreamTarget, options: ConnectOptions, fetch: GuardedFetch): Transport {
+  const url = new URL(target.url);
+  const requestInit = { headers: target.headers };
+  if (target.transport === 'sse') return new SSEClientTransport(url, { fetch, requestInit, eventSourceInit: { fetch: withHeaders(fetch, target.headers) } });
+  return new StreamableHTTPClientTransport(url, { fetch, requestInit, sessionId: options.resume?.sessionId ?? undefined });
+}
+
+/** The SSE stream's GET is made by the eventsource library, which takes headers only through fetch. */
+function withHeaders(fetch: GuardedFetch, headers: Record<string, string>): GuardedFetch {
+  return ((input: string | URL | Request, init?: RequestInit) => {
+    const merged = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    return fetch(input, { ...init, headers: merged });
+  }) as GuardedFetch;
+}
+
+/**
+ * Opens a client. A Streamable HTTP session is resumed without a new initialize when `resume`
+ * names one; otherwise (and always over SSE, whose session lives in one connection) the client
+ * initializes.
+ */
+export async function connectUpstream(target: UpstreamTarget, options: ConnectOptions): Promise<UpstreamConnection> {
+  // An answer stream that ends without the answer fails that request now (answer-stream-watch.ts).
+  const unanswered = (id: string | number) =>
+    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'The MCP server ended its answer stream without answering' } });
+  const transport: Transport = transportFor(target, options, watchAnswerStreams(options.fetch, unanswered));
+  const client = new Client({ name: options.clientName, version: options.clientVersion }, { capabilities: {} });
+  // A transport error (a stream cut mid-answer, say) would leave the request waiting for an answer
+  // that cannot come; each client serves one gw request, so closing it rejects what is pending.
+  client.onerror = () => void client.close().catch(() => undefined);
+  const resuming = target.transport === 'http' && options.resume !== undefined;
+  if (resuming) {
+    if (options.resume?.protocolVersion) (transport as StreamableHTTPClientTransport).setProtocolVersion(options.resume.protocolVersion);
+    // The session was initialized when it opened: attach the transport only (Client.connect would
+    // initialize again when the upstream issued no session id).
+    await Protocol.prototype.connect.call(client, transport);
+  } else {
+    await client.connect(transport, { timeout: options.timeoutMs });
+  }
+  const http = transport as Partial<StreamableHTTPClientTransport>;
+  return {
+    client,
+    transport,
+    sessionId: http.sessionId,
+    protocolVersion: http.protocolVersion,
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,3 @@
+export * from './integrations.js';
+export * from './servers.js';
+export * from './gateway.js';

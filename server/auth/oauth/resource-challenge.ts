@@ -1,0 +1,18 @@
+import type { Context } from 'openapi-backend';
+import { ApiError } from '../../errors.js';
+import { wwwAuthenticate } from './metadata.js';
+
+/**
+ * `x-gw-oauth-resource` operations (the MCP gateway) are OAuth protected resources: a 401 carries
+ * `WWW-Authenticate: Bearer resource_metadata="..."` pointing at the path's RFC 9728 metadata, so
+ * MCP clients can discover the authorization server; a missing scope says insufficient_scope.
+ */
+export function withResourceChallenge(c: Context, error: unknown, publicUrl: string): unknown {
+  if ((c.operation as { 'x-gw-oauth-resource'?: boolean } | undefined)?.['x-gw-oauth-resource'] !== true || !(error instanceof ApiError)) return error;
+  const scopeMissing = error.status === 403 && error.code === 'missing_scope';
+  if (error.status !== 401 && !scopeMissing) return error;
+  const path = c.request.path.split('?')[0]!;
+  const presented = c.request.headers.authorization !== undefined || c.request.headers['x-gw-api-key'] !== undefined;
+  const challenge = wwwAuthenticate(publicUrl, path, scopeMissing ? 'insufficient_scope' : presented ? 'invalid_token' : undefined);
+  return new ApiError(error.status, error.code, error.message, error.type, { param: error.param, headers: { ...error.headers, 'www-authenticate': challenge }, cause: error });
+}
