@@ -764,6 +764,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's batches, newest first (OpenAI's list shape; `after` is a batch id). */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Create a batch from a JSONL file of requests; gw runs each line through its own pipeline in the background.
+         * @description The request's gateway headers (x-gw-provider, x-gw-config, x-gw-metadata, a provider key in Authorization, ...) are kept, sealed, and every line runs as a request sent with them would, under the creator's key: its limits, guardrails, routing, cache and logs.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A batch, with its request counts as they advance. */
+        get: operations["retrieveBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a batch; lines not started are not run, and the output and error files hold what ran. */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The batch's output file content (its internal output file when one is set), streamed. */
+        get: operations["getBatchOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -2528,6 +2600,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the batch's internal_output_file_id (a gw file holding its output). */
+        put: operations["updateBatch"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/configs": {
         parameters: {
             query?: never;
@@ -3199,6 +3288,56 @@ export interface components {
          * @enum {string}
          */
         AuthType: "apiKey" | "oauthClientCredentials" | "wif" | "entraFederated" | "workload";
+        /** @description OpenAI's batch object, plus gw's `internal_output_file_id`. */
+        Batch: {
+            cancelled_at?: number | null;
+            cancelling_at?: number | null;
+            completed_at?: number | null;
+            completion_window: string;
+            created_at: number;
+            endpoint: string;
+            error_file_id?: string | null;
+            errors?: {
+                data: {
+                    code?: string;
+                    line?: number | null;
+                    message?: string;
+                    param?: string | null;
+                }[];
+                /** @enum {string} */
+                object: "list";
+            } | null;
+            expired_at?: number | null;
+            expires_at?: number | null;
+            failed_at?: number | null;
+            finalizing_at?: number | null;
+            id: string;
+            in_progress_at?: number | null;
+            input_file_id: string;
+            /** @description A gw file set with PUT /v2/batches/{batch_id}; GET /v1/batches/{batch_id}/output serves it when set. */
+            internal_output_file_id?: string | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @enum {string} */
+            object: "batch";
+            output_file_id?: string | null;
+            request_counts: {
+                completed: number;
+                failed: number;
+                total: number;
+            };
+            /** @enum {string} */
+            status: "validating" | "failed" | "in_progress" | "finalizing" | "completed" | "expired" | "cancelling" | "cancelled";
+        };
+        BatchList: {
+            data: components["schemas"]["Batch"][];
+            first_id: string | null;
+            has_more: boolean;
+            last_id: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
         Cache: {
             embedding?: {
                 api_key?: string;
@@ -3493,6 +3632,22 @@ export interface components {
             tool_resources?: components["schemas"]["ToolResources"];
             tools?: components["schemas"]["AssistantTool"][];
             top_p?: number | null;
+        };
+        CreateBatchRequest: {
+            /** @enum {string} */
+            completion_window: "24h";
+            /**
+             * @description Every line's `url`. gw runs `/v1/chat/completions` lines; lines of an endpoint gw does not run yet fail one by one into the error file, saying so.
+             * @enum {string}
+             */
+            endpoint: "/v1/chat/completions" | "/v1/embeddings" | "/v1/completions" | "/v1/responses";
+            /** @description A file uploaded with purpose `batch`, one request per line. */
+            input_file_id: string;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description Accepted for compatibility; output files do not expire. */
+            output_expires_after?: Record<string, never>;
         };
         CreateCollection: {
             name: string;
@@ -5603,6 +5758,9 @@ export interface components {
             scopes?: components["schemas"]["Scope"][];
             usage_limits?: components["schemas"]["AttachedUsageLimits"];
         };
+        UpdateBatchRequest: {
+            internal_output_file_id: string;
+        };
         UpdateCollection: {
             name: string;
         };
@@ -5998,6 +6156,7 @@ export interface components {
         /** @description The id of the last item of the previous page (OpenAI's cursor). */
         AfterId: string;
         ApiKeyId: string;
+        BatchIdPath: string;
         CacheForceRefresh: "true" | "false";
         CacheNamespace: string;
         /** @description Azure OpenAI API version. */
@@ -7791,6 +7950,144 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                /** @description The id of the last item of the previous page (OpenAI's cursor). */
+                after?: components["parameters"]["AfterId"];
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retrieveBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: components["parameters"]["BatchIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: components["parameters"]["BatchIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getBatchOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: components["parameters"]["BatchIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSONL, one result per line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             default: components["responses"]["Error"];
         };
     };
@@ -13751,6 +14048,37 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: components["parameters"]["BatchIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

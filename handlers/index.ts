@@ -11,6 +11,7 @@ import * as auditLogs from './audit-logs.js';
 import * as configs from './configs/index.js';
 import * as gateway from './gateway.js';
 import * as files from './files/index.js';
+import * as batches from './batches/index.js';
 import * as guardrails from './guardrails/index.js';
 import * as integrations from './integrations/index.js';
 import * as organisationSettings from './organisation-settings.js';
@@ -34,6 +35,7 @@ export const handlers: Record<string, Handler> = {
   ...system,
   ...gateway,
   ...files,
+  ...batches,
   ...apiKeys,
   ...logs,
   ...logExports,

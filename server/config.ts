@@ -80,6 +80,8 @@ export interface Config {
   jobs: { engine: 'auto' | 'store' | 'pg-boss'; leaseMs: number; pollMs: number };
   /** Largest file `/v1/files` stores (docs/files-and-batches.md). */
   filesMaxBytes: number;
+  /** Lines of one batch sent at once by one worker (docs/files-and-batches.md). */
+  batchConcurrency: number;
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -318,6 +320,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       sampleRatio: ratio(env, 'GW_TRACES_SAMPLE_RATIO', 1),
       captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
     }),
+    batchConcurrency: integer(env, 'GW_BATCH_CONCURRENCY', 8, 1, 256),
     filesMaxBytes: integer(env, 'GW_FILES_MAX_BYTES', 512 * 1024 * 1024, 1, 2 ** 40),
     jobs: Object.freeze({
       engine: jobEngine(env),

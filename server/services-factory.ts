@@ -50,9 +50,12 @@ import { RequestLogLine } from '../gateway/telemetry/request-log-line.js';
 import { Tracing } from '../gateway/telemetry/tracing.js';
 import { GW_VERSION } from './version.js';
 import { createJobQueue } from './job-engine.js';
-import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 import { FileStore } from '../gateway/files/file-store.js';
 import { FilesRepository } from '../store/repositories/files.js';
+import { BatchesRepository } from '../store/repositories/batches.js';
+import { BATCH_JOB, BatchRunner } from '../gateway/batches/batch-runner.js';
+import { Batches } from '../gateway/batches/batches.js';
+import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -107,10 +110,6 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
   const jobs = createJobQueue(config, db, dbOptions, logger);
-  await jobs.start();
-  if (config.controlPlane) {
-    await startDeploymentHeartbeat(jobs, { controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, version: GW_VERSION, publicUrl: config.publicUrl, logger });
-  }
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
   const services: Services = {
     config,
@@ -131,6 +130,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     logExports,
     logRetention,
     jobs,
+    files: new FileStore(new FilesRepository(db), config.filesMaxBytes, now),
     savedResources: new StoreSavedResources(
       store,
       secrets,
@@ -144,7 +144,6 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
       ),
     ),
     promptLibrary: new PromptLibrary(store, bus),
-    files: new FileStore(new FilesRepository(db), config.filesMaxBytes, now),
     responseCache: new ResponseCache(cacheBackend, semanticCache, logger),
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),
@@ -165,11 +164,30 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
     // Built below: the executor runs turns through the services it belongs to.
     assistantRuns: undefined as unknown as RunExecutor,
+    batches: undefined as unknown as Batches,
     now,
   };
   services.assistantRuns = new RunExecutor(services);
   services.assistantRuns.start();
+  services.batches = startBatches(services);
+  await jobs.start();
+  await services.batches.runner.resumeAll();
+  if (config.controlPlane) {
+    await startDeploymentHeartbeat(jobs, { controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, version: GW_VERSION, publicUrl: config.publicUrl, logger });
+  }
   return services;
+}
+
+/** The batches room over the worker room: its job is registered here, before the queue starts. */
+function startBatches(services: Services): Batches {
+  const repository = new BatchesRepository(services.db);
+  const runner = new BatchRunner(services, repository, services.jobs, {
+    concurrency: services.config.batchConcurrency,
+    leaseMs: services.config.jobs.leaseMs,
+    sliceMs: Math.max(1000, Math.floor(services.config.jobs.leaseMs / 2)),
+  });
+  services.jobs.register<{ batchId: string }>(BATCH_JOB, (payload) => runner.run(payload.batchId), { concurrency: 2 });
+  return new Batches(repository, services.files, services.secrets, runner, services.now);
 }
 
 function createCredentials(

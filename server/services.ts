@@ -26,8 +26,9 @@ import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
 import type { Tracing } from '../gateway/telemetry/tracing.js';
 import type { RunExecutor } from '../gateway/assistants/run-executor.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 import type { FileStore } from '../gateway/files/file-store.js';
+import type { Batches } from '../gateway/batches/batches.js';
+import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -57,6 +58,8 @@ export interface Services {
   jobs: JobQueue;
   /** Files (`/v1/files`, batch input and output): chunked in the store, readable by every room. */
   files: FileStore;
+  /** Batches (`/v1/batches`), run line by line by the worker room through gw's own pipeline. */
+  batches: Batches;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
   /** Prompts resolved for render and completions, as the gateway reads them (memory, invalidated over the bus). */

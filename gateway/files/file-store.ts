@@ -36,7 +36,7 @@ export class FileStore {
   ) {}
 
   /** Stores a file from any byte source; over maxBytes the partial content is removed and 413 thrown. */
-  async write(file: NewFile, content: AsyncIterable<Buffer | Uint8Array | string>): Promise<FileRecord> {
+  async write(file: NewFile, content: AsyncIterable<Buffer | Uint8Array | string>, maxBytes = this.maxBytes): Promise<FileRecord> {
     const id = newFileId();
     let seq = 0;
     let bytes = 0;
@@ -57,7 +57,7 @@ export class FileStore {
       for await (const part of content) {
         const buffer = typeof part === 'string' ? Buffer.from(part) : Buffer.isBuffer(part) ? part : Buffer.from(part);
         bytes += buffer.length;
-        if (bytes > this.maxBytes) throw fileTooLarge(this.maxBytes);
+        if (bytes > maxBytes) throw fileTooLarge(maxBytes);
         pending.push(buffer);
         pendingBytes += buffer.length;
         await flush(false);

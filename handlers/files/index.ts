@@ -1,7 +1,8 @@
 import { storeMultipartUpload } from '../../gateway/files/multipart-upload.js';
 import { fileObject } from './file-object.js';
 import { principalOf } from '../../server/call.js';
-import { STREAMED, query, type Handler } from '../types.js';
+import { query, type Handler } from '../types.js';
+import { sendFile } from './send-file.js';
 
 function fileIdOf(c: Parameters<Handler>[0]): string {
   return String(c.request.params.file_id);
@@ -33,18 +34,4 @@ export const deleteFile: Handler = async (c, call) => {
   return { body: { id, object: 'file', deleted: true } };
 };
 
-/** Streams the content chunk by chunk; errors before the first byte still get the error body. */
-export const downloadFile: Handler = async (c, call) => {
-  const workspaceId = principalOf(call).gatewayWorkspaceId;
-  const file = await call.services.files.get(workspaceId, fileIdOf(c));
-  const { res } = call;
-  res.statusCode = 200;
-  res.setHeader('content-type', 'application/octet-stream');
-  res.setHeader('content-length', String(file.bytes));
-  res.setHeader('content-disposition', `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`);
-  for await (const chunk of call.services.files.read(workspaceId, file.id)) {
-    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-  }
-  res.end();
-  return STREAMED;
-};
+export const downloadFile: Handler = async (c, call) => sendFile(call, principalOf(call).gatewayWorkspaceId, fileIdOf(c), { attachment: true });

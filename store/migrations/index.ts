@@ -23,6 +23,7 @@ import * as jobs from './205_jobs.js';
 import * as mcp from './160_mcp.js';
 import * as files from './206_files.js';
 import * as deployments from './192_deployments.js';
+import * as batches from './207_batches.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
@@ -54,6 +55,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '192_deployments': deployments,
   '205_jobs': jobs,
   '206_files': files,
+  '207_batches': batches,
   '220_cost_unpriced': costUnpriced,
   '240_analytics_rollups': analyticsRollups,
   '241_rollup_unpriced': rollupUnpriced,
