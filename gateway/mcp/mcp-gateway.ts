@@ -167,6 +167,7 @@ export async function serveMcpDelete(call: Call, principal: Principal, slug: str
 }
 
 /** gw offers no server-to-client stream; Streamable HTTP lets a server answer GET with 405. */
-export function serveMcpGet(call: Call): void {
-  call.res.writeHead(405, { allow: 'POST, DELETE' }).end();
+/** gw relays no server-to-client stream, which Streamable HTTP lets a server refuse with 405. */
+export function serveMcpGet(_call: Call): void {
+  throw new ApiError(405, 'method_not_allowed', 'The MCP gateway takes POST and DELETE; it opens no server-to-client stream', 'invalid_request_error', { headers: { allow: 'POST, DELETE' } });
 }
