@@ -38,7 +38,7 @@ check: typecheck lint generate
 # --test-force-exit: a test file ends when its tests have (the MCP SDK client can leave a retry timer
 # behind after the last test; see the closing note of 2026-11-24).
 test: install
-	$(TSX) --test --test-force-exit --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=300000 $(TEST_FILES)
+	$(TSX) --test --test-force-exit --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=600000 $(TEST_FILES)
 
 # The spec-driven fuzz test alone; GW_FUZZ_URL and GW_FUZZ_API_KEY point it at a running gw (docs/contract-testing.md).
 fuzz: install

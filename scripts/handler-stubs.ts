@@ -1,8 +1,9 @@
 /**
  * Handler stubs for new operations. `make generate` calls `writeHandlerStubs`: every operationId
  * in spec/paths/<area>.yaml that no handlers/ module exports gets a stub answering 501 (the
- * error body, code not_implemented), in the module that already holds that area's operations,
- * or in a new handlers/<area>/index.ts registered in handlers/index.ts. Each stub carries the
+ * error body, code not_implemented), in the registered module that holds that area's operations
+ * (a room's index.ts when they live in sub-modules it re-exports), or in a new
+ * handlers/<area>/index.ts registered in handlers/index.ts. Each stub carries the
  * STUB_MARK; `make check` runs this file with --check and fails while any remains, so a stub
  * never lands.
  */
@@ -96,7 +97,27 @@ function register(indexFile: string, area: string): void {
   writeFileSync(indexFile, source);
 }
 
+/** The modules handlers/index.ts spreads into the handlers map (`import * as x from './…'`). */
+function registeredModules(handlersDir: string): Set<string> {
+  const source = readFileSync(path.join(handlersDir, 'index.ts'), 'utf8');
+  const files = [...source.matchAll(/^import \* as [A-Za-z0-9_$]+ from '(\.[^']+)\.js';/gm)].map((m) => path.join(handlersDir, `${m[1]!}.ts`));
+  return new Set(files);
+}
+
+/**
+ * A stub must land in a module the handlers map spreads: an operation defined in a sub-module
+ * that its room's index.ts re-exports by name would otherwise be written where nothing reads it.
+ */
+function registeredHome(file: string, handlersDir: string, registered: Set<string>): string {
+  if (registered.has(file)) return file;
+  const room = path.relative(handlersDir, file).split(path.sep)[0]!;
+  const index = path.join(handlersDir, room, 'index.ts');
+  if (registered.has(index)) return index;
+  throw new Error(`${file}: neither it nor its room's index.ts is registered in handlers/index.ts; register it, then run make generate again`);
+}
+
 export function writeHandlerStubs(layout: Layout): StubReport {
+  const registered = registeredModules(layout.handlersDir);
   const modules = tsFiles(layout.handlersDir).filter((file) => !file.endsWith('.test.ts'));
   const exported = new Map<string, string>();
   for (const file of modules) for (const name of exportsOf(readFileSync(file, 'utf8'))) exported.set(name, file);
@@ -111,7 +132,8 @@ export function writeHandlerStubs(layout: Layout): StubReport {
       const home = exported.get(id);
       if (home) homes.set(home, (homes.get(home) ?? 0) + 1);
     }
-    let target = [...homes].sort((a, b) => b[1] - a[1])[0]?.[0];
+    const home = [...homes].sort((a, b) => b[1] - a[1])[0]?.[0];
+    let target = home === undefined ? undefined : registeredHome(home, layout.handlersDir, registered);
     if (!target) {
       mkdirSync(path.join(layout.handlersDir, area), { recursive: true });
       target = path.join(layout.handlersDir, area, 'index.ts');

@@ -6,7 +6,7 @@ import type { Call } from './call.js';
 import { ApiError, InternalError, ValidationError, errorBody } from './errors.js';
 import { createHotOperations } from './hot-operations.js';
 import { errorFormatOf, inErrorFormat, type ErrorFormat } from './protocol-errors.js';
-import { redactedApiError, redactedError } from './request-secrets.js';
+import { redactedApiError, redactedError, requestSecrets } from './request-secrets.js';
 import { sendJson } from './respond.js';
 import type { Services } from './services.js';
 import { remoteParentOf, type RemoteParent } from '../gateway/telemetry/trace-context.js';
@@ -49,7 +49,7 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
       principal: undefined,
       // Set here, even when unused, so every call object has one shape.
       route: undefined,
-      trace: tracing ? tracing.startRequest(req.method ?? 'GET', pathOf(req.url), traceId, remote, startedAt) : undefined,
+      trace: tracing ? tracing.startRequest(req.method ?? 'GET', pathOf(req.url), traceId, remote, startedAt, (text) => requestSecrets(call).text(text)) : undefined,
     };
     try {
       const body = await readJsonBody(req, MAX_BODY_BYTES);

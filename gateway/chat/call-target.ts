@@ -15,7 +15,7 @@ import type { ChatState } from './chat-state.js';
 import { guardTargetAnswer, guardTargetRequest } from './chat-guardrails.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
 import { SpanKind, type Span } from '@opentelemetry/api';
-import { endSpan } from '../telemetry/tracing.js';
+import { formatTraceparent, remoteParentOf } from '../telemetry/trace-context.js';
 import { mockCompletion, mockResponseOf } from './mock-completion.js';
 import { keepForSettlement, reserveProviderLimits, settleFailedAttempt } from './target-limits.js';
 
@@ -44,7 +44,7 @@ function forTarget(request: Record<string, unknown>, strict: boolean): ChatReque
 
 /**
  * The attempt's span (tracing on) and the trace context sent upstream: our attempt span as the
- * parent, or with tracing off the caller's own traceparent passed on unchanged.
+ * parent, or with tracing off the caller's own context passed on.
  */
 function traceAttempt(state: ChatState, leaf: Leaf): Span | undefined {
   return state.call.trace?.child('upstream attempt', SpanKind.CLIENT, { 'gw.target': leaf.path });
@@ -55,10 +55,11 @@ function propagate(state: ChatState, span: Span | undefined, headers: Record<str
     Object.assign(headers, state.call.trace!.propagation(span));
     return;
   }
-  const incoming = state.call.req.headers;
-  if (typeof incoming.traceparent === 'string') {
-    headers.traceparent = incoming.traceparent;
-    if (typeof incoming.tracestate === 'string') headers.tracestate = incoming.tracestate;
+  // The caller's context as it came (a traceparent, or gw's own trace headers in W3C form).
+  const remote = remoteParentOf(state.call.req.headers);
+  if (remote) {
+    headers.traceparent = formatTraceparent(remote.traceId, remote.spanId, remote.sampled);
+    if (remote.traceState !== undefined) headers.tracestate = remote.traceState;
   }
 }
 
@@ -69,7 +70,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
   let streaming = false;
   const onEnd = (ms: number) => {
     state.upstreamMs = (state.upstreamMs ?? 0) + ms;
-    if (span && streaming) endSpan(span, state.error ? state.error.status : 200, state.error);
+    if (span && streaming) state.call.trace!.endChild(span, state.error ? state.error.status : 200, state.error);
   };
   let attempt: UpstreamAttempt | undefined;
   let upstreamHeaders: Record<string, string> | undefined;
@@ -110,7 +111,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       priced.usage = answer.usage;
       const completion = await guardTargetAnswer(state, leaf, answer);
       keepForSettlement(state, held);
-      if (span) endSpan(span, 200);
+      if (span) state.call.trace!.endChild(span, 200);
       return { ok: true, status: 200, value: { kind: 'json', completion } };
     }
     attempt = new UpstreamAttempt(timeoutMs, state.clientGone, onEnd);
@@ -144,14 +145,14 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     keepForSettlement(state, held);
     if (span) {
       span.setAttributes({ 'gen_ai.usage.input_tokens': parsed.usage?.prompt_tokens ?? 0, 'gen_ai.usage.output_tokens': parsed.usage?.completion_tokens ?? 0 });
-      endSpan(span, response.statusCode);
+      state.call.trace!.endChild(span, response.statusCode);
     }
     return { ok: true, status: response.statusCode, value: { kind: 'json', completion } };
   } catch (error) {
     attempt?.abort();
     if (priced) await settleFailedAttempt(state, held, priced.target, priced.model, priced.usage);
     const failure = failureFromError(attempt ? attempt.failure(error) : error, upstreamHeaders);
-    if (span) endSpan(span, failure.status, failure.error as { code?: string; message?: string });
+    if (span) state.call.trace!.endChild(span, failure.status, failure.error as { code?: string; message?: string });
     return failure;
   }
 }

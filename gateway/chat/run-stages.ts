@@ -5,7 +5,7 @@
  * today; embeddings, responses and others that reuse them) gets its stage spans from here.
  */
 import type { Call } from '../../server/call.js';
-import { endSpan, type RequestTrace } from '../telemetry/tracing.js';
+import type { RequestTrace } from '../telemetry/tracing.js';
 
 export interface Stage<S> {
   readonly name: string;
@@ -28,10 +28,10 @@ async function runTraced<S>(trace: RequestTrace, stages: readonly Stage<S>[], st
       result = await stage.run(state);
     } catch (error) {
       const failure = error as { status?: number; code?: string; message?: string };
-      endSpan(span, typeof failure.status === 'number' ? failure.status : null, { code: failure.code, message: failure.message });
+      trace.endChild(span, typeof failure.status === 'number' ? failure.status : null, { code: failure.code, message: failure.message });
       throw error;
     }
-    endSpan(span, null);
+    trace.endChild(span, null);
     if (result === 'done') return;
   }
 }

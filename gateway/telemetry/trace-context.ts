@@ -2,7 +2,8 @@
  * W3C Trace Context (`traceparent`, version 00) and how it maps to gw's own trace headers:
  * an incoming traceparent gives the trace id (x-gw-trace-id, unless the caller sent one) and the
  * parent span id (x-gw-parent-span-id, unless sent); a gw trace id that is a UUID or 32 hex digits
- * is the OpenTelemetry trace id as it is, so both name the same trace.
+ * is the OpenTelemetry trace id as it is, so both name the same trace. A caller that speaks only
+ * gw's headers (x-gw-trace-id as such an id plus x-gw-parent-span-id) is a remote parent too.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -27,13 +28,27 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The caller's span context, when it sent a valid traceparent (all-zero ids are invalid by the spec). */
+const HEX_SPAN_ID = /^[0-9a-f]{16}$/;
+
+/**
+ * The caller's span context: from a valid traceparent (all-zero ids are invalid by the spec), else
+ * from gw's own trace headers when they carry W3C-shaped ids. A caller naming its span this way
+ * asks for the link, so the trace is sampled.
+ */
 export function remoteParentOf(headers: IncomingHttpHeaders): RemoteParent | undefined {
   const raw = single(headers, 'traceparent');
-  if (raw === undefined) return undefined;
+  if (raw === undefined) return gwHeadersParent(headers);
   const match = TRACEPARENT.exec(raw.trim().toLowerCase());
   if (!match || match[1] === ZERO_TRACE || match[2] === ZERO_SPAN) return undefined;
   return { traceId: match[1]!, spanId: match[2]!, sampled: (parseInt(match[3]!, 16) & 1) === 1, traceState: single(headers, 'tracestate') };
+}
+
+function gwHeadersParent(headers: IncomingHttpHeaders): RemoteParent | undefined {
+  const gwTraceId = single(headers, 'x-gw-trace-id');
+  const spanId = single(headers, 'x-gw-parent-span-id')?.trim().toLowerCase();
+  if (gwTraceId === undefined || spanId === undefined || !HEX_SPAN_ID.test(spanId) || spanId === ZERO_SPAN) return undefined;
+  const traceId = otelTraceIdOf(gwTraceId.trim());
+  return traceId === undefined ? undefined : { traceId, spanId, sampled: true, traceState: undefined };
 }
 
 /** The OpenTelemetry trace id a gw trace id stands for, when it is one (a UUID or 32 hex digits). */

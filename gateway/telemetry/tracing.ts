@@ -70,7 +70,8 @@ export class Tracing {
   }
 
   /** The server span of one HTTP request, child of the caller's span when it sent a traceparent. */
-  startRequest(method: string, path: string, gwTraceId: string, remote: RemoteParent | undefined, startTime: number): RequestTrace {
+  /** `mask` takes the request's secrets out of any text a span keeps (error messages, captured bodies). */
+  startRequest(method: string, path: string, gwTraceId: string, remote: RemoteParent | undefined, startTime: number, mask: (text: string) => string): RequestTrace {
     let parent: Context = ROOT_CONTEXT;
     if (remote) {
       parent = trace.setSpanContext(ROOT_CONTEXT, {
@@ -84,7 +85,7 @@ export class Tracing {
     }
     const span = this.tracer.startSpan(`${method} ${path}`, { kind: SpanKind.SERVER, startTime, attributes: { 'http.request.method': method, 'gw.trace_id': gwTraceId } }, parent);
     this.ids.chosen = undefined;
-    return new RequestTrace(this.tracer, span, remote, this.captureBodies);
+    return new RequestTrace(this.tracer, span, remote, this.captureBodies, mask);
   }
 
   /** Exports what is still buffered (shutdown; tests). */
@@ -106,6 +107,7 @@ export class RequestTrace {
     readonly span: Span,
     private readonly remote: RemoteParent | undefined,
     readonly captureBodies: boolean,
+    private readonly mask: (text: string) => string,
   ) {
     this.context = trace.setSpan(ROOT_CONTEXT, span);
   }
@@ -154,10 +156,20 @@ export class RequestTrace {
     if (entry.cost_unpriced) attributes['gw.cost_unpriced'] = true;
     if (entry.error) attributes['error.type'] = entry.error.code;
     if (this.captureBodies) {
-      attributes['gw.request_body'] = bodyAttribute(entry.request_body);
-      attributes['gw.response_body'] = bodyAttribute(entry.response_body);
+      attributes['gw.request_body'] = bodyAttribute(this.mask(JSON.stringify(entry.request_body ?? null)));
+      attributes['gw.response_body'] = bodyAttribute(this.mask(JSON.stringify(entry.response_body ?? null)));
     }
     this.span.setAttributes(attributes);
+  }
+
+  /** Ends a child span with the outcome's status; an error message (an upstream's may echo a key) is masked first. */
+  endChild(span: Span, status: number | null, error?: { code?: string; message?: string }): void {
+    if (status !== null) span.setAttribute('http.response.status_code', status);
+    if (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error.message === undefined ? undefined : this.mask(error.message) });
+      if (error.code) span.setAttribute('error.type', error.code);
+    }
+    span.end();
   }
 
   end(status: number, endTime: number): void {
@@ -167,17 +179,6 @@ export class RequestTrace {
   }
 }
 
-/** Ends a child span with the outcome's status. */
-export function endSpan(span: Span, status: number | null, error?: { code?: string; message?: string }): void {
-  if (status !== null) span.setAttribute('http.response.status_code', status);
-  if (error) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-    if (error.code) span.setAttribute('error.type', error.code);
-  }
-  span.end();
-}
-
-function bodyAttribute(body: unknown): string {
-  const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
+function bodyAttribute(text: string): string {
   return text.length > BODY_ATTRIBUTE_MAX ? text.slice(0, BODY_ATTRIBUTE_MAX) : text;
 }

@@ -57,6 +57,23 @@ for (const engine of fullEngines()) {
       assert.equal(res.body.error.param, 'scopez');
     });
 
+    test('malformed percent-encoding in a path or a query answers 400 invalid_url_encoding, hot paths included', async () => {
+      const requests = [
+        app.http.get('/v1/api-keys/%ff%fe'),
+        app.http.get('/v1/configs/%e0%a4%a'),
+        app.http.get('/v1/logs?limit=%zz'),
+        app.http.delete('/v1/providers/%'),
+        app.http.post('/v1/prompts/%ff/completions').send({ variables: {} }),
+        app.http.post('/v1/chat/completions?x=%ff').send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+        app.http.post('/%ff/mcp').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      ];
+      for (const request of requests) {
+        const res = await request.set('x-gw-api-key', app.adminKey);
+        assert.equal(res.status, 400, `${res.req.method} ${res.req.path}`);
+        assertErrorBody(res.body, 'invalid_url_encoding', 'invalid_request_error');
+      }
+    });
+
     test('malformed JSON answers 400 invalid_json', async () => {
       const res = await app.http
         .post('/v1/api-keys/organisation/service')

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -53,5 +54,21 @@ describe('examples/', () => {
     assert.match(out, /"slug":"openai-then-anthropic"/);
     assert.match(out, /x-gw-provider: openai/i);
     assert.match(out, /Hello through a fallback config/);
+  });
+
+  it("the README's quickstart: the readiness wait and the call without a provider key, as written", async () => {
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const quickstart = readme.slice(readme.indexOf('## Quickstart'), readme.indexOf('\n## ', readme.indexOf('## Quickstart') + 1));
+    const blocks = [...quickstart.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const wait = blocks[0]!.split('\n').find((line) => line.startsWith('until '));
+    const mock = blocks.find((block) => block.includes('mock_response'));
+    assert.ok(wait && mock, 'the quickstart has its readiness wait and its mock call');
+    // The same commands, pointed at this test's gw instead of localhost:8787.
+    const here = new URL(app.url).host;
+    const script = `${wait}\n${mock}`.replaceAll('localhost:8787', here);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { env: { ...env, GW_ADMIN_API_KEY: app.adminKey }, cwd: root });
+    assert.match(stdout, /gw is ready/);
+    assert.match(stdout, /"content":"Hello from gw"/);
+    assert.match(stdout, /"object":"list"[\s\S]*"model":"gpt-4o-mini"/, 'the log list shows the request');
   });
 });

@@ -4,9 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { filesWithStubs, writeHandlerStubs } from '../../scripts/handler-stubs.js';
 import { notImplemented } from '../../handlers/not-implemented.js';
@@ -50,6 +51,30 @@ describe('handler stubs from make generate', () => {
 
     assert.deepEqual(writeHandlerStubs(layout).written, {}, 'a second run writes nothing twice');
     assert.deepEqual(filesWithStubs(layout.handlersDir).map((file) => path.relative(layout.handlersDir, file)).sort(), ['configs/index.ts', 'widgets/index.ts']);
+  });
+
+  it('a new operation in a room whose operations live in sub-modules is stubbed where the handlers map reads it, and answers 501', async () => {
+    // A tree beside the real one: its own spec and handlers, the other rooms linked, so its handlers map can be imported.
+    const tree = mkdtempSync(path.join(tmpdir(), 'gw-stub-tree-'));
+    try {
+      for (const room of ['gateway', 'server', 'store', 'jobs', 'generated', 'scripts', 'node_modules', 'package.json']) symlinkSync(path.join(root, room), path.join(tree, room));
+      cpSync(path.join(root, 'spec'), path.join(tree, 'spec'), { recursive: true });
+      cpSync(path.join(root, 'handlers'), path.join(tree, 'handlers'), { recursive: true });
+      const added = { assistants: 'archiveAssistant', identity: 'listSsoDomains', 'scim-admin': 'exportScimMappings' };
+      for (const [area, operationId] of Object.entries(added)) {
+        const file = path.join(tree, 'spec/paths', `${area}.yaml`);
+        writeFileSync(file, readFileSync(file, 'utf8') + `new-${area}:\n  post:\n    operationId: ${operationId}\n    responses:\n      '200':\n        description: ok\n`);
+      }
+      const { written } = writeHandlerStubs({ pathsDir: path.join(tree, 'spec/paths'), handlersDir: path.join(tree, 'handlers') });
+      assert.deepEqual(written, { archiveAssistant: 'assistants/index.ts', listSsoDomains: 'auth/index.ts', exportScimMappings: 'scim/index.ts' });
+      const { handlers } = (await import(pathToFileURL(path.join(tree, 'handlers/index.ts')).href)) as { handlers: Record<string, (...args: never[]) => Promise<unknown>> };
+      for (const operationId of Object.values(added)) {
+        assert.equal(typeof handlers[operationId], 'function', `${operationId} is in the handlers map`);
+        await assert.rejects(handlers[operationId]!({} as never, {} as never), (error: unknown) => error instanceof ApiError && error.status === 501);
+      }
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   it('the check that make check runs fails while a stub remains, and passes on the real tree', () => {

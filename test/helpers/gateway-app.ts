@@ -20,11 +20,12 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export async function startGatewayApp(options: { engine?: Engine; env?: Record<string, string>; logger?: TestAppOptions['logger'] } = {}): Promise<GatewayApp> {
+export async function startGatewayApp(options: { engine?: Engine; env?: Record<string, string>; logger?: TestAppOptions['logger']; now?: TestAppOptions['now'] } = {}): Promise<GatewayApp> {
   const fake = await startFakeOpenAi();
   const app = await startTestApp({
     engine: options.engine,
     logger: options.logger,
+    now: options.now,
     env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', ...options.env },
     upstreamOriginOverrides: { openai: fake.origin, 'azure-openai': fake.origin, groq: fake.origin },
   });

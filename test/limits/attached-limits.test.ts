@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { clockFromMinuteStart } from '../helpers/minute-clock.js';
 
 for (const engine of fullEngines()) {
   describe(`limits on keys, workspaces and providers (${engine.name})`, () => {
@@ -13,7 +14,7 @@ for (const engine of fullEngines()) {
 
     before(async () => {
       fake = await startFakeOpenAi();
-      app = await startTestApp({ engine, upstreamOriginOverrides: { openai: fake.origin } });
+      app = await startTestApp({ engine, upstreamOriginOverrides: { openai: fake.origin }, now: clockFromMinuteStart() });
     });
     after(async () => {
       await app?.close();

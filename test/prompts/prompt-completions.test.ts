@@ -102,6 +102,16 @@ for (const engine of fullEngines()) {
       assert.ok(entry.total_tokens > 0);
     });
 
+    test('a prompt naming its saved provider in the legacy virtual key form (no @) runs on it', async () => {
+      const prompt = await post('/v1/prompts', { name: 'pc-legacy', virtual_key: 'pc-openai', model: 'gpt-4o-mini', string: 'Legacy {{name}}' });
+      assert.equal(prompt.status, 201, JSON.stringify(prompt.body));
+      const before = gw.fake.requests.length;
+      const answer = await post(`/v1/prompts/${prompt.body.id}/completions`, { variables: { name: 'Cy' } });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(gw.fake.requests[before]!.headers.authorization, `Bearer ${PROVIDER_KEY}`);
+      assert.deepEqual(gw.fake.requests[before]!.body.messages, [{ role: 'user', content: 'Legacy Cy' }]);
+    });
+
     test('headers that select a provider win over the saved one; with neither, 400', async () => {
       const before = gw.fake.requests.length;
       const inline = await post(`/v1/prompts/${promptId}/completions`, { variables: { name: 'Di' } }, { 'x-gw-provider': 'openai', authorization: 'Bearer sk-inline-key-0000000000' });

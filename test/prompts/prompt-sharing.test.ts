@@ -114,6 +114,26 @@ for (const engine of fullEngines()) {
       assert.equal((await call('delete', `/v1/workspaces/${a.workspaceId}`, admin())).status, 200);
     });
 
+    test('a shared partial alone blocks its workspace delete; each refusal answers in the error body', async () => {
+      const a = await workspaceWithKey(app, 'share-e', LIBRARY_SCOPES);
+      const b = await workspaceWithKey(app, 'share-f', LIBRARY_SCOPES);
+      const refused = (response: { status: number; body: { error?: { code?: unknown; message?: unknown; type?: unknown } } }, status: number) => {
+        assert.equal(response.status, status);
+        assert.equal(typeof response.body.error?.code, 'string');
+        assert.equal(typeof response.body.error?.message, 'string');
+        assert.equal(typeof response.body.error?.type, 'string');
+        return response.body.error!.code;
+      };
+      const partial = await call('post', '/v1/prompts/partials', as(a.key), { name: 'share-only-partial', string: 'p' });
+      await call('post', `/v2/prompts/partials/${partial.body.id}/share`, as(a.key), { workspace_ids: [b.workspaceId] });
+      assert.equal(refused(await call('delete', `/v1/workspaces/${a.workspaceId}`, admin()), 409), 'workspace_has_shared_prompts');
+      refused(await call('put', `/v1/prompts/partials/${partial.body.id}/makeDefault`, as(b.key), { version: 1 }), 403);
+      refused(await call('delete', `/v1/prompts/partials/${partial.body.id}`, as(b.key)), 403);
+      refused(await call('post', `/v2/prompts/partials/${partial.body.id}/fork`, as(b.key), { workspace_id: a.workspaceId }), 403);
+      await call('post', `/v2/prompts/partials/${partial.body.id}/unshare`, as(a.key), {});
+      assert.equal((await call('delete', `/v1/workspaces/${a.workspaceId}`, admin())).status, 200);
+    });
+
     test('the share, fork and unshare writes are audited; deleting a workspace a prompt is shared with drops the share', async () => {
       const a = await workspaceWithKey(app, 'share-c', LIBRARY_SCOPES);
       const b = await workspaceWithKey(app, 'share-d', LIBRARY_SCOPES);

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { BoundedLabel } from '../../gateway/telemetry/bounded-label.js';
 import { createMetricsServer } from '../../server/metrics-server.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { clockFromMinuteStart } from '../helpers/minute-clock.js';
 import { FAKE_USAGE } from '../helpers/fake-openai.js';
 import { parsePrometheus, valueOf, type Sample } from './prometheus-text.js';
 
@@ -22,7 +23,7 @@ describe('GET /metrics', () => {
   const sent = { ok: 0 };
 
   before(async () => {
-    gw = await startGatewayApp({ env: { GW_METRICS_TOKEN: TOKEN } });
+    gw = await startGatewayApp({ env: { GW_METRICS_TOKEN: TOKEN }, now: clockFromMinuteStart() });
     const inline = { 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, authorization: 'Bearer sk' };
     const config = (value: unknown) => ({ 'x-gw-config': JSON.stringify(value) });
     const post = (headers: Record<string, string>, body: Record<string, unknown> = {}) =>

@@ -138,12 +138,52 @@ describe('OpenTelemetry traces', () => {
     assert.equal(attempts.find((span) => attribute(span, 'http.response.status_code') === 500)!.status?.code, 2, 'the failed attempt is an error span');
   });
 
+  it("gw's own trace headers in W3C form make the caller's span the parent, as a traceparent would", async () => {
+    const traceId = 'ef'.repeat(16);
+    const response = await chat({ ...inline(), 'x-gw-trace-id': traceId, 'x-gw-parent-span-id': CALLER_SPAN });
+    assert.equal(response.status, 200);
+    assert.equal(gw.fake.requests.at(-1)!.headers.traceparent?.toString().split('-')[1], traceId);
+    const server = (await spansOf(traceId, 1)).find((span) => span.kind === SERVER)!;
+    assert.equal(server.parentSpanId, CALLER_SPAN);
+  });
+
   it('control-plane requests get a server span named by their route template', async () => {
     const response = await gw.app.http.get('/v1/configs/no-such-config').set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-trace-id': 'ab'.repeat(16) });
     assert.equal(response.status, 404);
     const [server] = await spansOf('ab'.repeat(16), 1);
     assert.equal(server!.name, 'GET /v1/configs/{id}');
     assert.equal(attribute(server!, 'http.response.status_code'), 404);
+  });
+});
+
+describe('traces keep no secret', () => {
+  it('an upstream error that echoes the key, and captured bodies, reach the exporter masked', async () => {
+    const receiver = await startOtlpReceiver();
+    const gw = await startGatewayApp({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url, GW_TRACES_CAPTURE_BODIES: 'true' } });
+    const key = 'sk-trace-leak-4f1c9b7e2a';
+    try {
+      gw.fake.next({ kind: 'error', status: 401, message: `Incorrect API key provided: ${key}` });
+      const response = await gw.app.http
+        .post('/v1/chat/completions')
+        .set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-config': JSON.stringify({ provider: 'openai', api_key: key, custom_host: gw.fake.url }), 'x-gw-trace-id': 'cd'.repeat(16) })
+        .send({ model: 'gpt-4o', messages: [{ role: 'user', content: `my key is ${key}` }] });
+      assert.equal(response.status, 401);
+      let spans: OtlpSpan[] = [];
+      for (let i = 0; i < 50 && !spans.some((span) => span.kind === CLIENT); i++) {
+        await gw.app.services.tracing!.flush();
+        spans = receiver.spans.filter((span) => span.traceId === 'cd'.repeat(16));
+        if (!spans.some((span) => span.kind === CLIENT)) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const attempt = spans.find((span) => span.kind === CLIENT);
+      assert.ok(attempt, 'the failed attempt was exported');
+      assert.match(JSON.stringify(attempt.status), /Incorrect API key provided/, 'the status keeps the message');
+      const server = spans.find((span) => span.kind === SERVER)!;
+      assert.match(String(attribute(server, 'gw.request_body')), /my key is/, 'bodies were captured');
+      assert.ok(!JSON.stringify(receiver.spans).includes(key), 'the key is masked in every exported span');
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
   });
 });
 
@@ -164,6 +204,12 @@ describe('traces off', () => {
       const entry = (await logsSettled(gw, 1)).at(-1)!;
       assert.equal(entry.parent_span_id, CALLER_SPAN);
       assert.equal(entry.span_id, null);
+      await gw.app.http
+        .post('/v1/chat/completions')
+        .set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, authorization: 'Bearer sk', 'x-gw-trace-id': TRACE_ID, 'x-gw-parent-span-id': CALLER_SPAN })
+        .send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+        .expect(200);
+      assert.equal(gw.fake.requests.at(-1)!.headers.traceparent, `00-${TRACE_ID}-${CALLER_SPAN}-01`, 'gw headers travel upstream as a traceparent');
     } finally {
       await gw.close();
     }
