@@ -22,7 +22,6 @@ import type { RunObject, RunStepObject, RunUsage } from './wire.js';
 
 /** A run waiting (queued, or for tool outputs) longer than this expires. */
 export const RUN_EXPIRY_SECONDS = 600;
-const LEASE_MS = 30_000;
 const SWEEP_MS = 5_000;
 const CANCEL_TOPIC = 'assistant-run-cancel';
 /** The worker room's job that executes a run's next turn on whichever instance takes it. */
@@ -55,7 +54,12 @@ export class RunExecutor {
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
 
-  constructor(private readonly services: Services) {}
+  /** How long a turn's lease lasts unrenewed (GW_RUN_LEASE_SECONDS): the longest a dead instance's run stays in_progress. */
+  private readonly leaseMs: number;
+
+  constructor(private readonly services: Services) {
+    this.leaseMs = services.config.runLeaseMs;
+  }
 
   start(): void {
     this.services.jobs.register<{ run_id: string }>(
@@ -68,14 +72,16 @@ export class RunExecutor {
       { concurrency: 8 },
     );
     this.services.bus.subscribe(CANCEL_TOPIC, (runId) => this.abortHeld(runId));
-    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.services.logger.error({ err: error }, 'assistant run sweep failed')), SWEEP_MS);
+    // A lapsed lease is found within one sweep: short leases are swept more often.
+    const sweepMs = Math.min(SWEEP_MS, this.leaseMs);
+    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.services.logger.error({ err: error }, 'assistant run sweep failed')), sweepMs);
     this.sweeper.unref();
     void this.sweep().catch(() => undefined);
   }
 
   /** The lease a run created here starts with: no other instance's sweep takes it before this one executes it. */
   initialLease(): { lease_owner: string; lease_until: number } {
-    return { lease_owner: this.owner, lease_until: this.services.now() + LEASE_MS };
+    return { lease_owner: this.owner, lease_until: this.services.now() + this.leaseMs };
   }
 
   /** Queues the run's next turn as a job: any instance executes it (one at a time per run). */
@@ -109,8 +115,9 @@ export class RunExecutor {
     const { repo, services } = this;
     try {
       const now = services.now();
-      if (!(await repo.claim(runId, this.owner, now, now + LEASE_MS))) return;
-      const renew = setInterval(() => void repo.claim(runId, this.owner, services.now(), services.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 3);
+      const { leaseMs } = this;
+      if (!(await repo.claim(runId, this.owner, now, now + leaseMs))) return;
+      const renew = setInterval(() => void repo.claim(runId, this.owner, services.now(), services.now() + leaseMs).catch(() => undefined), leaseMs / 3);
       renew.unref();
       try {
         await this.turn(runId, held);
@@ -132,6 +139,8 @@ export class RunExecutor {
     if (!row) return;
     let run = row.body;
     if (run.status === 'cancelling') return void (await this.end(row, 'cancelled', {}, ['cancelling']));
+    // A run that waited in the queue past expires_at (no instance free to take it) expires instead of starting.
+    if (run.status === 'queued' && (await this.expireIfDue(row)).status === 'expired') return;
     if (run.status === 'queued') {
       const started: RunObject = { ...run, status: 'in_progress', started_at: run.started_at ?? this.nowSeconds() };
       if (!(await this.repo.transition(run.id, ['queued'], started))) return;

@@ -10,6 +10,7 @@ import type { Services } from '../../server/services.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import { newObjectId, unixSeconds } from './object-ids.js';
 import { RUN_EXPIRY_SECONDS } from './run-executor.js';
+import { assertAssistantSelection, withAssistantSelection } from './assistant-selection.js';
 import { assertRunnableTools } from './run-rules.js';
 import { sealHeaders, selectionHeaders, storedPrincipal } from './run-state.js';
 import { writeMessage, type Owner } from './thread-writer.js';
@@ -34,6 +35,10 @@ export async function startRun(
   if (!assistant) throw new NotFoundError('Assistant', input.assistant_id);
   const tools = input.tools ?? assistant.tools;
   assertRunnableTools(tools, 'tools');
+  const model = input.model ?? assistant.model;
+  const ownHeaders = selectionHeaders(caller.headers, model);
+  const headers = withAssistantSelection(ownHeaders, assistant.metadata);
+  if (headers !== ownHeaders) await assertAssistantSelection(services.savedResources, owner, assistant.metadata, () => 'assistant_id');
   const active = await store.assistantRuns.activeOnThread(threadId);
   if (active) throw new ValidationError(`Thread ${threadId} already has an active run ${active.id}`, 'thread_id', 'thread_has_active_run');
   const now = services.now();
@@ -42,7 +47,6 @@ export async function startRun(
   }
   const base = input.instructions ?? assistant.instructions ?? '';
   const created = unixSeconds(now);
-  const model = input.model ?? assistant.model;
   const run: RunObject = {
     id: newObjectId('run'),
     object: 'thread.run',
@@ -74,7 +78,7 @@ export async function startRun(
   };
   const state = {
     principal: storedPrincipal(caller.principal),
-    sealedHeaders: sealHeaders(services.secrets, selectionHeaders(caller.headers, model)),
+    sealedHeaders: sealHeaders(services.secrets, headers),
     transcript: [],
     toolStepId: null,
   };
