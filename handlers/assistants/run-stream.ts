@@ -3,7 +3,7 @@
  * the run as this process executes it, ending at the run's next resting state
  * (requires_action, or a final status) with `event: done` / `data: [DONE]`. When the execution
  * here ends without one (gw shutting down hands the run back to the queue, the store failed),
- * the stream says so with `event: error` (OpenAI's error object) before `done`: the run itself
+ * the stream says so with `event: error` (the error body) before `done`: the run itself
  * goes on elsewhere and can be polled. A client that goes away stops listening; the run goes on.
  */
 import type { Call } from '../../server/call.js';
@@ -13,7 +13,8 @@ import { STREAMED, type HandlerResult } from '../types.js';
 const RESTING = new Set(['thread.run.requires_action', 'thread.run.completed', 'thread.run.failed', 'thread.run.incomplete', 'thread.run.cancelled', 'thread.run.expired']);
 
 function streamError(message: string): RunEvent {
-  return { event: 'error', data: { code: 'server_error', message, param: null, type: 'server_error' } };
+  // gw's one error body, which is what OpenAI's clients read from an `error` event (they throw its `error`).
+  return { event: 'error', data: { error: { code: 'server_error', message, param: null, type: 'server_error' } } };
 }
 
 export async function streamRun(call: Call, runId: string, opening: RunEvent[], execute: () => Promise<void>): Promise<HandlerResult> {
