@@ -43,7 +43,12 @@ function addUsage(total: RunObject['usage'], turn: { prompt_tokens: number; comp
 interface Held {
   res?: TurnResponse;
   handBack?: boolean;
+  /** The turn's last write cleared the run's lease already: no separate release. */
+  released?: boolean;
 }
+
+/** Written with a run's move out of a turn: no instance holds it any more. */
+const NO_LEASE = { lease_owner: null, lease_until: null };
 
 export class RunExecutor {
   readonly events = new RunEvents();
@@ -123,7 +128,7 @@ export class RunExecutor {
         await this.turn(runId, held);
       } finally {
         clearInterval(renew);
-        await repo.release(runId, this.owner);
+        if (!held.released) await repo.release(runId, this.owner);
       }
     } catch (error) {
       services.logger.error({ err: error, runId }, 'assistant run turn failed');
@@ -138,7 +143,7 @@ export class RunExecutor {
     const row = await this.repo.byId(runId);
     if (!row) return;
     let run = row.body;
-    if (run.status === 'cancelling') return void (await this.end(row, 'cancelled', {}, ['cancelling']));
+    if (run.status === 'cancelling') return void (held.released = Boolean(await this.end(row, 'cancelled', {}, ['cancelling'])));
     // A run that waited in the queue past expires_at (no instance free to take it) expires instead of starting.
     if (run.status === 'queued' && (await this.expireIfDue(row)).status === 'expired') return;
     if (run.status === 'queued') {
@@ -164,18 +169,21 @@ export class RunExecutor {
     const withUsage = { ...row, body: run };
     switch (outcome.kind) {
       case 'completed':
-        return void (await this.end(withUsage, 'completed', {}));
+        return void (held.released = Boolean(await this.end(withUsage, 'completed', {})));
       case 'incomplete':
-        return void (await this.end(withUsage, 'incomplete', { incomplete_details: { reason: outcome.reason } }));
+        return void (held.released = Boolean(await this.end(withUsage, 'incomplete', { incomplete_details: { reason: outcome.reason } })));
       case 'failed':
-        return void (await this.end(withUsage, 'failed', { last_error: { code: outcome.code, message: outcome.message } }));
+        return void (held.released = Boolean(await this.end(withUsage, 'failed', { last_error: { code: outcome.code, message: outcome.message } })));
       case 'aborted':
         if (held.handBack) {
           // Shutdown: another instance (or this one after restart) executes the turn again.
-          if (await this.repo.transition(run.id, ['in_progress'], { ...run, status: 'queued' })) await this.schedule(run.id);
+          if (await this.repo.transition(run.id, ['in_progress'], { ...run, status: 'queued' }, NO_LEASE)) {
+            held.released = true;
+            await this.schedule(run.id);
+          }
           return;
         }
-        return void (await this.end(withUsage, 'cancelled', {}, ['cancelling', 'in_progress']));
+        return void (held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling', 'in_progress'])));
       case 'requires_action': {
         const waiting: RunObject = {
           ...run,
@@ -184,9 +192,12 @@ export class RunExecutor {
           expires_at: this.nowSeconds() + RUN_EXPIRY_SECONDS,
         };
         const state: RunState = { ...row.state!, transcript: [...row.state!.transcript, outcome.transcriptAdd], toolStepId: outcome.stepId };
-        if (await this.repo.transition(run.id, ['in_progress'], waiting, { state })) this.emit(waiting, 'thread.run.requires_action');
+        if (await this.repo.transition(run.id, ['in_progress'], waiting, { state, ...NO_LEASE })) {
+          held.released = true;
+          this.emit(waiting, 'thread.run.requires_action');
+        }
         // A cancel arrived during the turn: the run is `cancelling`, and ends cancelled now.
-        else await this.end(withUsage, 'cancelled', {}, ['cancelling']);
+        else held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling']));
         return;
       }
     }
@@ -194,7 +205,7 @@ export class RunExecutor {
 
   /**
    * Moves a run to a final status (from `from`, default in_progress), with its timestamp, and
-   * erases its sealed provider headers. A run that was being cancelled meanwhile ends cancelled.
+   * erases its sealed provider headers and its lease. A run that was being cancelled meanwhile ends cancelled.
    */
   async end(row: RunRow, status: Terminal, patch: Partial<RunObject>, from: readonly string[] = ['in_progress']): Promise<RunObject | undefined> {
     const at = this.nowSeconds();
@@ -207,7 +218,7 @@ export class RunExecutor {
     }[status];
     const body: RunObject = { ...row.body, ...patch, ...stamp, status, required_action: null, expires_at: null };
     const state = row.state ? { ...row.state, sealedHeaders: null } : null;
-    if (!(await this.repo.transition(row.id, from, body, { state }))) {
+    if (!(await this.repo.transition(row.id, from, body, { state, ...NO_LEASE }))) {
       if (status !== 'cancelled' && !from.includes('cancelling')) {
         const fresh = await this.repo.byId(row.id);
         if (fresh?.status === 'cancelling') return this.end({ ...fresh, body: { ...fresh.body, usage: row.body.usage } }, 'cancelled', {}, ['cancelling']);

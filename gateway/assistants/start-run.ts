@@ -14,7 +14,7 @@ import { assertAssistantSelection, withAssistantSelection } from './assistant-se
 import { assertRunnableTools } from './run-rules.js';
 import { sealHeaders, selectionHeaders, storedPrincipal } from './run-state.js';
 import { writeMessage, type Owner } from './thread-writer.js';
-import type { CreateMessageRequest, RunObject, RunOptions } from './wire.js';
+import type { AssistantObject, CreateMessageRequest, RunObject, RunOptions } from './wire.js';
 
 export interface RunRequest extends RunOptions {
   additional_instructions?: string | null;
@@ -28,10 +28,12 @@ export async function startRun(
   input: RunRequest,
   /** A streamed run is executed here at once, so it starts held by this instance; others go to the job queue unheld. */
   executedHere: boolean,
+  /** The assistant, when the caller has read it already (one store read less per run). */
+  known?: AssistantObject,
 ): Promise<RunObject> {
   const { store } = services;
   const { owner } = caller;
-  const assistant = (await store.assistants.get({ workspaceId: owner.workspaceId }, input.assistant_id!))?.body;
+  const assistant = known ?? (await store.assistants.get({ workspaceId: owner.workspaceId }, input.assistant_id!))?.body;
   if (!assistant) throw new NotFoundError('Assistant', input.assistant_id);
   const tools = input.tools ?? assistant.tools;
   assertRunnableTools(tools, 'tools');
