@@ -150,7 +150,14 @@ async function main(): Promise<void> {
     }
     let gwRunTurns = 0;
     if (runCalls > 0) {
-      const measured = await measureRuns(`http://127.0.0.1:${gwPort}`, adminKey, upstreamPort, { calls: runCalls, warmup: Math.min(100, runCalls), concurrency: 8, seconds, pollMs: 2 });
+      const measured = await measureRuns(`http://127.0.0.1:${gwPort}`, adminKey, upstreamPort, {
+        calls: runCalls,
+        warmup: Math.min(100, runCalls),
+        concurrency: 8,
+        seconds,
+        pollMs: 2,
+        gwCpuMicros: async () => (await cpuMicros(gw.child)).cpuMicros,
+      });
       reportRuns(measured);
       gwRunTurns = measured.logged;
     }

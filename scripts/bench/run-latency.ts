@@ -11,6 +11,8 @@ export interface LatencyResult {
   calls: number;
   p50Ms: number;
   p99Ms: number;
+  /** gw's CPU time per call, all threads: what the machine's other load does not inflate much. */
+  cpuMicros: number;
 }
 
 export interface RunBenchResult {
@@ -32,6 +34,8 @@ export interface RunBenchOptions {
   seconds: number;
   /** How often a polling client asks for a background run's status. */
   pollMs: number;
+  /** gw's CPU time so far, in microseconds. */
+  gwCpuMicros(): Promise<number>;
 }
 
 const MESSAGE = { role: 'user', content: 'Say hello.' };
@@ -72,16 +76,18 @@ function turns(gwUrl: string, headers: Record<string, string>, assistantId: stri
   };
 }
 
-async function timeSequential(call: () => Promise<void>, warmup: number, calls: number): Promise<LatencyResult> {
+async function timeSequential(call: () => Promise<void>, warmup: number, calls: number, gwCpuMicros: () => Promise<number>): Promise<LatencyResult> {
   for (let i = 0; i < warmup; i++) await call();
   const times: number[] = [];
+  const cpuBefore = await gwCpuMicros();
   for (let i = 0; i < calls; i++) {
     const started = performance.now();
     await call();
     times.push(performance.now() - started);
   }
+  const cpuMicros = ((await gwCpuMicros()) - cpuBefore) / calls;
   times.sort((a, b) => a - b);
-  return { calls, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
+  return { calls, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), cpuMicros };
 }
 
 async function perSecond(call: () => Promise<void>, concurrency: number, seconds: number): Promise<number> {
@@ -113,21 +119,24 @@ export async function measureRuns(gwUrl: string, adminKey: string, upstreamPort:
   if (created.statusCode !== 200 || !assistant.id) throw new Error(`bench: assistant not created: ${JSON.stringify(assistant)}`);
   const counted = { logged: 0 };
   const turn = turns(gwUrl, headers, assistant.id, options.pollMs, counted);
-  const chat = await timeSequential(turn.chat, options.warmup, options.calls);
-  const streamedRun = await timeSequential(turn.streamedRun, options.warmup, options.calls);
-  const polledRun = await timeSequential(turn.polledRun, Math.min(options.warmup, 20), Math.max(1, Math.floor(options.calls / 5)));
+  const chat = await timeSequential(turn.chat, options.warmup, options.calls, options.gwCpuMicros);
+  const streamedRun = await timeSequential(turn.streamedRun, options.warmup, options.calls, options.gwCpuMicros);
+  // Polling is slower by its interval; fewer calls keep the row short.
+  const polledRun = await timeSequential(turn.polledRun, Math.min(options.warmup, 20), Math.max(1, Math.floor(options.calls / 5)), options.gwCpuMicros);
   const streamedRunsPerSecond = await perSecond(turn.streamedRun, options.concurrency, options.seconds);
   const polledRunsPerSecond = await perSecond(turn.polledRun, options.concurrency, options.seconds);
   return { chat, streamedRun, polledRun, streamedRunsPerSecond, polledRunsPerSecond, concurrency: options.concurrency, logged: counted.logged };
 }
 
 export function reportRuns(result: RunBenchResult): void {
-  const row = (name: string, r: LatencyResult) => console.log(`  ${name.padEnd(44)} p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  (${r.calls} calls)`);
+  const row = (name: string, r: LatencyResult) =>
+    console.log(`  ${name.padEnd(44)} p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  gw CPU ${(r.cpuMicros / 1000).toFixed(3)} ms/call  (${r.calls} calls)`);
   console.log('\nAssistant run of one model turn vs the same turn as a streamed chat call, sequential');
   row('chat call (stream: true)', result.chat);
   row('run, create-and-run streamed to completed', result.streamedRun);
   row(`run, created in the background, polled`, result.polledRun);
   console.log(`  run added latency (streamed):                p50 ${(result.streamedRun.p50Ms - result.chat.p50Ms).toFixed(3)} ms  (target < 5 ms)`);
   console.log(`  run added latency (background + polling):    p50 ${(result.polledRun.p50Ms - result.chat.p50Ms).toFixed(3)} ms  (polling included)`);
+  console.log(`  run added gw CPU (streamed):                 ${((result.streamedRun.cpuMicros - result.chat.cpuMicros) / 1000).toFixed(3)} ms per run`);
   console.log(`  runs completed per second (${result.concurrency} clients):     streamed ${result.streamedRunsPerSecond.toFixed(0)}  background ${result.polledRunsPerSecond.toFixed(0)}`);
 }
