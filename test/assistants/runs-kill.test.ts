@@ -22,8 +22,9 @@ import { startFakeOpenAi } from '../helpers/fake-openai.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-runkill-0123456789';
 const ROOT = path.resolve(import.meta.dirname, '../..');
-/** Every wait is bounded: a run settles within a few leases, a process starts within a minute. */
+/** Every wait is bounded: a run settles within a few leases; a process (tsx compiling gw) starts within three minutes on a crowded machine. */
 const WAIT_MS = 60_000;
+const START_MS = 180_000;
 
 interface Variant {
   name: string;
@@ -83,8 +84,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
+async function until<T>(what: string, probe: () => Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
@@ -137,7 +138,7 @@ for (const variant of variants()) {
       await until('gw to start', async () => {
         assert.equal(child.exitCode, null, `gw exited: ${output}`);
         return (await fetch(`${url}/health`).then((res) => res.ok, () => false)) || undefined;
-      });
+      }, START_MS);
       return { child, url };
     }
 
