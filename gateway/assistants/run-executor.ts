@@ -42,6 +42,8 @@ function addUsage(total: RunObject['usage'], turn: { prompt_tokens: number; comp
 
 interface Held {
   res?: TurnResponse;
+  /** A cancel or shutdown asked the turn to stop: a turn that has not reached its model call yet stops as it does. */
+  stop?: boolean;
   handBack?: boolean;
   /** The turn's last write cleared the run's lease already: no separate release. */
   released?: boolean;
@@ -159,6 +161,7 @@ export class RunExecutor {
       state: row.state!,
       onResponse: (res) => {
         held.res = res;
+        if (held.stop) res.stop();
       },
     }).execute();
     await this.settle(current, outcome, held);
@@ -268,7 +271,10 @@ export class RunExecutor {
   }
 
   private abortHeld(runId: string): void {
-    this.held.get(runId)?.res?.stop();
+    const held = this.held.get(runId);
+    if (!held) return;
+    held.stop = true;
+    held.res?.stop();
   }
 
   /** Submitted tool outputs continue the run: they join its exchange, the step completes, the run is queued again. */
@@ -343,6 +349,7 @@ export class RunExecutor {
     await Promise.race([Promise.all([...this.running]), timeout]);
     for (const held of this.held.values()) {
       held.handBack = true;
+      held.stop = true;
       held.res?.stop();
     }
     await Promise.all([...this.running]);
