@@ -1,7 +1,8 @@
 /*
  * `make bench`: gw's chat path against the bare upstream and a bare Node proxy, in one run,
  * each server and the load generator in its own process, all on 127.0.0.1; then MCP tools/call
- * through gw against the same call made directly (scripts/bench/mcp-latency.ts).
+ * through gw against the same call made directly (scripts/bench/mcp-latency.ts); then an assistant
+ * run of one model turn against the same turn as a chat call (scripts/bench/run-latency.ts).
  *
  *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
  *   BENCH_ROUNDS (1): repeat the whole sequence and keep each target's best round, which
@@ -22,6 +23,7 @@ import type { LoadResult } from './bench/load-generator.js';
 import { BENCH_PROMPT, CHAT_BODY, PLAIN_HEADERS, PROMPT_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 import { measureMcp, reportMcp } from './bench/mcp-latency.js';
+import { measureRuns, reportRuns } from './bench/run-latency.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -30,6 +32,8 @@ const connectionCounts = (process.env.BENCH_CONNECTIONS ?? '32,4').split(',').ma
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 // BENCH_MCP_CALLS (default 1000, 0 skips): sequential tools/call per path for the MCP row.
 const mcpCalls = Number(process.env.BENCH_MCP_CALLS ?? 1000);
+// BENCH_RUN_CALLS (default 500, 0 skips): sequential turns per way for the assistant-run row.
+const runCalls = Number(process.env.BENCH_RUN_CALLS ?? 500);
 const profile = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
 const profileKind = process.env.BENCH_PROFILE === 'alloc' ? 'heapprofile' : 'cpuprofile';
 const profileDir = path.resolve('data/bench-profile');
@@ -144,8 +148,21 @@ async function main(): Promise<void> {
       reportMcp(measured);
       gwMcpCalls = Math.min(100, mcpCalls) + mcpCalls;
     }
+    let gwRunTurns = 0;
+    if (runCalls > 0) {
+      const measured = await measureRuns(`http://127.0.0.1:${gwPort}`, adminKey, upstreamPort, {
+        calls: runCalls,
+        warmup: Math.min(100, runCalls),
+        concurrency: 8,
+        seconds,
+        pollMs: 2,
+        gwCpuMicros: async () => (await cpuMicros(gw.child)).cpuMicros,
+      });
+      reportRuns(measured);
+      gwRunTurns = measured.logged;
+    }
     await stopAll(children);
-    reportLogged(dataDir, gwRequests + gwMcpCalls);
+    reportLogged(dataDir, gwRequests + gwMcpCalls + gwRunTurns);
     for (const file of profiles) {
       const summary = profileKind === 'heapprofile' ? summariseAllocations(file, 30) : summarise(file, 20);
       console.log(`\ngw profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summary}`);

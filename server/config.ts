@@ -82,6 +82,8 @@ export interface Config {
   filesMaxBytes: number;
   /** Lines of one batch sent at once by one worker (docs/files-and-batches.md). */
   batchConcurrency: number;
+  /** Assistant runs (docs/assistants.md): how long an instance holds a run in a turn before another may decide it died. */
+  runLeaseMs: number;
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -321,6 +323,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
     }),
     batchConcurrency: integer(env, 'GW_BATCH_CONCURRENCY', 8, 1, 256),
+    runLeaseMs: integer(env, 'GW_RUN_LEASE_SECONDS', 30, 1, 3600) * 1000,
     filesMaxBytes: integer(env, 'GW_FILES_MAX_BYTES', 512 * 1024 * 1024, 1, 2 ** 40),
     jobs: Object.freeze({
       engine: jobEngine(env),

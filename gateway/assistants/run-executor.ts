@@ -22,7 +22,6 @@ import type { RunObject, RunStepObject, RunUsage } from './wire.js';
 
 /** A run waiting (queued, or for tool outputs) longer than this expires. */
 export const RUN_EXPIRY_SECONDS = 600;
-const LEASE_MS = 30_000;
 const SWEEP_MS = 5_000;
 const CANCEL_TOPIC = 'assistant-run-cancel';
 /** The worker room's job that executes a run's next turn on whichever instance takes it. */
@@ -43,8 +42,15 @@ function addUsage(total: RunObject['usage'], turn: { prompt_tokens: number; comp
 
 interface Held {
   res?: TurnResponse;
+  /** A cancel or shutdown asked the turn to stop: a turn that has not reached its model call yet stops as it does. */
+  stop?: boolean;
   handBack?: boolean;
+  /** The turn's last write cleared the run's lease already: no separate release. */
+  released?: boolean;
 }
+
+/** Written with a run's move out of a turn: no instance holds it any more. */
+const NO_LEASE = { lease_owner: null, lease_until: null };
 
 export class RunExecutor {
   readonly events = new RunEvents();
@@ -55,7 +61,12 @@ export class RunExecutor {
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
 
-  constructor(private readonly services: Services) {}
+  /** How long a turn's lease lasts unrenewed (GW_RUN_LEASE_SECONDS): the longest a dead instance's run stays in_progress. */
+  private readonly leaseMs: number;
+
+  constructor(private readonly services: Services) {
+    this.leaseMs = services.config.runLeaseMs;
+  }
 
   start(): void {
     this.services.jobs.register<{ run_id: string }>(
@@ -68,14 +79,16 @@ export class RunExecutor {
       { concurrency: 8 },
     );
     this.services.bus.subscribe(CANCEL_TOPIC, (runId) => this.abortHeld(runId));
-    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.services.logger.error({ err: error }, 'assistant run sweep failed')), SWEEP_MS);
+    // A lapsed lease is found within one sweep: short leases are swept more often.
+    const sweepMs = Math.min(SWEEP_MS, this.leaseMs);
+    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.services.logger.error({ err: error }, 'assistant run sweep failed')), sweepMs);
     this.sweeper.unref();
     void this.sweep().catch(() => undefined);
   }
 
   /** The lease a run created here starts with: no other instance's sweep takes it before this one executes it. */
   initialLease(): { lease_owner: string; lease_until: number } {
-    return { lease_owner: this.owner, lease_until: this.services.now() + LEASE_MS };
+    return { lease_owner: this.owner, lease_until: this.services.now() + this.leaseMs };
   }
 
   /** Queues the run's next turn as a job: any instance executes it (one at a time per run). */
@@ -109,14 +122,15 @@ export class RunExecutor {
     const { repo, services } = this;
     try {
       const now = services.now();
-      if (!(await repo.claim(runId, this.owner, now, now + LEASE_MS))) return;
-      const renew = setInterval(() => void repo.claim(runId, this.owner, services.now(), services.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 3);
+      const { leaseMs } = this;
+      if (!(await repo.claim(runId, this.owner, now, now + leaseMs))) return;
+      const renew = setInterval(() => void repo.claim(runId, this.owner, services.now(), services.now() + leaseMs).catch(() => undefined), leaseMs / 3);
       renew.unref();
       try {
         await this.turn(runId, held);
       } finally {
         clearInterval(renew);
-        await repo.release(runId, this.owner);
+        if (!held.released) await repo.release(runId, this.owner);
       }
     } catch (error) {
       services.logger.error({ err: error, runId }, 'assistant run turn failed');
@@ -131,7 +145,9 @@ export class RunExecutor {
     const row = await this.repo.byId(runId);
     if (!row) return;
     let run = row.body;
-    if (run.status === 'cancelling') return void (await this.end(row, 'cancelled', {}, ['cancelling']));
+    if (run.status === 'cancelling') return void (held.released = Boolean(await this.end(row, 'cancelled', {}, ['cancelling'])));
+    // A run that waited in the queue past expires_at (no instance free to take it) expires instead of starting.
+    if (run.status === 'queued' && (await this.expireIfDue(row)).status === 'expired') return;
     if (run.status === 'queued') {
       const started: RunObject = { ...run, status: 'in_progress', started_at: run.started_at ?? this.nowSeconds() };
       if (!(await this.repo.transition(run.id, ['queued'], started))) return;
@@ -145,6 +161,7 @@ export class RunExecutor {
       state: row.state!,
       onResponse: (res) => {
         held.res = res;
+        if (held.stop) res.stop();
       },
     }).execute();
     await this.settle(current, outcome, held);
@@ -155,18 +172,21 @@ export class RunExecutor {
     const withUsage = { ...row, body: run };
     switch (outcome.kind) {
       case 'completed':
-        return void (await this.end(withUsage, 'completed', {}));
+        return void (held.released = Boolean(await this.end(withUsage, 'completed', {})));
       case 'incomplete':
-        return void (await this.end(withUsage, 'incomplete', { incomplete_details: { reason: outcome.reason } }));
+        return void (held.released = Boolean(await this.end(withUsage, 'incomplete', { incomplete_details: { reason: outcome.reason } })));
       case 'failed':
-        return void (await this.end(withUsage, 'failed', { last_error: { code: outcome.code, message: outcome.message } }));
+        return void (held.released = Boolean(await this.end(withUsage, 'failed', { last_error: { code: outcome.code, message: outcome.message } })));
       case 'aborted':
         if (held.handBack) {
           // Shutdown: another instance (or this one after restart) executes the turn again.
-          if (await this.repo.transition(run.id, ['in_progress'], { ...run, status: 'queued' })) await this.schedule(run.id);
+          if (await this.repo.transition(run.id, ['in_progress'], { ...run, status: 'queued' }, NO_LEASE)) {
+            held.released = true;
+            await this.schedule(run.id);
+          }
           return;
         }
-        return void (await this.end(withUsage, 'cancelled', {}, ['cancelling', 'in_progress']));
+        return void (held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling', 'in_progress'])));
       case 'requires_action': {
         const waiting: RunObject = {
           ...run,
@@ -175,9 +195,12 @@ export class RunExecutor {
           expires_at: this.nowSeconds() + RUN_EXPIRY_SECONDS,
         };
         const state: RunState = { ...row.state!, transcript: [...row.state!.transcript, outcome.transcriptAdd], toolStepId: outcome.stepId };
-        if (await this.repo.transition(run.id, ['in_progress'], waiting, { state })) this.emit(waiting, 'thread.run.requires_action');
+        if (await this.repo.transition(run.id, ['in_progress'], waiting, { state, ...NO_LEASE })) {
+          held.released = true;
+          this.emit(waiting, 'thread.run.requires_action');
+        }
         // A cancel arrived during the turn: the run is `cancelling`, and ends cancelled now.
-        else await this.end(withUsage, 'cancelled', {}, ['cancelling']);
+        else held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling']));
         return;
       }
     }
@@ -185,7 +208,7 @@ export class RunExecutor {
 
   /**
    * Moves a run to a final status (from `from`, default in_progress), with its timestamp, and
-   * erases its sealed provider headers. A run that was being cancelled meanwhile ends cancelled.
+   * erases its sealed provider headers and its lease. A run that was being cancelled meanwhile ends cancelled.
    */
   async end(row: RunRow, status: Terminal, patch: Partial<RunObject>, from: readonly string[] = ['in_progress']): Promise<RunObject | undefined> {
     const at = this.nowSeconds();
@@ -198,7 +221,7 @@ export class RunExecutor {
     }[status];
     const body: RunObject = { ...row.body, ...patch, ...stamp, status, required_action: null, expires_at: null };
     const state = row.state ? { ...row.state, sealedHeaders: null } : null;
-    if (!(await this.repo.transition(row.id, from, body, { state }))) {
+    if (!(await this.repo.transition(row.id, from, body, { state, ...NO_LEASE }))) {
       if (status !== 'cancelled' && !from.includes('cancelling')) {
         const fresh = await this.repo.byId(row.id);
         if (fresh?.status === 'cancelling') return this.end({ ...fresh, body: { ...fresh.body, usage: row.body.usage } }, 'cancelled', {}, ['cancelling']);
@@ -248,7 +271,10 @@ export class RunExecutor {
   }
 
   private abortHeld(runId: string): void {
-    this.held.get(runId)?.res?.stop();
+    const held = this.held.get(runId);
+    if (!held) return;
+    held.stop = true;
+    held.res?.stop();
   }
 
   /** Submitted tool outputs continue the run: they join its exchange, the step completes, the run is queued again. */
@@ -323,6 +349,7 @@ export class RunExecutor {
     await Promise.race([Promise.all([...this.running]), timeout]);
     for (const held of this.held.values()) {
       held.handBack = true;
+      held.stop = true;
       held.res?.stop();
     }
     await Promise.all([...this.running]);

@@ -2,7 +2,10 @@
  * One model turn of a run, through the chat pipeline (runChat: provider resolution, configs,
  * limits, guardrails, cache, logs — nothing copied). The turn is always a streamed chat call,
  * read back by a TurnResponse: text becomes the run's assistant message (created at the first
- * token, `thread.message.delta` per token), function tool calls become a tool_calls step.
+ * token, `thread.message.delta` per token), function tool calls become a tool_calls step (created
+ * at the first tool-call chunk, `thread.run.step.delta` as the arguments stream in). With
+ * parallel_tool_calls false, a turn keeps the model's first tool call only, on every provider
+ * (Gemini and Bedrock have no switch for it upstream).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Call } from '../../server/call.js';
@@ -11,7 +14,7 @@ import type { Services } from '../../server/services.js';
 import type { Owner } from './thread-writer.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import { StreamAssembler } from '../cache/stream-assembler.js';
-import type { ChatCompletion, Usage } from '../providers/types.js';
+import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/types.js';
 import { runChat } from '../chat/run-chat.js';
 import { newObjectId, unixSeconds } from './object-ids.js';
 import type { RunEvents } from './run-events.js';
@@ -37,6 +40,8 @@ export interface TurnInput {
 
 const ZERO: RunUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
+type ToolCallChunk = NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number];
+
 /** The run's metadata in the turn's request log (x-gw-metadata), so logs link to the run and thread. */
 function withRunMetadata(headers: Record<string, string>, run: RunObject): Record<string, string> {
   let given: Record<string, string> = {};
@@ -47,6 +52,10 @@ function withRunMetadata(headers: Record<string, string>, run: RunObject): Recor
     return headers;
   }
   return { ...headers, 'x-gw-metadata': JSON.stringify({ ...given, assistant_id: run.assistant_id, thread_id: run.thread_id, run_id: run.id }) };
+}
+
+function usageOf(usage: Usage | undefined): RunUsage | undefined {
+  return usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : undefined;
 }
 
 function failureOf(error: { status?: number; code?: string; message?: string }): { code: 'server_error' | 'rate_limit_exceeded' | 'invalid_prompt'; message: string } {
@@ -61,6 +70,10 @@ export class RunTurn {
   private message: MessageObject | undefined;
   private step: RunStepObject | undefined;
   private text = '';
+  /** The tool_calls step, opened at the turn's first tool-call chunk. */
+  private toolStep: RunStepObject | undefined;
+  /** The turn's tool calls by the model's index, assembled as they stream. */
+  private readonly toolCalls = new Map<number, RunToolCall>();
 
   constructor(
     private readonly services: Services,
@@ -89,8 +102,9 @@ export class RunTurn {
     const assembler = new StreamAssembler();
     const res = new TurnResponse(async (chunk) => {
       assembler.push(chunk);
-      const content = chunk.choices[0]?.delta.content;
-      if (typeof content === 'string' && content.length > 0) await this.appendText(content);
+      const delta = chunk.choices[0]?.delta;
+      if (typeof delta?.content === 'string' && delta.content.length > 0) await this.appendText(delta.content);
+      if (delta?.tool_calls?.length) await this.streamToolCalls(delta.tool_calls);
     });
     this.input.onResponse(res);
     const call: Call = {
@@ -111,18 +125,22 @@ export class RunTurn {
       const usage = assembler.completion()?.usage;
       if (res.stopped) {
         await this.closeMessage('incomplete', usage, 'run_cancelled');
+        await this.closeToolStep('cancelled');
         return { kind: 'aborted', usage };
       }
       await this.closeMessage('incomplete');
+      await this.closeToolStep('failed');
       return { kind: 'failed', ...failureOf(error instanceof ApiError ? error : {}), usage };
     }
     const completion = assembler.completion();
     if (res.stopped && !completion) {
       await this.closeMessage('incomplete', undefined, 'run_cancelled');
+      await this.closeToolStep('cancelled');
       return { kind: 'aborted', usage: undefined };
     }
     if (res.streamError || !completion) {
       await this.closeMessage('incomplete');
+      await this.closeToolStep('failed');
       return { kind: 'failed', ...failureOf({ message: res.streamError?.message ?? 'The model stream ended early' }), usage: completion?.usage };
     }
     return this.finish(completion);
@@ -131,20 +149,27 @@ export class RunTurn {
   private async finish(completion: ChatCompletion): Promise<TurnOutcome> {
     const usage = completion.usage;
     const choice = completion.choices[0];
-    const toolCalls = (choice?.message.tool_calls ?? []).filter((call) => call.type === 'function') as RunToolCall[];
     if (choice?.finish_reason === 'length' && typeof this.run.max_completion_tokens === 'number') {
       await this.closeMessage('incomplete', usage, 'max_tokens');
+      await this.closeToolStep('failed', usage);
       return { kind: 'incomplete', reason: 'max_completion_tokens', usage };
     }
     const promptBudget = this.run.max_prompt_tokens;
     if (typeof promptBudget === 'number' && usage && (this.run.usage?.prompt_tokens ?? 0) + usage.prompt_tokens > promptBudget) {
       await this.closeMessage('incomplete', usage, 'max_tokens');
+      await this.closeToolStep('failed', usage);
       return { kind: 'incomplete', reason: 'max_prompt_tokens', usage };
     }
-    await this.closeMessage('completed', toolCalls.length ? undefined : usage);
-    if (toolCalls.length === 0) return { kind: 'completed', usage };
-    const calls = toolCalls.map((call) => ({ id: call.id || newObjectId('call'), type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }));
-    const step = await this.newStep({ type: 'tool_calls', tool_calls: calls.map((call) => ({ ...call, function: { ...call.function, output: null } })) }, usage);
+    const calls = [...this.toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    await this.closeMessage('completed', calls.length ? undefined : usage);
+    if (calls.length === 0 || !this.toolStep) return { kind: 'completed', usage };
+    // The step keeps waiting (in_progress) for the outputs; it now holds the whole calls and the turn's usage.
+    const step: RunStepObject = {
+      ...this.toolStep,
+      step_details: { type: 'tool_calls', tool_calls: calls.map((call) => ({ ...call, function: { ...call.function, output: null } })) },
+      usage: usageOf(usage) ?? null,
+    };
+    await this.services.store.assistantRunSteps.replaceBody(step.id, step);
     return {
       kind: 'requires_action',
       toolCalls: calls,
@@ -152,6 +177,44 @@ export class RunTurn {
       stepId: step.id,
       usage,
     };
+  }
+
+  /** Tool-call chunks: the tool_calls step opens at the first, each sends a `thread.run.step.delta` in OpenAI's shape. */
+  private async streamToolCalls(chunks: readonly ToolCallChunk[]): Promise<void> {
+    const firstIndex = this.toolCalls.keys().next().value ?? chunks[0]!.index;
+    const kept = this.run.parallel_tool_calls === false ? chunks.filter((chunk) => chunk.index === firstIndex) : chunks;
+    if (kept.length === 0) return;
+    this.toolStep ??= await this.newStep({ type: 'tool_calls', tool_calls: [] });
+    const deltas = kept.map((chunk) => {
+      const known = this.toolCalls.get(chunk.index);
+      const name = chunk.function?.name ?? '';
+      const args = chunk.function?.arguments ?? '';
+      if (!known) {
+        const call: RunToolCall = { id: chunk.id || newObjectId('call'), type: 'function', function: { name, arguments: args } };
+        this.toolCalls.set(chunk.index, call);
+        return { index: chunk.index, id: call.id, type: 'function', function: { name, arguments: args, output: null } };
+      }
+      known.function.name += name;
+      known.function.arguments += args;
+      return { index: chunk.index, type: 'function', function: { ...(name ? { name } : {}), arguments: args } };
+    });
+    this.emit('thread.run.step.delta', { id: this.toolStep.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: deltas } } });
+  }
+
+  /** A tool_calls step opened by a turn that then did not end in requires_action. */
+  private async closeToolStep(status: 'failed' | 'cancelled', usage?: Usage): Promise<void> {
+    if (!this.toolStep) return;
+    const at = this.now();
+    const step: RunStepObject = {
+      ...this.toolStep,
+      status,
+      failed_at: status === 'failed' ? at : null,
+      cancelled_at: status === 'cancelled' ? at : null,
+      usage: usageOf(usage) ?? this.toolStep.usage,
+    };
+    this.toolStep = step;
+    await this.services.store.assistantRunSteps.replaceBody(step.id, step);
+    this.emit(`thread.run.step.${status}`, step);
   }
 
   private async newStep(details: RunStepObject['step_details'], usage?: Usage): Promise<RunStepObject> {
@@ -172,7 +235,7 @@ export class RunTurn {
       failed_at: null,
       completed_at: null,
       metadata: null,
-      usage: usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : null,
+      usage: usageOf(usage) ?? null,
     };
     await this.services.store.assistantRunSteps.insert({
       id: step.id,
@@ -248,7 +311,7 @@ export class RunTurn {
       status: status === 'completed' ? 'completed' : 'failed',
       completed_at: status === 'completed' ? at : null,
       failed_at: status === 'completed' ? null : at,
-      usage: usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : this.step.usage,
+      usage: usageOf(usage) ?? this.step.usage,
     };
     this.message = message;
     this.step = step;

@@ -10,10 +10,11 @@ import type { Services } from '../../server/services.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import { newObjectId, unixSeconds } from './object-ids.js';
 import { RUN_EXPIRY_SECONDS } from './run-executor.js';
+import { assertAssistantSelection, withAssistantSelection } from './assistant-selection.js';
 import { assertRunnableTools } from './run-rules.js';
 import { sealHeaders, selectionHeaders, storedPrincipal } from './run-state.js';
 import { writeMessage, type Owner } from './thread-writer.js';
-import type { CreateMessageRequest, RunObject, RunOptions } from './wire.js';
+import type { AssistantObject, CreateMessageRequest, RunObject, RunOptions } from './wire.js';
 
 export interface RunRequest extends RunOptions {
   additional_instructions?: string | null;
@@ -27,13 +28,19 @@ export async function startRun(
   input: RunRequest,
   /** A streamed run is executed here at once, so it starts held by this instance; others go to the job queue unheld. */
   executedHere: boolean,
+  /** The assistant, when the caller has read it already (one store read less per run). */
+  known?: AssistantObject,
 ): Promise<RunObject> {
   const { store } = services;
   const { owner } = caller;
-  const assistant = (await store.assistants.get({ workspaceId: owner.workspaceId }, input.assistant_id!))?.body;
+  const assistant = known ?? (await store.assistants.get({ workspaceId: owner.workspaceId }, input.assistant_id!))?.body;
   if (!assistant) throw new NotFoundError('Assistant', input.assistant_id);
   const tools = input.tools ?? assistant.tools;
   assertRunnableTools(tools, 'tools');
+  const model = input.model ?? assistant.model;
+  const ownHeaders = selectionHeaders(caller.headers, model);
+  const headers = withAssistantSelection(ownHeaders, assistant.metadata);
+  if (headers !== ownHeaders) await assertAssistantSelection(services.savedResources, owner, assistant.metadata, () => 'assistant_id');
   const active = await store.assistantRuns.activeOnThread(threadId);
   if (active) throw new ValidationError(`Thread ${threadId} already has an active run ${active.id}`, 'thread_id', 'thread_has_active_run');
   const now = services.now();
@@ -42,7 +49,6 @@ export async function startRun(
   }
   const base = input.instructions ?? assistant.instructions ?? '';
   const created = unixSeconds(now);
-  const model = input.model ?? assistant.model;
   const run: RunObject = {
     id: newObjectId('run'),
     object: 'thread.run',
@@ -74,7 +80,7 @@ export async function startRun(
   };
   const state = {
     principal: storedPrincipal(caller.principal),
-    sealedHeaders: sealHeaders(services.secrets, selectionHeaders(caller.headers, model)),
+    sealedHeaders: sealHeaders(services.secrets, headers),
     transcript: [],
     toolStepId: null,
   };

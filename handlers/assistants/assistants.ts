@@ -1,3 +1,4 @@
+import { assertAssistantSelection } from '../../gateway/assistants/assistant-selection.js';
 import { newObjectId, unixSeconds } from '../../gateway/assistants/object-ids.js';
 import type { AssistantObject } from '../../gateway/assistants/wire.js';
 import { NotFoundError } from '../../server/errors.js';
@@ -15,6 +16,7 @@ async function visibleAssistant(call: Call, id: string): Promise<AssistantObject
 export const createAssistant: Handler = async (c, call) => {
   const input = body<'createAssistant'>(c);
   const owner = ownerOf(call);
+  await assertAssistantSelection(call.services.savedResources, owner, input.metadata);
   const now = call.services.now();
   const assistant: AssistantObject = {
     id: newObjectId('asst'),
@@ -52,6 +54,7 @@ export const getAssistant: Handler = async (c, call) => ({ body: await visibleAs
 export const modifyAssistant: Handler = async (c, call) => {
   const current = await visibleAssistant(call, pathParam(c, 'assistant_id'));
   const input = body<'modifyAssistant'>(c);
+  if (input.metadata !== undefined) await assertAssistantSelection(call.services.savedResources, ownerOf(call), input.metadata);
   const updated = { ...current, ...input } as AssistantObject;
   await call.services.store.assistants.replaceBody(current.id, updated);
   return { body: updated };

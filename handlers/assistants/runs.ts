@@ -43,11 +43,12 @@ export const createThreadAndRun: Handler = async (c, call) => {
   const input = body<'createThreadAndRun'>(c) as RunRequest & { thread?: Parameters<typeof writeThread>[2]; tool_resources?: ThreadObject['tool_resources'] };
   const { store } = call.services;
   // The assistant is checked before the thread is written: a refused run leaves nothing behind.
-  if (!(await store.assistants.get({ workspaceId: ownerOf(call).workspaceId }, input.assistant_id!))) throw new NotFoundError('Assistant', input.assistant_id);
+  const assistant = (await store.assistants.get({ workspaceId: ownerOf(call).workspaceId }, input.assistant_id!))?.body;
+  if (!assistant) throw new NotFoundError('Assistant', input.assistant_id);
   const thread = await writeThread(store, ownerOf(call), { ...(input.thread ?? {}), tool_resources: input.thread?.tool_resources ?? input.tool_resources }, 'thread', call.services.now());
   let run: RunObject;
   try {
-    run = await startRun(call.services, callerOf(call), thread.id, input, input.stream === true);
+    run = await startRun(call.services, callerOf(call), thread.id, input, input.stream === true, assistant);
   } catch (error) {
     await store.transaction(async (tx) => {
       await tx.assistantMessages.deleteThreadContents(thread.id);

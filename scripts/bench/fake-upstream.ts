@@ -15,9 +15,30 @@ const completion = Buffer.from(
   }),
 );
 
+// The same answer streamed (what an assistant run's turn and a streamed chat call ask for): role,
+// text, finish and usage chunks, then [DONE], in one write.
+const chunk = (choices: unknown[], usage?: unknown) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices, ...(usage ? { usage } : {}) })}\n\n`;
+const streamed = Buffer.from(
+  chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]) +
+    chunk([{ index: 0, delta: { content: 'Hello from the bench upstream.' }, logprobs: null, finish_reason: null }]) +
+    chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]) +
+    chunk([], { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 }) +
+    'data: [DONE]\n\n',
+);
+
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-  req.resume();
+  let stream = false;
+  // Only whether the body asks for a stream matters; it is not parsed (bench bodies come in one piece).
+  req.on('data', (part: Buffer) => {
+    stream ||= part.includes('"stream":true');
+  });
   req.on('end', () => {
+    if (stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': streamed.length });
+      res.end(streamed);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': completion.length });
     res.end(completion);
   });

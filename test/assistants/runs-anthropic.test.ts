@@ -83,6 +83,39 @@ for (const engine of fullEngines()) describe(`assistant runs over Anthropic (${e
     assert.deepEqual(messages.at(-1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_run', content: '3C' }] });
   });
 
+  it('honours tool_choice and parallel_tool_calls: Anthropic gets tool_choice with disable_parallel_tool_use', async () => {
+    const tools = ['get_weather', 'get_time'].map((name) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } }));
+    const asst = await client.beta.assistants.create({ model: '@claude/claude-sonnet-4-5', tools });
+    const sent = () => fake.received.at(-1)!.body?.tool_choice;
+    replies.push(toolUse);
+    const named = await client.beta.threads.createAndRunPoll(
+      { assistant_id: asst.id, tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false, thread: { messages: [{ role: 'user', content: 'Oslo?' }] } },
+      { pollIntervalMs: 20 },
+    );
+    assert.equal(named.status, 'requires_action');
+    assert.deepEqual(sent(), { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true });
+    await client.beta.threads.runs.cancel(named.id, { thread_id: named.thread_id });
+    replies.push(toolUse);
+    const required = await client.beta.threads.createAndRunPoll({ assistant_id: asst.id, tool_choice: 'required', thread: { messages: [{ role: 'user', content: 'Oslo?' }] } }, { pollIntervalMs: 20 });
+    assert.deepEqual(sent(), { type: 'any' });
+    await client.beta.threads.runs.cancel(required.id, { thread_id: required.thread_id });
+    replies.push(text('No tools.'));
+    const none = await client.beta.threads.createAndRunPoll({ assistant_id: asst.id, tool_choice: 'none', thread: { messages: [{ role: 'user', content: 'Hi' }] } }, { pollIntervalMs: 20 });
+    assert.equal(none.status, 'completed');
+    assert.deepEqual(sent(), { type: 'none' });
+  });
+
+  it('ends incomplete (max_prompt_tokens) when the prompt Anthropic counted is over the run\'s budget', async () => {
+    const asst = await client.beta.assistants.create({ model: '@claude/claude-sonnet-4-5' });
+    replies.push({ kind: 'message', message: { content: [{ type: 'text', text: 'A long story' }], stop_reason: 'end_turn', usage: { input_tokens: 300, output_tokens: 3 } } });
+    const run = await client.beta.threads.createAndRunPoll({ assistant_id: asst.id, max_prompt_tokens: 256, thread: { messages: [{ role: 'user', content: 'Everything, please' }] } }, { pollIntervalMs: 20 });
+    assert.equal(run.status, 'incomplete');
+    assert.deepEqual(run.incomplete_details, { reason: 'max_prompt_tokens' });
+    assert.deepEqual(run.usage, { prompt_tokens: 300, completion_tokens: 3, total_tokens: 303 });
+    const [message] = (await client.beta.threads.messages.list(run.thread_id)).data;
+    assert.equal(message!.status, 'incomplete');
+  });
+
   it('fails the run with last_error when Anthropic answers an error', async () => {
     const asst = await client.beta.assistants.create({ model: '@claude/claude-sonnet-4-5' });
     replies.push({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
