@@ -58,18 +58,18 @@ for (const engine of fullEngines()) {
     });
 
     test('malformed percent-encoding in a path or a query answers 400 invalid_url_encoding, hot paths included', async () => {
-      const requests = [
-        app.http.get('/v1/api-keys/%ff%fe'),
-        app.http.get('/v1/configs/%e0%a4%a'),
-        app.http.get('/v1/logs?limit=%zz'),
-        app.http.delete('/v1/providers/%'),
-        app.http.post('/v1/prompts/%ff/completions').send({ variables: {} }),
-        app.http.post('/v1/chat/completions?x=%ff').send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
-        app.http.post('/%ff/mcp').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      const requests: Array<[string, () => ReturnType<TestApp['http']['get']>]> = [
+        ['GET /v1/api-keys/%ff%fe', () => app.http.get('/v1/api-keys/%ff%fe')],
+        ['GET /v1/configs/%e0%a4%a', () => app.http.get('/v1/configs/%e0%a4%a')],
+        ['GET /v1/logs?limit=%zz', () => app.http.get('/v1/logs?limit=%zz')],
+        ['DELETE /v1/providers/%', () => app.http.delete('/v1/providers/%')],
+        ['POST /v1/prompts/%ff/completions', () => app.http.post('/v1/prompts/%ff/completions').send({ variables: {} })],
+        ['POST /v1/chat/completions?x=%ff', () => app.http.post('/v1/chat/completions?x=%ff').send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })],
+        ['POST /%ff/mcp', () => app.http.post('/%ff/mcp').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })],
       ];
-      for (const request of requests) {
-        const res = await request.set('x-gw-api-key', app.adminKey);
-        assert.equal(res.status, 400, `${res.req.method} ${res.req.path}`);
+      for (const [name, request] of requests) {
+        const res = await request().set('x-gw-api-key', app.adminKey);
+        assert.equal(res.status, 400, name);
         assertErrorBody(res.body, 'invalid_url_encoding', 'invalid_request_error');
       }
     });
