@@ -62,9 +62,9 @@ export function consoleRouter(distDir: string): express.Router {
 
   router.use(
     '/assets',
-    express.static(path.join(distDir, 'assets'), { index: false, fallthrough: false, immutable: true, maxAge: '365d', setHeaders: (res) => res.setHeader('cache-control', IMMUTABLE) }),
+    express.static(path.join(distDir, 'assets'), { index: false, redirect: false, fallthrough: false, immutable: true, maxAge: '365d', setHeaders: (res) => res.setHeader('cache-control', IMMUTABLE) }),
   );
-  router.use(express.static(distDir, { index: false, setHeaders: (res) => res.setHeader('cache-control', 'no-cache') }));
+  router.use(express.static(distDir, { index: false, redirect: false, setHeaders: (res) => res.setHeader('cache-control', 'no-cache') }));
   router.use((_req: IncomingMessage, res: ServerResponse) => {
     // Node sends no body for HEAD, with the GET's content-length.
     sendText(res, 200, readFileSync(indexFile, 'utf8'), { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });

@@ -1,20 +1,11 @@
 /**
- * Checks a config in the browser against the Config schema of gw's own spec (fetched from
- * /openapi.json, so it is always the schema the running gw holds) before it is saved.
+ * Checks a config in the browser against the Config schema of gw's spec before it is saved: the
+ * validator is compiled from generated/openapi.json at build time (build/config-validator-plugin.ts).
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import compiledConfigValidator from 'virtual:config-validator';
 
-type Json = Record<string, unknown>;
-
-/** A validator for components.schemas.Config of an OpenAPI document. */
-export function configValidator(openapi: Json): ValidateFunction {
-  // strict: false because the spec carries OpenAPI keywords (discriminator, x-gw-*); gw checks formats itself.
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
-  const components = (openapi as { components?: { schemas?: Json } }).components ?? {};
-  ajv.addSchema({ $id: 'gw-spec', components });
-  return ajv.compile({ $ref: 'gw-spec#/components/schemas/Config' });
-}
-
+export const validateConfig: ValidateFunction = compiledConfigValidator;
 function describe(error: ErrorObject): string {
   const where = error.instancePath ? `config${error.instancePath.replace(/\//g, '.')}` : 'config';
   if (error.keyword === 'enum') return `${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -26,7 +17,7 @@ function describe(error: ErrorObject): string {
 }
 
 /** null when the text is a valid config; else the message to show (JSON syntax first, then the schema). */
-export function configProblem(text: string, validate: ValidateFunction): string | null {
+export function configProblem(text: string, validate: ValidateFunction = validateConfig): string | null {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -20,9 +20,13 @@ interface Props {
   times: number[];
   series: ChartSeries[];
   format: (value: number) => string;
+  /** Whole numbers only (counts): no fractional ticks on the y axis. */
+  integer?: boolean;
 }
 
-export function TimeChart({ id, title, times, series, format }: Props) {
+const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000, 10_000_000];
+
+export function TimeChart({ id, title, times, series, format, integer = false }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
 
@@ -42,15 +46,15 @@ export function TimeChart({ id, title, times, series, format }: Props) {
         width,
         height: 220,
         series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, points: { show: times.length < 40 }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
-        axes: [{}, { values: (_u: uPlot, ticks: number[]) => ticks.map(format), size: 70 }],
-        scales: { x: { time: true } },
+        axes: [{}, { values: (_u: uPlot, ticks: number[]) => ticks.map(format), size: 70, ...(integer ? { incrs: INTEGER_STEPS } : {}) }],
+        scales: { x: { time: true }, y: { range: (_u: uPlot, min: number, max: number) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
         legend: { live: true },
       },
       [times, ...series.map((s) => s.values)] as uPlot.AlignedData,
       el,
     );
     return () => chart.destroy();
-  }, [width, times, series, format]);
+  }, [width, times, series, format, integer]);
 
   const points = times.length;
   return (

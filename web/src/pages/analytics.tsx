@@ -46,14 +46,14 @@ export function AnalyticsPage() {
 
   const charts = useMemo(() => {
     const data = series.data ?? [];
-    const chart = (id: string, title: string, metric: Metric, format: (n: number) => string, empty: 0 | null = 0) => ({ id, title, format, ...alignSeries(data, metric, empty) });
+    const chart = (id: string, title: string, metric: Metric, format: (n: number) => string, empty: 0 | null = 0) => ({ id, title, format, integer: format === fmt.count, ...alignSeries(data, metric, empty) });
     const latency = grouping
       ? chart('latency', 'Latency p90 by group', (t) => t.latency_p90_ms, fmt.ms, null)
       : (() => {
           const p50 = alignSeries(data, (t) => t.latency_p50_ms, null);
           const p90 = alignSeries(data, (t) => t.latency_p90_ms, null);
           const p99 = alignSeries(data, (t) => t.latency_p99_ms, null);
-          return { id: 'latency', title: 'Latency percentiles', format: fmt.ms, times: p50.times, series: [{ label: 'p50', values: p50.series[0]?.values ?? [] }, { label: 'p90', values: p90.series[0]?.values ?? [] }, { label: 'p99', values: p99.series[0]?.values ?? [] }] };
+          return { id: 'latency', title: 'Latency percentiles', format: fmt.ms, integer: false, times: p50.times, series: [{ label: 'p50', values: p50.series[0]?.values ?? [] }, { label: 'p90', values: p90.series[0]?.values ?? [] }, { label: 'p99', values: p99.series[0]?.values ?? [] }] };
         })();
     return [
       chart('requests', 'Requests', (t) => t.requests, fmt.count),
@@ -108,7 +108,7 @@ export function AnalyticsPage() {
       ) : (
         <div className="charts">
           {charts.map((c) => (
-            <TimeChart key={c.id} id={c.id} title={c.title} times={c.times} series={c.series} format={c.format} />
+            <TimeChart key={c.id} id={c.id} title={c.title} times={c.times} series={c.series} format={c.format} integer={c.integer} />
           ))}
         </div>
       )}

@@ -33,7 +33,7 @@ export function PlaygroundPage() {
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<unknown>();
   const [traceId, setTraceId] = useState<string>();
-  const [log, setLog] = useState<LogSummary>();
+  const [log, setLog] = useState<LogSummary | 'not found'>();
 
   const targetOf = (): ChatTarget => {
     const extra: Record<string, unknown> = mock ? { mock_response: mock } : {};
@@ -60,7 +60,7 @@ export function PlaygroundPage() {
     } finally {
       setRunning(false);
     }
-    if (can(identity, 'logs.list')) setLog(await findLog(trace));
+    if (can(identity, 'logs.list')) setLog((await findLog(trace)) ?? 'not found');
   };
 
   // Logs are written in batches just after the answer: look a few times before giving up.
@@ -160,7 +160,9 @@ export function PlaygroundPage() {
           <p>
             Trace id <code>{traceId}</code>
           </p>
-          {log ? (
+          {log === 'not found' ? (
+            <p role="status">No log row with this trace id yet: look in the logs in a moment.</p>
+          ) : log ? (
             <p data-testid="playground-log">
               <Link to={`/logs/${encodeURIComponent(log.id)}`}>
                 {log.status} · {log.provider ?? '—'} · {log.model ?? '—'} · {fmt.count(log.total_tokens)} tokens · {fmt.usd(log.cost)} · {fmt.ms(log.latency_ms)}
