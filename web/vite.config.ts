@@ -1,6 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
-import { configValidatorPlugin } from './build/config-validator-plugin';
+import { configValidatorPlugin } from './build/config-validator-plugin.ts';
 
 // Served by gw at /console (server/console.ts). `npm run dev` proxies the API to a gw on GW_URL.
 const gw = process.env.GW_URL ?? 'http://127.0.0.1:8787';
