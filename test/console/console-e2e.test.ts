@@ -13,9 +13,13 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { projectRoot } from '../../server/project-root.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { followToCallback, startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
 import { assertConsoleTestable, launchBrowser, screenshot, type Browser } from './browser.js';
 
 const PROVIDER = 'fake-openai';
+// SSO's callback is followed by the test (as sso.test.ts does); the browser then holds the session cookie.
+const PUBLIC_URL = 'http://gw.test';
+const CALLBACK = `${PUBLIC_URL}/v1/auth/sso/callback`;
 const HISTORY = 150;
 const ALL = HISTORY + 6;
 
@@ -48,6 +52,7 @@ function history(now: number) {
 
 describe('the console in a browser', () => {
   let gw: GatewayApp;
+  let idp: OidcIdp;
   let browser: Browser;
   let page: Page;
   const cspViolations: string[] = [];
@@ -55,7 +60,10 @@ describe('the console in a browser', () => {
 
   before(async () => {
     assertConsoleTestable();
-    gw = await startGatewayApp();
+    idp = await startOidcIdp([CALLBACK]);
+    gw = await startGatewayApp({ env: { GW_PUBLIC_URL: PUBLIC_URL } });
+    const sso = await gw.app.http.put('/v1/admin/organisation/sso').set(admin()).send({ issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, email_domains: [] });
+    assert.equal(sso.status, 200, JSON.stringify(sso.body));
     const provider = await gw.app.http.post('/v1/providers').set(admin()).send({ name: PROVIDER, ai_provider_id: 'openai', key: 'sk-fake-provider-0000' });
     assert.equal(provider.status, 201, JSON.stringify(provider.body));
     // Traffic for the logs and charts: five answers and one upstream failure.
@@ -85,6 +93,7 @@ describe('the console in a browser', () => {
   after(async () => {
     await browser?.close();
     await gw?.close();
+    await idp?.close();
   });
 
   async function signIn(target: Page, key: string): Promise<void> {
@@ -308,6 +317,42 @@ describe('the console in a browser', () => {
       await screenshot(tab, 'narrow-key');
     } finally {
       await tab.close();
+    }
+  });
+
+  test('SSO: with the session cookie the console signs in by itself, sends the CSRF token on writes, and signs out', async () => {
+    const tab = await browser.newPage();
+    await tab.goto(`${gw.app.url}/console/`);
+    assert.equal(await tab.getByRole('link', { name: 'Sign in with SSO' }).getAttribute('href'), '/v1/auth/sso/login?return_to=%2Fconsole%2F');
+
+    idp.signInAs({ sub: 'idp-owner', email: 'owner@gw.local' });
+    const start = await gw.app.http.get('/v1/auth/sso/login').query({ return_to: '/console/' });
+    assert.equal(start.status, 302, JSON.stringify(start.body));
+    const back = await followToCallback(start.headers.location!, CALLBACK);
+    const done = await gw.app.http.get(back.pathname + back.search);
+    assert.equal(done.headers.location, '/console/');
+    const cookie = ([] as string[]).concat(done.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
+    const [name, value] = [cookie.slice(0, cookie.indexOf('=')), cookie.slice(cookie.indexOf('=') + 1)];
+    await browser.context.addCookies([{ name, value, url: gw.app.url }]);
+
+    try {
+      await tab.reload();
+      await tab.getByRole('navigation', { name: 'Console pages' }).waitFor();
+      assert.match(await tab.locator('.who').innerText(), /owner@gw\.local/);
+      assert.equal(await tab.evaluate(`sessionStorage.length`), 0, 'no key kept: the session lives in the cookie');
+      // A write with the cookie is refused without the session's CSRF token: the console sends it.
+      await tab.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Playground', exact: true }).click();
+      await tab.getByLabel('Provider', { exact: true }).selectOption(PROVIDER);
+      await tab.getByLabel('Mock response').fill('Hello from a console session');
+      await tab.getByRole('button', { name: 'Send (streamed)' }).click();
+      await tab.getByTestId('playground-output').getByText('Hello from a console session', { exact: true }).waitFor();
+      await screenshot(tab, 'sso-session');
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByLabel('API key').waitFor();
+      assert.equal((await gw.app.http.get('/v1/auth/self').set('cookie', cookie)).status, 401, 'the session ended at gw');
+    } finally {
+      await tab.close();
+      await browser.context.clearCookies();
     }
   });
 

@@ -15,16 +15,18 @@ const SPEC = path.resolve(import.meta.dirname, '..', '..', 'generated', 'openapi
 export function configValidatorPlugin(): Plugin {
   return {
     name: 'gw-config-validator',
-    resolveId: (id) => (id === ID ? `\0${ID}` : undefined),
-    load(id) {
-      if (id !== `\0${ID}`) return undefined;
-      this.addWatchFile(SPEC);
-      const spec = JSON.parse(readFileSync(SPEC, 'utf8')) as { components: unknown };
-      // strict: false because the spec carries OpenAPI keywords (discriminator, x-gw-*); gw checks formats itself.
-      const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, code: { source: true, esm: true } });
-      ajv.addSchema({ $id: 'gw-spec', components: spec.components });
-      const validate = ajv.compile({ $id: 'gw-config', $ref: 'gw-spec#/components/schemas/Config' });
-      return standaloneCode(ajv, validate);
+    resolveId: { filter: { id: new RegExp(`^${ID}$`) }, handler: () => `\0${ID}` },
+    load: {
+      filter: { id: new RegExp(`^\0${ID}$`) },
+      handler() {
+        this.addWatchFile(SPEC);
+        const spec = JSON.parse(readFileSync(SPEC, 'utf8')) as { components: unknown };
+        // strict: false because the spec carries OpenAPI keywords (discriminator, x-gw-*); gw checks formats itself.
+        const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, code: { source: true, esm: true } });
+        ajv.addSchema({ $id: 'gw-spec', components: spec.components });
+        const validate = ajv.compile({ $id: 'gw-config', $ref: 'gw-spec#/components/schemas/Config' });
+        return standaloneCode(ajv, validate);
+      },
     },
   };
 }
