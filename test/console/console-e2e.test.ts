@@ -66,6 +66,13 @@ describe('the console in a browser', () => {
     assert.equal(sso.status, 200, JSON.stringify(sso.body));
     const provider = await gw.app.http.post('/v1/providers').set(admin()).send({ name: PROVIDER, ai_provider_id: 'openai', key: 'sk-fake-provider-0000' });
     assert.equal(provider.status, 201, JSON.stringify(provider.body));
+    const prompt = await gw.app.http
+      .post('/v1/prompts')
+      .set(admin())
+      .send({ name: 'greeting', virtual_key: `@${PROVIDER}`, model: 'gpt-4o-mini', string: [{ role: 'user', content: 'Hi {{name}}' }] });
+    assert.equal(prompt.status, 201, JSON.stringify(prompt.body));
+    const budget = await gw.app.http.post('/v2/policies/usage-limits').set(admin()).send({ name: 'team budget', type: 'cost', credit_limit: 10, group_by: [{ key: 'api_key' }] });
+    assert.equal(budget.status, 201, JSON.stringify(budget.body));
     // Traffic for the logs and charts: five answers and one upstream failure.
     const client = gw.openai({ 'x-gw-provider': `@${PROVIDER}` });
     for (let i = 1; i <= 5; i++) {
@@ -222,10 +229,16 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'I have copied it' }).click();
     assert.equal(await page.getByTestId('new-secret').count(), 0, 'the secret is gone from the page');
 
+    await page.getByRole('button', { name: 'Rotate e2e key' }).click();
+    const rotated = (await page.getByTestId('new-secret').innerText()).trim();
+    assert.notEqual(rotated, secret);
+    assert.equal((await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', rotated)).body.api_key.name, 'e2e key');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
     await page.getByRole('button', { name: 'Revoke e2e key' }).click();
     await page.getByRole('button', { name: 'Confirm revoking e2e key' }).click();
     await page.getByRole('button', { name: 'Revoke e2e key' }).waitFor({ state: 'detached' });
-    assert.equal((await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', secret)).status, 401);
+    assert.equal((await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', rotated)).status, 401);
     await screenshot(page, 'keys');
   });
 
@@ -273,6 +286,15 @@ describe('the console in a browser', () => {
     await row.getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: /^Request / }).waitFor();
     assert.match(await page.getByLabel('Summary').innerText(), /Streamed\s*yes/i);
+
+    // Through a prompt: its template filled with the variables, streamed from its saved provider.
+    await open('Playground');
+    await page.getByRole('radio', { name: 'A prompt' }).check();
+    await page.getByLabel('Prompt', { exact: true }).selectOption({ label: 'greeting' });
+    await page.getByLabel('Variables (JSON)').fill('{"name": "Bo"}');
+    await page.getByRole('button', { name: 'Send (streamed)' }).click();
+    await page.getByTestId('playground-output').getByText('You said: Hi Bo', { exact: true }).waitFor();
+    await page.getByTestId('playground-log').waitFor();
   });
 
   test('the other pages load from the API: providers (no secrets), guardrails, policies, workspaces, prompts', async () => {
@@ -280,12 +302,28 @@ describe('the console in a browser', () => {
     await page.getByRole('table', { name: 'Providers' }).getByText(`@${PROVIDER}`).waitFor();
     assert.doesNotMatch(await page.locator('main').innerText(), /sk-fake-provider-0000/);
     await screenshot(page, 'providers');
-    for (const name of ['Guardrails', 'Policies', 'Workspaces', 'Prompts']) {
+    for (const name of ['Guardrails', 'Workspaces']) {
       await open(name);
-      await page.locator('main').getByText(/No .* yet|Default|default/).first().waitFor();
+      await page.locator('main').getByText(/No .* yet|\(default\)/).first().waitFor();
       assert.equal(await page.getByRole('alert').count(), 0, `${name} shows no error`);
       await screenshot(page, name.toLowerCase());
     }
+
+    await open('Policies');
+    await page.getByRole('button', { name: 'Show current usage of team budget' }).click();
+    const usage = page.getByRole('table', { name: 'Usage per entity' });
+    await usage.waitFor();
+    assert.match(await usage.innerText(), /api_key=/);
+    await screenshot(page, 'policies');
+
+    await open('Prompts');
+    await page.getByRole('button', { name: 'Preview greeting' }).click();
+    await page.getByLabel('Variables (JSON)').fill('{"name": "Ada"}');
+    await page.getByRole('button', { name: 'Render', exact: true }).click();
+    const rendered = page.getByLabel('Rendered request');
+    await rendered.waitFor();
+    assert.match(await rendered.innerText(), /"content": "Hi Ada"/);
+    await screenshot(page, 'prompts');
   });
 
   test('a narrow window: the logs page fits without sideways scrolling of the page', async () => {

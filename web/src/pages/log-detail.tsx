@@ -46,7 +46,7 @@ export function LogDetail({ id }: { id: string }) {
             <ol className="route" aria-label="Targets tried, in order">
               {log.route.map((step, i) => (
                 <li key={i}>
-                  target <code>{step.path}</code> · {step.provider} · {step.status ?? 'no answer'}
+                  target <code>{step.path || 'root'}</code> · {step.provider} · {step.status ?? 'no answer'}
                   {step.error ? ` · ${step.error}` : ''}
                 </li>
               ))}
