@@ -372,6 +372,9 @@ describe('the console in a browser', () => {
     const cookie = ([] as string[]).concat(done.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
     const [name, value] = [cookie.slice(0, cookie.indexOf('=')), cookie.slice(cookie.indexOf('=') + 1)];
     await browser.context.addCookies([{ name, value, url: gw.app.url }]);
+    const keyOnly = await gw.app.http.get('/v1/auth/key').set('cookie', cookie);
+    assert.equal(keyOnly.status, 401, 'GET /v1/auth/key is for keys; a session asks /v1/auth/self');
+    assert.equal(keyOnly.body.error.code, 'api_key_required');
 
     try {
       await tab.reload();
