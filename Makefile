@@ -8,7 +8,7 @@ TEST_CONCURRENCY ?= 2
 # each about as cheap, since what survives one is mostly the requests in flight (README, Performance).
 NODE_FLAGS := --max-semi-space-size=32
 
-.PHONY: install generate check typecheck lint test fuzz run build bench bench-instructions clean
+.PHONY: install generate check typecheck lint test fuzz run build console bench bench-instructions clean
 
 # Prints what it does: the native modules (better-sqlite3, hnswlib-node) compile when no prebuilt
 # binary can be fetched, which is most of the first install's few minutes.
@@ -18,13 +18,21 @@ node_modules/.installed: package.json package-lock.json
 	@echo "gw: dependencies installed"
 	@touch $@
 
-install: node_modules/.installed
+# The console (web/) has its own packages, installed into web/node_modules only.
+web/node_modules/.installed: web/package.json web/package-lock.json
+	@echo "gw: installing the console's dependencies (npm ci in web/)"
+	cd web && npm ci --no-audit --no-fund
+	@echo "gw: console dependencies installed"
+	@touch $@
+
+install: node_modules/.installed web/node_modules/.installed
 
 generate: install
 	$(TSX) scripts/generate.ts
 
 typecheck: install
 	$(BIN)/tsc --noEmit -p tsconfig.json
+	cd web && node_modules/.bin/tsc --noEmit -p tsconfig.json
 
 lint: install
 	$(BIN)/eslint .
@@ -37,16 +45,24 @@ check: typecheck lint generate
 
 # --test-force-exit: a test file ends when its tests have (the MCP SDK client can leave a retry timer
 # behind after the last test; see the closing note of 2026-11-24).
-test: install
+# The console's component tests (Vitest), then every suite, the console's browser tests among them
+# (test/console: headless /usr/bin/chromium against the console built into web/dist).
+test: install console
+	cd web && node_modules/.bin/vitest run
 	$(TSX) --test --test-force-exit --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=600000 $(TEST_FILES)
 
 # The spec-driven fuzz test alone; GW_FUZZ_URL and GW_FUZZ_API_KEY point it at a running gw (docs/contract-testing.md).
 fuzz: install
 	$(TSX) --test test/foundation/spec-fuzz.test.ts
 
-build: install
+build: install console
 	@echo "gw: building (tsc) into dist/"
 	rm -rf dist && $(BIN)/tsc -p tsconfig.build.json
+
+# The web console: type-checked, then built by Vite into web/dist, which gw serves at /console.
+console: install
+	@echo "gw: building the console (web/) into web/dist/"
+	cd web && node_modules/.bin/tsc --noEmit -p tsconfig.json && node_modules/.bin/vite build --logLevel warn
 
 run: build
 	node $(NODE_FLAGS) dist/server/main.js
@@ -59,4 +75,4 @@ bench-instructions: build
 	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench-instructions.ts
 
 clean:
-	rm -rf dist data
+	rm -rf dist data web/dist test-output

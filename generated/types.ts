@@ -696,6 +696,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API key the caller presented (never its secret), with the scopes it holds now: how a console or script signed in with a key learns what it may do. Other credentials are refused.
+         * @description `scopes` are the key's effective scopes: for a key acting for a person, its scopes cut to that person's current roles (which may be fewer than `api_key.scopes`).
+         */
+        get: operations["getAuthKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/self": {
         parameters: {
             query?: never;
@@ -3229,6 +3249,16 @@ export interface components {
             vault_role_id?: string;
             vault_secret_id?: string;
             vault_token?: string;
+        };
+        /** @description The API key the caller presented, for GET /v1/auth/key. */
+        AuthKey: {
+            api_key: components["schemas"]["ApiKey"];
+            /** @enum {string} */
+            object: "auth_key";
+            /** @description What the key may do now (its scopes, cut to its user's current roles for a user key). */
+            scopes: string[];
+            /** @description Where the key's gateway calls land (its workspace, or the default workspace for an admin key). */
+            workspace_id: string;
         };
         AuthorizationServerMetadata: {
             authorization_endpoint: string;
@@ -6159,6 +6189,8 @@ export interface components {
         BatchIdPath: string;
         CacheForceRefresh: "true" | "false";
         CacheNamespace: string;
+        /** @description Only requests with this cache outcome. */
+        CacheStatus: "HIT" | "SEMANTIC HIT" | "MISS" | "REFRESH" | "DISABLED";
         /** @description Azure OpenAI API version. */
         Cloud1ApiVersion: string;
         /** @description Azure OpenAI deployment id. */
@@ -7854,6 +7886,28 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    getAuthKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            default: components["responses"]["Error"];
+        };
+    };
     getAuthSelf: {
         parameters: {
             query?: never;
@@ -9516,6 +9570,8 @@ export interface operations {
         parameters: {
             query?: {
                 api_key_id?: components["parameters"]["ApiKeyId"];
+                /** @description Only requests with this cache outcome. */
+                cache_status?: components["parameters"]["CacheStatus"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Exclusive upper bound, ISO 8601. */

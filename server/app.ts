@@ -1,9 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import path from 'node:path';
 import express from 'express';
 import { handlers } from '../handlers/index.js';
 import { createApi } from './api.js';
+import { consoleRouter } from './console.js';
 import { createDispatcher } from './http.js';
 import type { Services } from './services.js';
+import { projectRoot } from './project-root.js';
 import { loadSpec } from './spec-document.js';
 
 export { loadSpec };
@@ -26,6 +29,8 @@ export async function createApp(services: Services): Promise<App> {
   const controlPlane = express();
   controlPlane.disable('x-powered-by');
   controlPlane.disable('etag');
+  // The web console: static files, a client of the API like any other (docs/console.md).
+  controlPlane.use('/console', consoleRouter(path.join(projectRoot(), 'web', 'dist')));
   controlPlane.use((req, res) => void dispatch(req, res));
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {

@@ -199,7 +199,8 @@ export class LogAnalytics {
 
   /** The rollup set that holds every dimension the filter and group name, or undefined when the raw rows must answer. */
   private rollupSet(filter: LogFilter, group: string | null): RollupSet | undefined {
-    if (filter.trace_id) return undefined;
+    // Rollups keep no trace id or cache outcome: such filters read the raw rows.
+    if (filter.trace_id || filter.cache_status) return undefined;
     const needed = new Set<RollupDimension>();
     const columns: Array<[unknown, RollupDimension]> = [
       [filter.api_key_id, 'api_key_id'], [filter.model, 'model'], [filter.provider, 'provider'], [filter.endpoint, 'endpoint'], [filter.status?.length, 'status'],

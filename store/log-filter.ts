@@ -14,6 +14,7 @@ export interface LogFilter {
   model?: string;
   provider?: string;
   trace_id?: string;
+  cache_status?: string;
   /** The kind of call (request_logs.endpoint). */
   endpoint?: string;
   /** What a prompt completion ran (prompt_id is also what `_prompt` metadata sets). */
@@ -41,6 +42,7 @@ export function applyLogFilter(db: Knex, query: Knex.QueryBuilder, filter: LogFi
   if (filter.model) query.where(col('model'), filter.model);
   if (filter.provider) query.where(col('provider'), filter.provider);
   if (filter.trace_id) query.where(col('trace_id'), filter.trace_id);
+  if (filter.cache_status) query.where(col('cache_status'), filter.cache_status);
   if (filter.endpoint) query.where(col('endpoint'), filter.endpoint);
   if (filter.prompt_id) query.where(col('prompt_id'), filter.prompt_id);
   if (filter.prompt_version !== undefined) query.where(col('prompt_version'), filter.prompt_version);

@@ -9,6 +9,7 @@ export interface LogFilterInput {
   model?: string;
   provider?: string;
   trace_id?: string;
+  cache_status?: string;
   api_key_id?: string;
   endpoint?: string;
   prompt_id?: string;
@@ -65,6 +66,7 @@ export function toLogFilter(organisationId: string, workspaceId: string | undefi
     model: input.model,
     provider: input.provider,
     trace_id: input.trace_id,
+    cache_status: input.cache_status,
     endpoint: input.endpoint,
     prompt_id: input.prompt_id,
     prompt_version: input.prompt_version,

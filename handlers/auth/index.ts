@@ -2,3 +2,4 @@ export { getSsoSettings, updateSsoSettings, deleteSsoSettings } from './sso-sett
 export { startSsoSignIn, finishSsoSignIn } from './sso-sign-in.js';
 export { signOut, revokeUserSessions } from './sessions.js';
 export { getAuthSelf } from './self.js';
+export { getAuthKey } from './key.js';

@@ -77,6 +77,14 @@ for (const engine of fullEngines()) {
       assert.equal(secondary.fetches, 1);
     });
 
+    test('GET /v1/auth/key is for API keys: a JWT is told to use /v1/auth/self', async () => {
+      const token = await signJwt(rsaKey, claims());
+      const refused = await app.http.get('/v1/auth/key').set('authorization', `Bearer ${token}`);
+      assert.equal(refused.status, 401);
+      assert.equal(refused.body.error.code, 'api_key_required');
+      assert.match(refused.body.error.message, /\/v1\/auth\/self/);
+    });
+
     test('refused: expired, not yet valid, wrong audience or issuer, unknown key, alg none, forged signature, no expiry', async () => {
       const refused = async (token: string, code = 'invalid_jwt') => {
         const response = await app.http.get('/v1/workspaces').set('authorization', `Bearer ${token}`);

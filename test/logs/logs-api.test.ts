@@ -26,7 +26,7 @@ for (const engine of storeEngines()) {
         logEntry({ organisation_id: org, workspace_id: ws, created_at: T0, status: 200, model: 'gpt-4o', provider: 'openai', api_key_id: keyA, metadata: { env: 'prod', _user: 'ana' }, trace_id: 'trace-1' }),
         logEntry({ organisation_id: org, workspace_id: ws, created_at: T0 + MIN, status: 429, model: 'gpt-4o', provider: 'openai', api_key_id: keyA, metadata: { env: 'dev' } }),
         logEntry({ organisation_id: org, workspace_id: ws, created_at: T0 + 2 * MIN, status: 503, model: 'claude-3-5-sonnet', provider: 'anthropic', api_key_id: keyB, metadata: { env: 'prod' } }),
-        logEntry({ organisation_id: org, workspace_id: ws, created_at: T0 + 3 * MIN, status: 201, model: 'claude-3-5-sonnet', provider: 'anthropic', api_key_id: keyB, metadata: { env: 'prod', team: 'x' }, trace_id: 'trace-1' }),
+        logEntry({ organisation_id: org, workspace_id: ws, created_at: T0 + 3 * MIN, status: 201, model: 'claude-3-5-sonnet', provider: 'anthropic', api_key_id: keyB, metadata: { env: 'prod', team: 'x' }, trace_id: 'trace-1', cache_status: 'HIT' }),
         logEntry({ organisation_id: org, workspace_id: otherWs, created_at: T0 + 4 * MIN, status: 400, model: 'gpt-4o', provider: 'openai', api_key_id: keyA, metadata: { env: 'prod' } }),
       ];
       await seedLogs(app, seeded);
@@ -67,6 +67,8 @@ for (const engine of storeEngines()) {
       assert.deepEqual(await listTraces({ workspace_id: 'team-b' }), [4]);
       assert.deepEqual(await listTraces({ workspace_id: app.boot.workspaceId, provider: 'openai' }), [1, 0]);
       assert.deepEqual(await listTraces({ endpoint: 'chat.completions', provider: 'anthropic' }), [3, 2]);
+      assert.deepEqual(await listTraces({ cache_status: 'HIT' }), [3]);
+      assert.deepEqual(await listTraces({ cache_status: 'MISS', provider: 'anthropic' }), [2]);
     });
 
     test('bad filters answer 400 naming the parameter', async () => {
@@ -76,6 +78,9 @@ for (const engine of storeEngines()) {
       const metadata = await app.http.get('/v1/logs').query({ metadata: 'no-equals' }).set(admin());
       assert.equal(metadata.status, 400);
       assert.equal(metadata.body.error.param, 'metadata');
+      const cache = await app.http.get('/v1/logs').query({ cache_status: 'SOMETIMES' }).set(admin());
+      assert.equal(cache.status, 400);
+      assert.equal(cache.body.error.param, 'cache_status');
       const endpoint = await app.http.get('/v1/logs').query({ endpoint: 'no.such.endpoint' }).set(admin());
       assert.equal(endpoint.status, 400);
       assert.equal(endpoint.body.error.param, 'endpoint');

@@ -1,0 +1,403 @@
+/**
+ * The console in a real browser (Debian's Chromium, headless) against a real gw in this process,
+ * with a fake OpenAI upstream on loopback: sign in, find a request by its trace id and open it,
+ * export logs, see charts with data, create and revoke a key, have an invalid config refused
+ * before saving, stream a playground call and find its log row, and see what a narrow key may not
+ * do hidden. Needs web/dist (make build). Screenshots land in test-output/screenshots/; with
+ * GW_DOC_SCREENSHOTS=1 the logs and analytics ones are also copied to docs/images/.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { projectRoot } from '../../server/project-root.js';
+import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { followToCallback, startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
+import { assertConsoleTestable, launchBrowser, screenshot, type Browser } from './browser.js';
+
+const PROVIDER = 'fake-openai';
+// SSO's callback is followed by the test (as sso.test.ts does); the browser then holds the session cookie.
+const PUBLIC_URL = 'http://gw.test';
+const CALLBACK = `${PUBLIC_URL}/v1/auth/sso/callback`;
+const HISTORY = 150;
+const ALL = HISTORY + 6;
+
+/** A day of earlier traffic, recorded through POST /v1/logs: three providers, some 429s, varied latency. */
+function history(now: number) {
+  const kinds = [
+    { provider: 'openai', model: 'gpt-4o', cost: 0.0042 },
+    { provider: 'anthropic', model: 'claude-sonnet-4', cost: 0.0061 },
+    { provider: 'google', model: 'gemini-2.5-flash', cost: 0.0009 },
+  ];
+  return Array.from({ length: HISTORY }, (_, i) => {
+    const kind = kinds[i % 3]!;
+    const prompt = 200 + ((i * 37) % 400);
+    return {
+      trace_id: `history-${i}`,
+      created_at: new Date(now - 10 * 60_000 - Math.floor((i / HISTORY) * 22 * 3_600_000)).toISOString(),
+      provider: kind.provider,
+      model: kind.model,
+      status: i % 11 === 5 ? 429 : 200,
+      latency_ms: 300 + ((i * 73) % 900) + (i % 3) * 150,
+      prompt_tokens: prompt,
+      completion_tokens: 40 + ((i * 13) % 160),
+      cost: kind.cost * (1 + (i % 5) / 4),
+      metadata: { env: i % 4 === 0 ? 'dev' : 'prod' },
+      request: { model: kind.model, messages: [{ role: 'user', content: `question ${i}` }] },
+      response: { choices: [{ message: { role: 'assistant', content: `answer ${i}` } }] },
+    };
+  });
+}
+
+describe('the console in a browser', () => {
+  let gw: GatewayApp;
+  let idp: OidcIdp;
+  let browser: Browser;
+  let page: Page;
+  const cspViolations: string[] = [];
+  const admin = () => ({ 'x-gw-api-key': gw.app.adminKey });
+
+  before(async () => {
+    assertConsoleTestable();
+    idp = await startOidcIdp([CALLBACK]);
+    gw = await startGatewayApp({ env: { GW_PUBLIC_URL: PUBLIC_URL } });
+    const sso = await gw.app.http.put('/v1/admin/organisation/sso').set(admin()).send({ issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, email_domains: [] });
+    assert.equal(sso.status, 200, JSON.stringify(sso.body));
+    const provider = await gw.app.http.post('/v1/providers').set(admin()).send({ name: PROVIDER, ai_provider_id: 'openai', key: 'sk-fake-provider-0000' });
+    assert.equal(provider.status, 201, JSON.stringify(provider.body));
+    const prompt = await gw.app.http
+      .post('/v1/prompts')
+      .set(admin())
+      .send({ name: 'greeting', virtual_key: `@${PROVIDER}`, model: 'gpt-4o-mini', string: [{ role: 'user', content: 'Hi {{name}}' }] });
+    assert.equal(prompt.status, 201, JSON.stringify(prompt.body));
+    const budget = await gw.app.http.post('/v2/policies/usage-limits').set(admin()).send({ name: 'team budget', type: 'cost', credit_limit: 10, group_by: [{ key: 'api_key' }] });
+    assert.equal(budget.status, 201, JSON.stringify(budget.body));
+    // Traffic for the logs and charts: five answers and one upstream failure.
+    const client = gw.openai({ 'x-gw-provider': `@${PROVIDER}` });
+    for (let i = 1; i <= 5; i++) {
+      await client.chat.completions.create({ model: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', messages: [{ role: 'user', content: `seed question ${i}` }] }, { headers: { 'x-gw-trace-id': `seed-${i}` } });
+    }
+    gw.fake.next({ kind: 'error', status: 500, message: 'the fake upstream failed' });
+    await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'fail' }] }, { headers: { 'x-gw-trace-id': 'seed-failed' } }));
+    const earlier = history(Date.now());
+    for (const batch of [earlier.slice(0, 75), earlier.slice(75)]) {
+      const inserted = await gw.app.http.post('/v1/logs').set(admin()).send({ logs: batch });
+      assert.equal(inserted.status, 201, JSON.stringify(inserted.body));
+    }
+    await gw.app.services.requestLogs.flush();
+
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    // A blocked script, style or eval shows as a console message or a page error.
+    page.on('console', (message) => {
+      if (/Content Security Policy|unsafe-eval/i.test(message.text())) cspViolations.push(message.text());
+    });
+    page.on('pageerror', (error) => {
+      if (/Content Security Policy|unsafe-eval/i.test(error.message)) cspViolations.push(error.message);
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await gw?.close();
+    await idp?.close();
+  });
+
+  async function signIn(target: Page, key: string): Promise<void> {
+    await target.goto(`${gw.app.url}/console/`);
+    await target.getByLabel('API key').fill(key);
+    await target.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await target.getByRole('navigation', { name: 'Console pages' }).waitFor();
+  }
+
+  async function open(name: string, heading: string | RegExp = name): Promise<void> {
+    await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  async function docScreenshot(name: string): Promise<void> {
+    const file = await screenshot(page, name, false);
+    if (process.env.GW_DOC_SCREENSHOTS === '1') {
+      mkdirSync(path.join(projectRoot(), 'docs', 'images'), { recursive: true });
+      copyFileSync(file, path.join(projectRoot(), 'docs', 'images', `${name}.png`));
+    }
+  }
+
+  test('a wrong key shows the API error; the right one signs in, kept in session storage and never in the URL', async () => {
+    await page.goto(`${gw.app.url}/console/`);
+    await page.getByRole('heading', { name: 'gw console' }).waitFor();
+    await screenshot(page, 'sign-in');
+    const wrong = await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', 'gw-wrong-key-0000000000000000');
+    await page.getByLabel('API key').fill('gw-wrong-key-0000000000000000');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), new RegExp(wrong.body.error.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+
+    await signIn(page, gw.app.adminKey);
+    assert.doesNotMatch(page.url(), new RegExp(gw.app.adminKey));
+    assert.equal(await page.evaluate(`sessionStorage.getItem('gw.console.api_key')`), gw.app.adminKey);
+    assert.equal(await page.evaluate(`localStorage.length`), 0, 'nothing kept beyond the tab');
+    await page.reload();
+    await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
+  });
+
+  test('logs: a page of 100 in a windowed table, the next page on demand; a trace id filter finds one request, and its detail opens', async () => {
+    await open('Logs');
+    const rows = page.locator('.vlist-row');
+    await page.getByText('100 requests shown, more to load').waitFor();
+    assert.ok((await rows.count()) < 40, 'only the rows in view (and a few more) are in the page');
+    await docScreenshot('console-logs');
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.getByText(`${ALL} requests shown`, { exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
+
+    await page.getByLabel('Trace id').fill('seed-3');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await rows.nth(1).waitFor({ state: 'detached' });
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), /seed-3/);
+    await rows.first().getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Request seed-3' }).waitFor();
+    assert.match(await page.getByLabel('Response body').innerText(), /You said: seed question 3/);
+    assert.match(await page.getByLabel('Request body').innerText(), /seed question 3/);
+    assert.match(await page.getByLabel('Summary').innerText(), /openai/);
+    await screenshot(page, 'log-detail');
+  });
+
+  test('logs: status filter, keyboard moves between rows, and an export is started and downloaded from the page', async () => {
+    await open('Logs');
+    await page.getByLabel('Status', { exact: true }).fill('5xx');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.locator('.vlist-row').nth(1).waitFor({ state: 'detached' });
+    assert.equal(await page.locator('.vlist-row').count(), 1);
+    assert.match(await page.locator('.vlist-row').first().innerText(), /seed-failed/);
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByText('100 requests shown, more to load').waitFor();
+    await page.locator('.vlist-row[data-index="0"] a').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.locator('.vlist-row[data-index="1"] a:focus').waitFor();
+    // End scrolls the window to the last row loaded, which was not in the page before.
+    assert.equal(await page.locator('.vlist-row[data-index="99"]').count(), 0);
+    await page.keyboard.press('End');
+    await page.locator('.vlist-row[data-index="99"] a:focus').waitFor();
+
+    await page.getByRole('button', { name: 'Export these logs' }).click();
+    const exportsTable = page.getByRole('table', { name: 'Log exports' });
+    await exportsTable.waitFor();
+    await gw.app.services.logExports.idle();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const downloadButton = exportsTable.getByRole('button', { name: 'Download' });
+    await downloadButton.waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), downloadButton.click()]);
+    const lines = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    assert.equal(lines.length, ALL);
+    assert.ok(lines.some((line) => JSON.parse(line).trace_id === 'seed-failed'));
+    await screenshot(page, 'logs-export');
+  });
+
+  test('analytics: the charts draw the traffic, and grouping by provider names it', async () => {
+    await open('Analytics');
+    const requests = page.getByTestId('chart-requests');
+    await page.locator('[data-testid="chart-requests"]:not([data-points="0"])').waitFor();
+    await requests.locator('canvas').first().waitFor();
+    assert.match(await page.getByLabel('Totals for the range').innerText(), new RegExp(`Requests\\s*${ALL}`, 'i'));
+    for (const id of ['errors', 'tokens', 'cost', 'latency', 'cache']) await page.getByTestId(`chart-${id}`).locator('canvas').first().waitFor();
+    // The chart's own numbers, as its table shows them: every request in the range.
+    await requests.getByText('Show as a table').click();
+    const counts = await requests.locator('.chart-table tbody td').allInnerTexts();
+    assert.equal(counts.reduce((sum, n) => sum + Number(n.replace(/,/g, '')), 0), ALL);
+    await requests.getByText('Show as a table').click();
+    await docScreenshot('console-analytics');
+
+    await page.getByLabel('Group by').selectOption('provider');
+    for (const provider of ['openai', 'anthropic', 'google']) await requests.locator('.u-legend').getByText(provider, { exact: true }).waitFor();
+    await screenshot(page, 'analytics-by-provider');
+  });
+
+  test('keys: a new key shows its secret once and works; revoked, it stops working', async () => {
+    await open('API keys');
+    await page.getByLabel('Name', { exact: true }).fill('e2e key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-secret').innerText()).trim();
+    const works = await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', secret);
+    assert.equal(works.status, 200);
+    assert.equal(works.body.api_key.name, 'e2e key');
+    assert.deepEqual(works.body.scopes, ['completions.write']);
+    await screenshot(page, 'keys-secret');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    assert.equal(await page.getByTestId('new-secret').count(), 0, 'the secret is gone from the page');
+
+    await page.getByRole('button', { name: 'Rotate e2e key' }).click();
+    const rotated = (await page.getByTestId('new-secret').innerText()).trim();
+    assert.notEqual(rotated, secret);
+    assert.equal((await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', rotated)).body.api_key.name, 'e2e key');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    await page.getByRole('button', { name: 'Revoke e2e key' }).click();
+    await page.getByRole('button', { name: 'Confirm revoking e2e key' }).click();
+    await page.getByRole('button', { name: 'Revoke e2e key' }).waitFor({ state: 'detached' });
+    assert.equal((await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', rotated)).status, 401);
+    await screenshot(page, 'keys');
+  });
+
+  test('configs: an invalid config is refused in the browser with the schema message; a valid one saves with its history', async () => {
+    await open('Configs');
+    await page.getByRole('link', { name: 'New config' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New config' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Fallback');
+    await page.getByLabel('Slug').fill('e2e-fallback');
+    const editor = page.getByLabel('Config (JSON)');
+    await editor.fill(JSON.stringify({ strategy: { mode: 'sometimes' }, targets: [{ provider: `@${PROVIDER}` }] }));
+    await page.getByRole('button', { name: 'Create config' }).click();
+    const problem = page.getByTestId('config-problem');
+    await problem.waitFor();
+    assert.match(await problem.innerText(), /config\.strategy\.mode must be one of .*"fallback"/);
+    assert.equal((await gw.app.http.get('/v1/configs').set(admin())).body.data.length, 0, 'nothing reached gw');
+    await screenshot(page, 'config-invalid');
+
+    await editor.fill('{ "strategy": ');
+    await page.getByRole('button', { name: 'Create config' }).click();
+    assert.match(await problem.innerText(), /Not valid JSON/);
+
+    await editor.fill(JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: `@${PROVIDER}` }] }, null, 2));
+    await page.getByRole('button', { name: 'Create config' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Config Fallback' }).waitFor();
+    await page.getByText('Version 1', { exact: false }).waitFor();
+    const saved = await gw.app.http.get('/v1/configs').set(admin());
+    assert.equal(saved.body.data[0].slug, 'e2e-fallback');
+    await screenshot(page, 'config-editor');
+  });
+
+  test('playground: a streamed call through a saved provider shows the answer and the log row it made', async () => {
+    await open('Playground');
+    await page.getByLabel('Provider', { exact: true }).selectOption(PROVIDER);
+    await page.getByLabel('Message').fill('Stream me');
+    const before = gw.fake.requests.length;
+    await page.getByRole('button', { name: 'Send (streamed)' }).click();
+    await page.getByTestId('playground-output').getByText('You said: Stream me', { exact: true }).waitFor();
+    assert.equal(gw.fake.requests.length, before + 1);
+    assert.equal(gw.fake.requests.at(-1)!.body.stream, true);
+    const row = page.getByTestId('playground-log');
+    await row.waitFor();
+    assert.match(await row.innerText(), /^200 · openai · gpt-4o-mini/);
+    await screenshot(page, 'playground');
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: /^Request / }).waitFor();
+    assert.match(await page.getByLabel('Summary').innerText(), /Streamed\s*yes/i);
+
+    // Through a prompt: its template filled with the variables, streamed from its saved provider.
+    await open('Playground');
+    await page.getByRole('radio', { name: 'A prompt' }).check();
+    await page.getByLabel('Prompt', { exact: true }).selectOption({ label: 'greeting' });
+    await page.getByLabel('Variables (JSON)').fill('{"name": "Bo"}');
+    await page.getByRole('button', { name: 'Send (streamed)' }).click();
+    await page.getByTestId('playground-output').getByText('You said: Hi Bo', { exact: true }).waitFor();
+    await page.getByTestId('playground-log').waitFor();
+  });
+
+  test('the other pages load from the API: providers (no secrets), guardrails, policies, workspaces, prompts', async () => {
+    await open('Providers');
+    await page.getByRole('table', { name: 'Providers' }).getByText(`@${PROVIDER}`).waitFor();
+    assert.doesNotMatch(await page.locator('main').innerText(), /sk-fake-provider-0000/);
+    await screenshot(page, 'providers');
+    for (const name of ['Guardrails', 'Workspaces']) {
+      await open(name);
+      await page.locator('main').getByText(/No .* yet|\(default\)/).first().waitFor();
+      assert.equal(await page.getByRole('alert').count(), 0, `${name} shows no error`);
+      await screenshot(page, name.toLowerCase());
+    }
+
+    await open('Policies');
+    await page.getByRole('button', { name: 'Show current usage of team budget' }).click();
+    const usage = page.getByRole('table', { name: 'Usage per entity' });
+    await usage.waitFor();
+    assert.match(await usage.innerText(), /api_key=/);
+    await screenshot(page, 'policies');
+
+    await open('Prompts');
+    await page.getByRole('button', { name: 'Preview greeting' }).click();
+    await page.getByLabel('Variables (JSON)').fill('{"name": "Ada"}');
+    await page.getByRole('button', { name: 'Render', exact: true }).click();
+    const rendered = page.getByLabel('Rendered request');
+    await rendered.waitFor();
+    assert.match(await rendered.innerText(), /"content": "Hi Ada"/);
+    await screenshot(page, 'prompts');
+  });
+
+  test('a narrow window: the logs page fits without sideways scrolling of the page', async () => {
+    const narrow = await browser.newPage(390, 800);
+    await signIn(narrow, gw.app.adminKey);
+    await narrow.goto(`${gw.app.url}/console/logs`);
+    await narrow.locator('.vlist-row').first().waitFor();
+    assert.ok(await narrow.evaluate(`document.documentElement.scrollWidth <= window.innerWidth + 1`));
+    await screenshot(narrow, 'logs-narrow');
+    await narrow.close();
+  });
+
+  test('a key with only log scopes sees only the logs page; what it may not do is not offered', async () => {
+    const created = await gw.app.http
+      .post('/v1/api-keys/workspace/service')
+      .set(admin())
+      .send({ name: 'log reader', workspace_id: gw.app.boot.workspaceId, scopes: ['logs.list', 'logs.view'] });
+    assert.equal(created.status, 201);
+    const reader = await browser.context.browser()?.newContext() ?? browser.context;
+    const tab = await reader.newPage();
+    try {
+      await signIn(tab, created.body.key);
+      const links = await tab.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allInnerTexts();
+      assert.deepEqual(links, ['Logs']);
+      await tab.locator('.vlist-row').first().waitFor();
+      assert.equal(await tab.getByRole('button', { name: 'Export these logs' }).count(), 0, 'no logs.export: no export button');
+      await tab.goto(`${gw.app.url}/console/keys`);
+      await tab.getByText('There is no page at /keys').waitFor();
+      await screenshot(tab, 'narrow-key');
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test('SSO: with the session cookie the console signs in by itself, sends the CSRF token on writes, and signs out', async () => {
+    const tab = await browser.newPage();
+    await tab.goto(`${gw.app.url}/console/`);
+    assert.equal(await tab.getByRole('link', { name: 'Sign in with SSO' }).getAttribute('href'), '/v1/auth/sso/login?return_to=%2Fconsole%2F');
+
+    idp.signInAs({ sub: 'idp-owner', email: 'owner@gw.local' });
+    const start = await gw.app.http.get('/v1/auth/sso/login').query({ return_to: '/console/' });
+    assert.equal(start.status, 302, JSON.stringify(start.body));
+    const back = await followToCallback(start.headers.location!, CALLBACK);
+    const done = await gw.app.http.get(back.pathname + back.search);
+    assert.equal(done.headers.location, '/console/');
+    const cookie = ([] as string[]).concat(done.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
+    const [name, value] = [cookie.slice(0, cookie.indexOf('=')), cookie.slice(cookie.indexOf('=') + 1)];
+    await browser.context.addCookies([{ name, value, url: gw.app.url }]);
+    const keyOnly = await gw.app.http.get('/v1/auth/key').set('cookie', cookie);
+    assert.equal(keyOnly.status, 401, 'GET /v1/auth/key is for keys; a session asks /v1/auth/self');
+    assert.equal(keyOnly.body.error.code, 'api_key_required');
+
+    try {
+      await tab.reload();
+      await tab.getByRole('navigation', { name: 'Console pages' }).waitFor();
+      assert.match(await tab.locator('.who').innerText(), /owner@gw\.local/);
+      assert.equal(await tab.evaluate(`sessionStorage.length`), 0, 'no key kept: the session lives in the cookie');
+      // A write with the cookie is refused without the session's CSRF token: the console sends it.
+      await tab.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Playground', exact: true }).click();
+      await tab.getByLabel('Provider', { exact: true }).selectOption(PROVIDER);
+      await tab.getByLabel('Mock response').fill('Hello from a console session');
+      await tab.getByRole('button', { name: 'Send (streamed)' }).click();
+      await tab.getByTestId('playground-output').getByText('Hello from a console session', { exact: true }).waitFor();
+      await screenshot(tab, 'sso-session');
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByLabel('API key').waitFor();
+      assert.equal((await gw.app.http.get('/v1/auth/self').set('cookie', cookie)).status, 401, 'the session ended at gw');
+    } finally {
+      await tab.close();
+      await browser.context.clearCookies();
+    }
+  });
+
+  test('no Content-Security-Policy violation on any page', () => {
+    assert.deepEqual(cspViolations, []);
+  });
+});

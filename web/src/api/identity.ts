@@ -1,0 +1,73 @@
+/**
+ * Who is signed in and what they may do. A key is kept in sessionStorage (gone when the tab
+ * closes, never in a URL); a console session (SSO) lives in gw's HttpOnly cookie, so only its
+ * CSRF token is held here, in memory.
+ */
+import { createApi, type Api, type Credential } from './client';
+import type { AuthKey, AuthSelf } from './types';
+
+const KEY_STORAGE = 'gw.console.api_key';
+
+export interface Identity {
+  api: Api;
+  /** What the header shows: the key's name, or the person's email. */
+  label: string;
+  scopes: ReadonlySet<string>;
+  /** The workspace the caller acts in; null for organisation-wide callers. */
+  workspaceId: string | null;
+  /** Where gateway calls land (the playground's workspace). */
+  gatewayWorkspaceId: string | null;
+  organisationWide: boolean;
+}
+
+export function can(identity: Identity, scope: string): boolean {
+  return identity.scopes.has(scope);
+}
+
+export function storedKey(): string | null {
+  return sessionStorage.getItem(KEY_STORAGE);
+}
+
+export function forgetKey(): void {
+  sessionStorage.removeItem(KEY_STORAGE);
+}
+
+/** Signs in with a key: gw answers what the key is and holds (GET /v1/auth/key), else the error. */
+export async function signInWithKey(key: string): Promise<Identity> {
+  const api = createApi({ kind: 'key', key });
+  const self = await api.get<AuthKey>('/v1/auth/key');
+  sessionStorage.setItem(KEY_STORAGE, key);
+  return {
+    api,
+    label: self.api_key.name,
+    scopes: new Set(self.scopes),
+    workspaceId: self.api_key.workspace_id,
+    gatewayWorkspaceId: self.workspace_id,
+    organisationWide: self.api_key.type === 'organisation',
+  };
+}
+
+/** Resumes a console session from gw's cookie (after SSO sign-in); undefined when there is none. */
+export async function resumeSession(): Promise<Identity | undefined> {
+  const probe = createApi({ kind: 'session', csrf: undefined });
+  let self: AuthSelf;
+  try {
+    self = await probe.get<AuthSelf>('/v1/auth/self');
+  } catch {
+    return undefined;
+  }
+  const credential: Credential = { kind: 'session', csrf: self.csrf_token };
+  return {
+    api: createApi(credential),
+    label: self.user.email ?? self.user.subject ?? 'signed in',
+    scopes: new Set(self.scopes),
+    workspaceId: self.workspace_id,
+    gatewayWorkspaceId: self.workspace_id ?? self.workspaces[0]?.id ?? null,
+    organisationWide: self.workspace_id === null,
+  };
+}
+
+export async function signOut(identity: Identity): Promise<void> {
+  forgetKey();
+  if (identity.api.credential.kind === 'session') await identity.api.send('POST', '/v1/auth/sign-out').catch(() => undefined);
+}

@@ -1,0 +1,41 @@
+import type { ReactNode } from 'react';
+import type { Page } from '../api/types';
+import { useIdentity } from '../identity-context';
+import { useAsync } from '../use-async';
+import { ErrorNote, Loading, Empty } from './status';
+
+export interface Column<T> {
+  name: string;
+  cell: (item: T) => ReactNode;
+}
+
+/** A list endpoint's first page as a table (secrets are never among the columns). */
+export function ResourceTable<T extends { id?: string }>({ path, label, columns, query }: { path: string; label: string; columns: Column<T>[]; query?: Record<string, string | number> }) {
+  const { api } = useIdentity();
+  const list = useAsync(() => api.get<Page<T>>(path, { limit: 100, ...query }), [api, path, JSON.stringify(query)]);
+  if (list.error) return <ErrorNote error={list.error} title={`Could not load ${label.toLowerCase()}`} />;
+  if (!list.data) return <Loading what={`Loading ${label.toLowerCase()}`} />;
+  if (!list.data.data.length) return <Empty>No {label.toLowerCase()} yet.</Empty>;
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th scope="col" key={c.name}>
+              {c.name}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {list.data.data.map((item, i) => (
+          <tr key={item.id ?? i}>
+            {columns.map((c) => (
+              <td key={c.name}>{c.cell(item)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

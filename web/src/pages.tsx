@@ -1,0 +1,32 @@
+/** The console's pages, each with the scope it needs: a page the caller cannot use is not offered. */
+import type { ComponentType } from 'react';
+import { AnalyticsPage } from './pages/analytics';
+import { ConfigsPage } from './pages/configs';
+import { GuardrailsPage } from './pages/guardrails';
+import { KeysPage } from './pages/keys';
+import { LogsPage } from './pages/logs';
+import { PlaygroundPage } from './pages/playground';
+import { PoliciesPage } from './pages/policies';
+import { PromptsPage } from './pages/prompts';
+import { ProvidersPage } from './pages/providers';
+import { WorkspacesPage } from './pages/workspaces';
+
+export interface PageDef {
+  path: string;
+  title: string;
+  scope: string;
+  component: ComponentType<{ rest: string }>;
+}
+
+export const PAGES: PageDef[] = [
+  { path: '/logs', title: 'Logs', scope: 'logs.list', component: LogsPage },
+  { path: '/analytics', title: 'Analytics', scope: 'analytics.view', component: AnalyticsPage },
+  { path: '/playground', title: 'Playground', scope: 'completions.write', component: PlaygroundPage },
+  { path: '/keys', title: 'API keys', scope: 'api_keys.list', component: KeysPage },
+  { path: '/providers', title: 'Providers', scope: 'virtual_keys.list', component: ProvidersPage },
+  { path: '/configs', title: 'Configs', scope: 'configs.list', component: ConfigsPage },
+  { path: '/guardrails', title: 'Guardrails', scope: 'guardrails.list', component: GuardrailsPage },
+  { path: '/policies', title: 'Policies', scope: 'policies.list', component: PoliciesPage },
+  { path: '/workspaces', title: 'Workspaces', scope: 'workspaces.list', component: WorkspacesPage },
+  { path: '/prompts', title: 'Prompts', scope: 'prompts.list', component: PromptsPage },
+];

@@ -1,0 +1,224 @@
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { can } from '../api/identity';
+import { FilterError, NO_FILTERS, toLogQuery, type LogFilters, type TimeRange } from '../api/log-filters';
+import type { CacheStatus, LogSummary, Page } from '../api/types';
+import { Field } from '../components/field';
+import { ErrorNote, Loading, Empty } from '../components/status';
+import { VirtualList } from '../components/virtual-list';
+import { fmt } from '../format';
+import { useIdentity } from '../identity-context';
+import { Link } from '../router';
+import { LogDetail } from './log-detail';
+import { LogExports } from './log-exports';
+
+const RANGES: Array<[TimeRange, string]> = [
+  ['15m', 'Last 15 minutes'],
+  ['1h', 'Last hour'],
+  ['24h', 'Last 24 hours'],
+  ['7d', 'Last 7 days'],
+  ['30d', 'Last 30 days'],
+  ['all', 'All time'],
+  ['custom', 'Custom range'],
+];
+const CACHE: Array<CacheStatus> = ['HIT', 'SEMANTIC HIT', 'MISS', 'REFRESH', 'DISABLED'];
+const PAGE_SIZE = 100;
+
+export function LogsPage({ rest }: { rest: string }) {
+  const id = rest.replace(/^\//, '');
+  if (id) return <LogDetail id={decodeURIComponent(id)} />;
+  return <LogsExplorer />;
+}
+
+function LogsExplorer() {
+  const identity = useIdentity();
+  const [draft, setDraft] = useState<LogFilters>(NO_FILTERS);
+  const [applied, setApplied] = useState<{ filters: LogFilters; at: number }>({ filters: NO_FILTERS, at: Date.now() });
+  const [rows, setRows] = useState<LogSummary[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [filterError, setFilterError] = useState<FilterError>();
+
+  const query = useCallback(() => toLogQuery(applied.filters, applied.at), [applied]);
+
+  const load = useCallback(
+    async (after: string | null) => {
+      setLoading(true);
+      setError(undefined);
+      try {
+        const page = await identity.api.get<Page<LogSummary>>('/v1/logs', { ...query(), limit: PAGE_SIZE, cursor: after ?? undefined });
+        setRows((old) => (after ? [...old, ...page.data] : page.data));
+        setCursor(page.has_more ? page.next_cursor : null);
+      } catch (failure) {
+        setError(failure);
+      } finally {
+        setLoading(false);
+      }
+    },
+    [identity, query],
+  );
+
+  useEffect(() => {
+    void load(null);
+  }, [load]);
+
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      toLogQuery(draft, Date.now());
+      setFilterError(undefined);
+      setApplied({ filters: draft, at: Date.now() });
+    } catch (failure) {
+      if (failure instanceof FilterError) setFilterError(failure);
+      else throw failure;
+    }
+  };
+  const set = (name: keyof LogFilters) => (event: { target: { value: string } }) => setDraft((d) => ({ ...d, [name]: event.target.value }));
+
+  return (
+    <section aria-labelledby="logs-title">
+      <h1 id="logs-title" tabIndex={-1}>
+        Logs
+      </h1>
+      <form className="filters" onSubmit={apply} aria-label="Log filters">
+        <Field label="Time range">
+          <select value={draft.range} onChange={set('range')}>
+            {RANGES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {draft.range === 'custom' && (
+          <>
+            <Field label="From">
+              <input type="datetime-local" value={draft.from} onChange={set('from')} />
+            </Field>
+            <Field label="To">
+              <input type="datetime-local" value={draft.to} onChange={set('to')} />
+            </Field>
+          </>
+        )}
+        <Field label="Status">
+          <input value={draft.status} onChange={set('status')} placeholder="4xx,429" />
+        </Field>
+        <Field label="Provider">
+          <input value={draft.provider} onChange={set('provider')} placeholder="openai" />
+        </Field>
+        <Field label="Model">
+          <input value={draft.model} onChange={set('model')} placeholder="gpt-4o" />
+        </Field>
+        <Field label="API key id">
+          <input value={draft.apiKeyId} onChange={set('apiKeyId')} />
+        </Field>
+        {identity.organisationWide && (
+          <Field label="Workspace">
+            <input value={draft.workspaceId} onChange={set('workspaceId')} placeholder="id or slug" />
+          </Field>
+        )}
+        <Field label="Metadata">
+          <input value={draft.metadata} onChange={set('metadata')} placeholder="env=prod,_user=ana" />
+        </Field>
+        <Field label="Prompt id">
+          <input value={draft.promptId} onChange={set('promptId')} />
+        </Field>
+        <Field label="Cache status">
+          <select value={draft.cacheStatus} onChange={set('cacheStatus')}>
+            <option value="">Any</option>
+            {CACHE.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Trace id">
+          <input value={draft.traceId} onChange={set('traceId')} />
+        </Field>
+        <div className="actions">
+          <button type="submit">Apply filters</button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setDraft(NO_FILTERS);
+              setFilterError(undefined);
+              setApplied({ filters: NO_FILTERS, at: Date.now() });
+            }}
+          >
+            Clear
+          </button>
+        </div>
+        {filterError && (
+          <p className="error" role="alert">
+            {filterError.message}
+          </p>
+        )}
+      </form>
+
+      <ErrorNote error={error} title="Could not load the logs" />
+      {loading && rows.length === 0 ? (
+        <Loading what="Loading logs" />
+      ) : rows.length === 0 && !error ? (
+        <Empty>No requests match these filters.</Empty>
+      ) : (
+        <LogTable rows={rows} />
+      )}
+      <div className="actions">
+        <span role="status">{rows.length ? `${fmt.count(rows.length)} requests shown${cursor ? ', more to load' : ''}` : ''}</span>
+        {cursor && (
+          <button type="button" onClick={() => void load(cursor)} disabled={loading}>
+            {loading ? 'Loading…' : 'Load more'}
+          </button>
+        )}
+      </div>
+      {can(identity, 'logs.export') && <LogExports query={query} />}
+    </section>
+  );
+}
+
+const COLUMNS = ['Time', 'Status', 'Provider', 'Model', 'Tokens', 'Cost', 'Latency', 'Cache', 'Trace id'];
+
+function LogTable({ rows }: { rows: LogSummary[] }) {
+  return (
+    <VirtualList
+      items={rows}
+      rowHeight={36}
+      height={Math.min(480, Math.max(rows.length, 3) * 36)}
+      label="Request logs"
+      header={
+        <div role="rowgroup" className="vlist-head">
+          <div role="row" className="log-row">
+            {COLUMNS.map((c) => (
+              <span role="columnheader" key={c}>
+                {c}
+              </span>
+            ))}
+          </div>
+        </div>
+      }
+      renderRow={(log) => (
+        <div className="log-row">
+          <span role="cell">
+            <Link to={`/logs/${encodeURIComponent(log.id)}`} aria-label={`Open the log of ${log.trace_id}`}>
+              {fmt.time(log.created_at)}
+            </Link>
+          </span>
+          <span role="cell" className={log.status >= 400 ? 'bad' : 'good'}>
+            {log.status}
+          </span>
+          <span role="cell">{log.provider ?? '—'}</span>
+          <span role="cell">{log.model ?? '—'}</span>
+          <span role="cell">{fmt.count(log.total_tokens)}</span>
+          <span role="cell">{fmt.usd(log.cost)}</span>
+          <span role="cell">{fmt.ms(log.latency_ms)}</span>
+          <span role="cell">{log.cache_status}</span>
+          <span role="cell" className="mono">
+            {log.trace_id}
+          </span>
+        </div>
+      )}
+    />
+  );
+}
