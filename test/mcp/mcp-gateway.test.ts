@@ -6,6 +6,7 @@ import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/au
 import { keyFor, makeUser } from '../admin/people.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
+import { startFakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
 import { startTestApp, startTestCluster, type TestApp } from '../helpers/test-app.js';
 import { addMcpServer, gwClient, workspaceKey } from './mcp-fixtures.js';
 
@@ -153,6 +154,57 @@ for (const engine of fullEngines()) {
       const analytics = await app.http.get('/v1/analytics/groups/endpoint').set({ 'x-gw-api-key': app.adminKey });
       assert.equal(analytics.status, 200, JSON.stringify(analytics.body));
       assert.ok(JSON.stringify(analytics.body).includes('"mcp"'), JSON.stringify(analytics.body));
+    });
+
+    test('an integration over the older HTTP+SSE transport is served through gw over Streamable HTTP', async () => {
+      const sse = await startFakeMcpServer({ name: 'sse-mcp', sse: true });
+      try {
+        const { integrationId } = await addMcpServer(app, { url: sse.url, slug: 'sse-tools', transport: 'sse', disabledTools: ['delete_everything'] });
+        const metadata = await app.http.get(`/v1/mcp-integrations/${integrationId}/metadata`).set({ 'x-gw-api-key': app.adminKey });
+        assert.equal(metadata.body.server_name, 'sse-mcp', JSON.stringify(metadata.body));
+        const { client } = await gwClient(app.url, 'sse-tools', { 'x-gw-api-key': key });
+        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ['add', 'echo', 'fail', 'slow']);
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'over sse' } })), 'over sse');
+        assert.equal(textOf(await client.callTool({ name: 'add', arguments: { a: 5, b: 6 } })), '11');
+        assert.deepEqual(sse.toolCalls, [{ name: 'echo', args: { text: 'over sse' } }, { name: 'add', args: { a: 5, b: 6 } }]);
+        // The SSE stream was opened with GET and the requests posted to the endpoint it announced.
+        assert.ok(sse.requests.some((headers) => String(headers.accept).includes('text/event-stream')));
+        await client.close();
+      } finally {
+        await sse.close();
+      }
+    });
+
+    test('oauth_client_credentials: the token is sent, and refetched when the MCP server answers 401', async () => {
+      const tokens = await startFakeTokenEndpoints();
+      const revoked = new Set<string>();
+      const live = (headers: { authorization?: string }) => {
+        const token = headers.authorization?.replace(/^Bearer /, '') ?? '';
+        return tokens.issued.oauth.includes(token) && !revoked.has(token);
+      };
+      const guarded = await startFakeMcpServer({ name: 'guarded', authorize: live });
+      try {
+        const configurations = { token_url: `${tokens.url}/oauth/token`, client_id: tokens.oauthClient.id, client_secret: tokens.oauthClient.secret };
+        await addMcpServer(app, { url: guarded.url, slug: 'guarded', auth: { auth_type: 'oauth_client_credentials', configurations } });
+        assert.equal(tokens.issued.oauth.length, 1, 'one token served the capability sync');
+        const { client } = await gwClient(app.url, 'guarded', { 'x-gw-api-key': key });
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'first' } })), 'first');
+        assert.equal(tokens.issued.oauth.length, 1, 'the cached token is reused');
+
+        // The MCP server stops accepting the token mid-session: gw fetches a new one and the call goes through.
+        revoked.add(tokens.issued.oauth[0]!);
+        const seen = guarded.requests.length;
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'second' } })), 'second');
+        assert.equal(tokens.issued.oauth.length, 2);
+        assert.equal(guarded.requests.at(-1)!.authorization, `Bearer ${tokens.issued.oauth[1]}`);
+        const authorizations = guarded.requests.slice(seen).map((headers) => headers.authorization);
+        assert.deepEqual(authorizations, [`Bearer ${tokens.issued.oauth[0]}`, `Bearer ${tokens.issued.oauth[1]}`], 'refused once, then retried with the new token');
+        assert.deepEqual(guarded.toolCalls.map((call) => call.args), [{ text: 'first' }, { text: 'second' }]);
+        await client.close();
+      } finally {
+        await guarded.close();
+        await tokens.close();
+      }
     });
 
     test('an upstream going away mid-session: a clear error, no hang', async () => {
