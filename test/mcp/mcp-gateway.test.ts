@@ -114,6 +114,33 @@ for (const engine of fullEngines()) {
       await app.http.put('/v1/mcp-servers/tools/user-access').set(admin).send({ default_user_access: 'allow' });
     });
 
+    test('connections: a session shows up once opened; DELETE ends it, so the next call needs a new session', async () => {
+      const admin = { 'x-gw-api-key': app.adminKey };
+      const member = await makeUser(app, 'member', { id: app.boot.workspaceId, role: 'member' });
+      const memberKey = await keyFor(app, { userId: member.id, type: 'workspace', workspaceId: app.boot.workspaceId, scopes: ['mcp.invoke'] });
+      const { client, transport } = await gwClient(app.url, 'tools', { 'x-gw-api-key': memberKey });
+      const service = await gwClient(app.url, 'tools', { 'x-gw-api-key': key });
+
+      const mine = await app.http.get('/v1/mcp-servers/tools/connections').query({ user_id: member.id }).set(admin);
+      assert.equal(mine.status, 200, JSON.stringify(mine.body));
+      assert.equal(mine.body.total, 1);
+      assert.equal(mine.body.data[0].session_id, transport.sessionId);
+      assert.equal(mine.body.data[0].user_id, member.id);
+      assert.equal(mine.body.data[0].connected, true);
+      const all = await app.http.get('/v1/mcp-servers/tools/connections').set(admin);
+      assert.ok(all.body.data.some((row: { session_id: string }) => row.session_id === service.transport.sessionId));
+
+      const dropped = await app.http.delete('/v1/mcp-servers/tools/connections').query({ user_id: member.id }).set(admin);
+      assert.deepEqual(dropped.body, { success: true });
+      assert.equal((await app.http.get('/v1/mcp-servers/tools/connections').query({ user_id: member.id }).set(admin)).body.total, 0);
+      await assert.rejects(client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }), /404|Session not found/);
+      // Another user's session is untouched; the member opens a new one.
+      assert.equal(textOf(await service.client.callTool({ name: 'add', arguments: { a: 2, b: 2 } })), '4');
+      const again = await gwClient(app.url, 'tools', { 'x-gw-api-key': memberKey });
+      assert.equal(textOf(await again.client.callTool({ name: 'add', arguments: { a: 3, b: 3 } })), '6');
+      await Promise.all([client.close(), service.client.close(), again.client.close()]);
+    });
+
     test('an OAuth access token gw issued, with mcp.invoke, is accepted like a key', async () => {
       const user = await makeUser(app, 'owner');
       const at = new Date(app.services.now()).toISOString();
