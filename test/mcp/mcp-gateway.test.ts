@@ -183,6 +183,49 @@ for (const engine of fullEngines()) {
       assert.ok(JSON.stringify(analytics.body).includes('"mcp"'), JSON.stringify(analytics.body));
     });
 
+    test('the tool-call log row holds server, tool, caller, status, latency and sizes; analytics count the calls', async () => {
+      await addMcpServer(app, { url: upstream.url, slug: 'counted', disabledTools: ['delete_everything'] });
+      const keyId = (await app.http.get('/v1/auth/key').set({ 'x-gw-api-key': key })).body.api_key.id as string;
+      const { client } = await gwClient(app.url, 'counted', { 'x-gw-api-key': key });
+      await client.callTool({ name: 'echo', arguments: { text: 'count me' } });
+      await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+      await client.callTool({ name: 'add', arguments: { a: 3, b: 4 } });
+      await client.callTool({ name: 'delete_everything', arguments: {} }).catch(() => undefined);
+      await client.close();
+      await app.services.requestLogs.flush();
+      const admin = { 'x-gw-api-key': app.adminKey };
+
+      const listed = await app.http.get('/v1/logs').query({ provider: 'mcp:counted', model: 'echo' }).set(admin);
+      assert.equal(listed.body.data.length, 1);
+      const row = (await app.http.get(`/v1/logs/${listed.body.data[0].id}`).set(admin)).body;
+      assert.equal(row.endpoint, 'mcp');
+      assert.equal(row.provider, 'mcp:counted');
+      assert.equal(row.metadata.mcp_server, 'counted');
+      assert.equal(row.model, 'echo');
+      assert.equal(row.metadata.mcp_tool, 'echo');
+      assert.equal(row.api_key_id, keyId, 'the caller');
+      assert.equal(row.status, 200);
+      assert.equal(typeof row.latency_ms, 'number');
+      assert.ok(row.latency_ms >= 0);
+      assert.deepEqual(row.request_body, { name: 'echo', arguments: { text: 'count me' } });
+      assert.equal(Number(row.metadata.mcp_request_bytes), Buffer.byteLength(JSON.stringify(row.request_body)));
+      assert.equal(Number(row.metadata.mcp_response_bytes), Buffer.byteLength(JSON.stringify(row.response_body)));
+      assert.equal(row.guardrail_results, null, 'no guardrail mapped here (verdicts: mcp-guardrail-checks.test.ts)');
+
+      const summary = await app.http.get('/v1/analytics/summary').query({ provider: 'mcp:counted' }).set(admin);
+      assert.equal(summary.status, 200, JSON.stringify(summary.body));
+      assert.equal(summary.body.requests, 4);
+      assert.equal(summary.body.errors, 1, 'the refused disabled tool');
+      assert.ok(summary.body.latency_p50_ms !== null);
+      const byTool = await app.http.get('/v1/analytics/groups/model').query({ provider: 'mcp:counted' }).set(admin);
+      assert.equal(byTool.status, 200, JSON.stringify(byTool.body));
+      const requestsOf = (tool: string) => byTool.body.data.find((group: { key?: string; value?: string }) => (group.key ?? group.value) === tool)?.requests;
+      assert.deepEqual([requestsOf('echo'), requestsOf('add'), requestsOf('delete_everything')], [1, 2, 1], JSON.stringify(byTool.body.data));
+      const byEndpoint = await app.http.get('/v1/analytics/groups/endpoint').query({ api_key_id: keyId }).set(admin);
+      const mcpGroup = byEndpoint.body.data.find((group: { key?: string; value?: string }) => (group.key ?? group.value) === 'mcp');
+      assert.ok(mcpGroup && mcpGroup.requests >= 4, JSON.stringify(byEndpoint.body.data));
+    });
+
     test('an integration over the older HTTP+SSE transport is served through gw over Streamable HTTP', async () => {
       const sse = await startFakeMcpServer({ name: 'sse-mcp', sse: true });
       try {
