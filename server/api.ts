@@ -15,7 +15,7 @@ import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
 import { authorizationIsProviderCredential } from '../gateway/resolve/provider-plan.js';
-import { withResourceChallenge } from './auth/oauth/resource-challenge.js';
+import { assertTokenResource, withResourceChallenge } from './auth/oauth/resource-challenge.js';
 
 /** Gateway chat calls are logged whatever their outcome, refusals before the handler included. */
 const CHAT_OPERATION = 'createChatCompletion';
@@ -99,6 +99,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
       const operation = c.operation as { 'x-gw-scope'?: string; 'x-gw-key-kinds'?: string[]; 'x-gw-own-key'?: boolean };
       if (!call.principal) return;
       try {
+        assertTokenResource(c, call.principal, services.config.publicUrl);
         if (operation['x-gw-key-kinds']) requireKeyKind(call.principal, operation['x-gw-key-kinds']);
         // x-gw-own-key: a user's key may act on that user's own keys without the scope; the handler checks ownership.
         const ownKeyWaiver = operation['x-gw-own-key'] === true && call.principal.userId !== null;
