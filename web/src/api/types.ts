@@ -27,8 +27,12 @@ export type UsageLimitsEntity = Schemas['UsageLimitsEntity'];
 export type RateLimitsPolicy = Schemas['RateLimitsPolicy'];
 export type Workspace = Schemas['Workspace'];
 export type WorkspaceMember = Schemas['WorkspaceMember'];
+export type WorkspaceRole = Schemas['WorkspaceRole'];
+export type User = Schemas['User'];
 export type Prompt = Schemas['Prompt'];
 export type RenderPromptResponse = Schemas['RenderPromptResponse'];
+export type PromptVersion = Schemas['PromptVersion'];
+export type Label = Schemas['Label'];
 export type ChatCompletionChunk = Schemas['ChatCompletionChunk'];
 export type ErrorBody = Schemas['Error'];
 
