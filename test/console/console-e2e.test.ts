@@ -297,33 +297,85 @@ describe('the console in a browser', () => {
     await page.getByTestId('playground-log').waitFor();
   });
 
-  test('the other pages load from the API: providers (no secrets), guardrails, policies, workspaces, prompts', async () => {
+  test('providers: one is created with its key typed in, shown only masked, and deleted from the page', async () => {
+    const secret = 'sk-e2e-typed-secret-9876';
     await open('Providers');
     await page.getByRole('table', { name: 'Providers' }).getByText(`@${PROVIDER}`).waitFor();
-    assert.doesNotMatch(await page.locator('main').innerText(), /sk-fake-provider-0000/);
+    await page.getByRole('button', { name: 'New provider' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('e2e backup');
+    await page.getByLabel('Slug').fill('e2e-backup');
+    await page.getByLabel('Provider key').fill(secret);
+    assert.equal(await page.getByLabel('Provider key').getAttribute('type'), 'password', 'the key is never displayed as it is typed');
+    await page.getByRole('button', { name: 'Create provider' }).click();
+    const table = page.getByRole('table', { name: 'Providers' });
+    await table.getByText('@e2e-backup').waitFor();
+    const saved = (await gw.app.http.get('/v1/providers/e2e-backup').set(admin())).body;
+    assert.equal(saved.name, 'e2e backup');
+    assert.ok(saved.masked_key && saved.masked_key !== secret);
+    await table.getByText(saved.masked_key).waitFor();
+    assert.doesNotMatch(await page.content(), new RegExp(`${secret}|sk-fake-provider-0000`), 'no secret anywhere in the page');
+    // The saved key works: a gateway call through the new provider reaches the fake upstream with it.
+    await gw.openai({ 'x-gw-provider': '@e2e-backup' }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'via backup' }] });
+    assert.equal(gw.fake.requests.at(-1)!.headers.authorization, `Bearer ${secret}`);
     await screenshot(page, 'providers');
+
+    await page.getByRole('button', { name: 'Edit e2e backup' }).click();
+    assert.equal(await page.getByLabel('Provider key').inputValue(), '', 'editing never fills the secret back in');
+    await page.getByText(`Stored as ${saved.masked_key}; leave empty to keep it`).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByRole('button', { name: 'Delete e2e backup' }).click();
+    await page.getByRole('button', { name: 'Confirm deleting e2e backup' }).click();
+    await table.getByText('@e2e-backup').waitFor({ state: 'detached' });
+    assert.equal((await gw.app.http.get('/v1/providers/e2e-backup').set(admin())).status, 404);
+  });
+
+  test('policies: a usage limit is created from the page, and after traffic its usage per entity shows', async () => {
+    await open('Policies');
+    await page.getByRole('button', { name: 'New usage limit' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('e2e per team');
+    await page.getByLabel('Counts').selectOption('requests');
+    await page.getByLabel('Limit', { exact: true }).fill('100');
+    await page.getByLabel('Group by').fill('metadata.team');
+    await page.getByRole('button', { name: 'Create usage limit' }).click();
+    await page.getByRole('table', { name: 'Usage-limit policies' }).getByText('e2e per team').waitFor();
+    const client = gw.openai({ 'x-gw-provider': `@${PROVIDER}`, 'x-gw-metadata': JSON.stringify({ team: 'blue' }) });
+    for (let i = 0; i < 2; i++) await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `budgeted ${i}` }] });
+
+    await page.getByRole('button', { name: 'Show current usage of e2e per team' }).click();
+    const usage = page.getByRole('table', { name: 'Usage per entity' });
+    await usage.waitFor();
+    assert.match(await usage.innerText(), /metadata\.team=blue\s+2 \/ 100\s+98/);
+    await screenshot(page, 'policies');
+  });
+
+  test('prompts: a new version saved from the page, and the render preview of the default and of that version', async () => {
+    await open('Prompts');
+    await page.getByRole('button', { name: 'Open greeting' }).click();
+    await page.getByLabel('Variables (JSON)').fill('{"name": "Ada"}');
+    await page.getByRole('button', { name: 'Render', exact: true }).click();
+    const rendered = page.getByLabel('Rendered request');
+    await rendered.waitFor();
+    assert.match(await rendered.innerText(), /"content": "Hi Ada"/);
+
+    await page.getByRole('button', { name: 'New version' }).click();
+    await page.getByLabel('Template').fill(JSON.stringify([{ role: 'user', content: 'Hello {{name}}, from version 2' }]));
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await page.getByText('Saved as version 2').waitFor();
+    await page.getByLabel('Version to render').selectOption('2');
+    await page.getByRole('button', { name: 'Render', exact: true }).click();
+    await rendered.getByText('Hello Ada, from version 2', { exact: false }).waitFor();
+    assert.equal((await gw.app.http.get('/v1/prompts/greeting').set(admin())).body.prompt_version, 1, 'a new version is not the default');
+    await screenshot(page, 'prompts');
+  });
+
+  test('guardrails and workspaces load from the API', async () => {
     for (const name of ['Guardrails', 'Workspaces']) {
       await open(name);
       await page.locator('main').getByText(/No .* yet|\(default\)/).first().waitFor();
       assert.equal(await page.getByRole('alert').count(), 0, `${name} shows no error`);
       await screenshot(page, name.toLowerCase());
     }
-
-    await open('Policies');
-    await page.getByRole('button', { name: 'Show current usage of team budget' }).click();
-    const usage = page.getByRole('table', { name: 'Usage per entity' });
-    await usage.waitFor();
-    assert.match(await usage.innerText(), /api_key=/);
-    await screenshot(page, 'policies');
-
-    await open('Prompts');
-    await page.getByRole('button', { name: 'Preview greeting' }).click();
-    await page.getByLabel('Variables (JSON)').fill('{"name": "Ada"}');
-    await page.getByRole('button', { name: 'Render', exact: true }).click();
-    const rendered = page.getByLabel('Rendered request');
-    await rendered.waitFor();
-    assert.match(await rendered.innerText(), /"content": "Hi Ada"/);
-    await screenshot(page, 'prompts');
   });
 
   test('a narrow window: the logs page fits without sideways scrolling of the page', async () => {
