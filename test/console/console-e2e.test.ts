@@ -366,6 +366,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Render', exact: true }).click();
     await rendered.getByText('Hello Ada, from version 2', { exact: false }).waitFor();
     assert.equal((await gw.app.http.get('/v1/prompts/greeting').set(admin())).body.prompt_version, 1, 'a new version is not the default');
+    assert.equal((await gw.app.http.get('/v1/prompts/greeting@2').set(admin())).body.virtual_key, `@${PROVIDER}`, 'the new version keeps the fields not edited');
     await screenshot(page, 'prompts');
   });
 

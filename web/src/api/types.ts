@@ -30,6 +30,7 @@ export type WorkspaceMember = Schemas['WorkspaceMember'];
 export type WorkspaceRole = Schemas['WorkspaceRole'];
 export type User = Schemas['User'];
 export type Prompt = Schemas['Prompt'];
+export type PromptSummary = Schemas['PromptSummary'];
 export type RenderPromptResponse = Schemas['RenderPromptResponse'];
 export type PromptVersion = Schemas['PromptVersion'];
 export type Label = Schemas['Label'];

@@ -71,9 +71,9 @@ export function PromptForm({ existing, onSaved, onCancel }: { existing?: Prompt;
           <Field label="Provider">
             <select value={provider} onChange={(e) => setProvider(e.target.value)}>
               <option value="">None</option>
-              {providers.data.map((p) => (
-                <option key={p.id} value={`@${p.slug}`}>
-                  @{p.slug}
+              {[...new Set([...providers.data.map((p) => `@${p.slug}`), ...(provider ? [provider] : [])])].map((slug) => (
+                <option key={slug} value={slug}>
+                  {slug}
                 </option>
               ))}
             </select>

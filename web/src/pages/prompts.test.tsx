@@ -5,7 +5,9 @@ import { PromptsPage } from './prompts';
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
-const prompt = { id: 'pr1', object: 'prompt', name: 'greeting', slug: 'greeting', string: [{ role: 'user', content: 'Hi {{name}}' }], model: 'gpt-4o-mini', virtual_key: '@main', prompt_version: 1, latest_version: 2, default_version: 1, last_updated_at: '2026-01-01T00:00:00Z' };
+const summary = { id: 'pr1', object: 'prompt', name: 'greeting', slug: 'greeting', model: 'gpt-4o-mini', latest_version: 2, default_version: 1, last_updated_at: '2026-01-01T00:00:00Z' };
+// The latest version, as GET /v1/prompts/{id}@latest answers it: the template a new version starts from.
+const latest = { ...summary, string: [{ role: 'user', content: 'Hi {{name}}' }], virtual_key: '@main', prompt_version: 2 };
 const versions = [
   { id: 'v2', object: 'prompt_version', prompt_id: 'pr1', prompt_version: 2, label_id: null, is_default: false, status: 'active', created_at: '2026-01-02T00:00:00Z' },
   { id: 'v1', object: 'prompt_version', prompt_id: 'pr1', prompt_version: 1, label_id: 'l-prod', is_default: true, status: 'active', created_at: '2026-01-01T00:00:00Z' },
@@ -14,14 +16,14 @@ const labels = [
   { id: 'l-prod', object: 'label', name: 'production' },
   { id: 'l-stage', object: 'label', name: 'staging' },
 ];
-const lists: Record<string, unknown[]> = { '/v1/prompts': [prompt], '/v1/prompts/pr1/versions': versions, '/v1/labels': labels };
+const lists: Record<string, unknown[]> = { '/v1/prompts': [summary], '/v1/prompts/pr1/versions': versions, '/v1/labels': labels };
 const page = (data: unknown[]) => ({ object: 'list', data, has_more: false, next_cursor: null }) as never;
 const button = (container: HTMLElement, name: string) => [...container.querySelectorAll('button')].find((b) => b.textContent === name || b.getAttribute('aria-label') === name) as HTMLButtonElement;
 const ALL = ['prompts.list', 'prompts.read', 'prompts.create', 'prompts.update', 'prompts.delete', 'labels.list', 'completions.write'];
 
 async function openPrompt(sent: unknown[][], scopes = ALL) {
   const send = async (...args: unknown[]) => (sent.push(args), (args[1] as string).endsWith('/render') ? { success: true, data: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi Ada' }] } } : { prompt_version: 3, new_version: true }) as never;
-  const view = await render(<PromptsPage />, fakeIdentity({ get: async (path: string) => page(lists[path] ?? []), send }, scopes));
+  const view = await render(<PromptsPage />, fakeIdentity({ get: async (path: string) => (path === '/v1/prompts/pr1@latest' ? (latest as never) : page(lists[path] ?? [])), send }, scopes));
   cleanup = view.unmount;
   await settle();
   await click(button(view.container, 'Open greeting'));
@@ -34,6 +36,7 @@ describe('the prompts page', () => {
     const sent: unknown[][] = [];
     const view = await openPrompt(sent);
     await click(button(view.container, 'New version'));
+    expect(JSON.parse(byLabel<HTMLTextAreaElement>(view.container, 'Template').value)).toEqual(latest.string);
     await typeInto(byLabel(view.container, 'Template'), '[{"role": "user", "content": "Hello {{name}}!"}]');
     await click(button(view.container, 'Save new version'));
     await settle();

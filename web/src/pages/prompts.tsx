@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { can } from '../api/identity';
 import { parseJson } from '../api/spec-validation';
-import type { Label, Page, Prompt, PromptVersion, RenderPromptResponse } from '../api/types';
+import type { Label, Page, Prompt, PromptSummary, PromptVersion, RenderPromptResponse } from '../api/types';
 import { ConfirmButton } from '../components/confirm-button';
 import { Field } from '../components/field';
 import { JsonView } from '../components/json-view';
@@ -16,12 +16,12 @@ import { PromptForm } from './prompt-forms';
 /** The prompt library: new prompts and versions, labels and the default version, and a render preview. */
 export function PromptsPage() {
   const identity = useIdentity();
-  const [open, setOpen] = useState<Prompt>();
+  const [open, setOpen] = useState<PromptSummary>();
   const [creating, setCreating] = useState(false);
   const [refresh, setRefresh] = useState(0);
   const [note, setNote] = useState<string>();
   const removal = useAction();
-  const remove = (p: Prompt) =>
+  const remove = (p: PromptSummary) =>
     removal.run(async () => {
       await identity.api.send('DELETE', `/v1/prompts/${p.id}`);
       if (open?.id === p.id) setOpen(undefined);
@@ -51,14 +51,14 @@ export function PromptsPage() {
       )}
       {note && <p role="status">{note}</p>}
       <ErrorNote error={removal.error} title="Not deleted" />
-      <ResourceTable<Prompt>
+      <ResourceTable<PromptSummary>
         path="/v1/prompts"
         label="Prompts"
         refresh={refresh}
         columns={[
           { name: 'Name', cell: (p) => p.name },
           { name: 'Slug', cell: (p) => <code>{p.slug}</code> },
-          { name: 'Version', cell: (p) => `${p.prompt_version} (latest ${p.latest_version})` },
+          { name: 'Versions', cell: (p) => `default ${p.default_version}, latest ${p.latest_version}` },
           { name: 'Updated', cell: (p) => fmt.time(p.last_updated_at) },
           {
             name: 'Actions',
@@ -78,11 +78,13 @@ export function PromptsPage() {
   );
 }
 
-function PromptDetail({ prompt, onChanged }: { prompt: Prompt; onChanged: () => void }) {
+function PromptDetail({ prompt, onChanged }: { prompt: PromptSummary; onChanged: () => void }) {
   const identity = useIdentity();
   const { api } = identity;
   const [versioning, setVersioning] = useState(false);
   const [note, setNote] = useState<string>();
+  // The latest version's template is what a new version starts from.
+  const latest = useAsync(() => (can(identity, 'prompts.read') ? api.get<Prompt>(`/v1/prompts/${encodeURIComponent(prompt.id)}@latest`) : Promise.resolve(undefined)), [api, prompt.id]);
   const versions = useAsync(() => (can(identity, 'prompts.read') ? api.get<Page<PromptVersion>>(`/v1/prompts/${prompt.id}/versions`, { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [api, prompt.id]);
   const labels = useAsync(() => (can(identity, 'labels.list') ? api.get<Page<Label>>('/v1/labels', { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [api]);
   const change = useAction();
@@ -101,17 +103,18 @@ function PromptDetail({ prompt, onChanged }: { prompt: Prompt; onChanged: () => 
       <p className="hint">
         Address it as <code>{prompt.slug}</code>, <code>{prompt.slug}@3</code> (a version) or <code>{prompt.slug}@production</code> (a label).
       </p>
-      {mayUpdate && !versioning && (
+      {mayUpdate && latest.data && !versioning && (
         <button type="button" onClick={() => setVersioning(true)}>
           New version
         </button>
       )}
-      {versioning && (
+      {versioning && latest.data && (
         <PromptForm
-          existing={prompt}
+          existing={latest.data}
           onSaved={(message) => {
             setVersioning(false);
             setNote(message);
+            latest.reload();
             versions.reload();
             onChanged();
           }}
@@ -120,7 +123,7 @@ function PromptDetail({ prompt, onChanged }: { prompt: Prompt; onChanged: () => 
       )}
       {note && <p role="status">{note}</p>}
       <h3>Versions</h3>
-      <ErrorNote error={versions.error ?? change.error} />
+      <ErrorNote error={latest.error ?? versions.error ?? change.error} />
       {!versions.data && !versions.error && <Loading what="Loading versions" />}
       {versions.data && versions.data.length > 0 && (
         <table aria-label={`Versions of ${prompt.name}`}>
@@ -173,7 +176,7 @@ function PromptDetail({ prompt, onChanged }: { prompt: Prompt; onChanged: () => 
 }
 
 /** What gw would send for given variables (POST /v1/prompts/{id}/render), for the default or a chosen version. */
-function RenderPreview({ prompt, versions }: { prompt: Prompt; versions: number[] }) {
+function RenderPreview({ prompt, versions }: { prompt: PromptSummary; versions: number[] }) {
   const { api } = useIdentity();
   const [variables, setVariables] = useState('{}');
   const [version, setVersion] = useState('');
