@@ -123,6 +123,13 @@ describe('the console in a browser', () => {
     }
   }
 
+  /** Form controls in the page with no accessible name (no label, aria-label or text): none allowed. */
+  async function unlabelledControls(): Promise<string[]> {
+    return page.evaluate(`[...document.querySelectorAll('main input, main select, main textarea, main button')]
+      .filter((el) => !(el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.labels && el.labels.length > 0) || (el.tagName === 'BUTTON' && el.textContent.trim())))
+      .map((el) => el.outerHTML.slice(0, 160))`);
+  }
+
   test('a wrong key shows the API error; the right one signs in, kept in session storage and never in the URL', async () => {
     await page.goto(`${gw.app.url}/console/`);
     await page.getByRole('heading', { name: 'gw console' }).waitFor();
@@ -301,7 +308,11 @@ describe('the console in a browser', () => {
     const secret = 'sk-e2e-typed-secret-9876';
     await open('Providers');
     await page.getByRole('table', { name: 'Providers' }).getByText(`@${PROVIDER}`).waitFor();
-    await page.getByRole('button', { name: 'New provider' }).click();
+    // By keyboard: Enter on the button opens the form with the focus on its heading.
+    await page.getByRole('button', { name: 'New provider' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('form h2:focus', { hasText: 'New provider' }).waitFor();
+    assert.deepEqual(await unlabelledControls(), []);
     await page.getByLabel('Name', { exact: true }).fill('e2e backup');
     await page.getByLabel('Slug').fill('e2e-backup');
     await page.getByLabel('Provider key').fill(secret);
@@ -337,6 +348,7 @@ describe('the console in a browser', () => {
     await page.getByLabel('Counts').selectOption('requests');
     await page.getByLabel('Limit', { exact: true }).fill('100');
     await page.getByLabel('Group by').fill('metadata.team');
+    assert.deepEqual(await unlabelledControls(), []);
     await page.getByRole('button', { name: 'Create usage limit' }).click();
     await page.getByRole('table', { name: 'Usage-limit policies' }).getByText('e2e per team').waitFor();
     const client = gw.openai({ 'x-gw-provider': `@${PROVIDER}`, 'x-gw-metadata': JSON.stringify({ team: 'blue' }) });
@@ -363,6 +375,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Save new version' }).click();
     await page.getByText('Saved as version 2').waitFor();
     await page.getByLabel('Version to render').selectOption('2');
+    assert.deepEqual(await unlabelledControls(), []);
     await page.getByRole('button', { name: 'Render', exact: true }).click();
     await rendered.getByText('Hello Ada, from version 2', { exact: false }).waitFor();
     assert.equal((await gw.app.http.get('/v1/prompts/greeting').set(admin())).body.prompt_version, 1, 'a new version is not the default');
@@ -370,13 +383,42 @@ describe('the console in a browser', () => {
     await screenshot(page, 'prompts');
   });
 
-  test('guardrails and workspaces load from the API', async () => {
-    for (const name of ['Guardrails', 'Workspaces']) {
-      await open(name);
-      await page.locator('main').getByText(/No .* yet|\(default\)/).first().waitFor();
-      assert.equal(await page.getByRole('alert').count(), 0, `${name} shows no error`);
-      await screenshot(page, name.toLowerCase());
-    }
+  test('guardrails: checks that break the spec are refused in the browser; a valid guardrail is created', async () => {
+    await open('Guardrails');
+    await page.getByRole('button', { name: 'New guardrail' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('No SSNs');
+    const checks = page.getByLabel('Checks (JSON)');
+    const starter = await checks.inputValue();
+    await checks.fill('[{"parameters": {}}]');
+    await page.getByRole('button', { name: 'Create guardrail' }).click();
+    const problem = page.getByRole('alert');
+    await problem.waitFor();
+    assert.equal(await problem.innerText(), 'Not saved: checks.0 needs "id"');
+    assert.equal((await gw.app.http.get('/v1/guardrails').set(admin())).body.data.length, 0, 'nothing reached gw');
+    assert.deepEqual(await unlabelledControls(), []);
+
+    await checks.fill(starter);
+    await page.getByRole('button', { name: 'Create guardrail' }).click();
+    await page.getByRole('table', { name: 'Guardrails' }).getByText('default.regexMatch').waitFor();
+    const saved = (await gw.app.http.get('/v1/guardrails').set(admin())).body.data;
+    assert.deepEqual(saved.map((g: { name: string; checks: Array<{ id: string }> }) => [g.name, g.checks[0]!.id]), [['No SSNs', 'default.regexMatch']]);
+    await screenshot(page, 'guardrails');
+  });
+
+  test('workspaces: one is created from the page, and its members panel opens', async () => {
+    await open('Workspaces');
+    await page.locator('main').getByText('(default)').first().waitFor();
+    await page.getByRole('button', { name: 'New workspace' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('e2e lab');
+    await page.getByLabel('Slug').fill('e2e-lab');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByRole('table', { name: 'Workspaces' }).getByText('e2e-lab').waitFor();
+    assert.equal((await gw.app.http.get('/v1/workspaces/e2e-lab').set(admin())).body.name, 'e2e lab');
+    await page.getByRole('button', { name: 'Show the members of e2e lab' }).click();
+    await page.getByRole('form', { name: 'Add a member to e2e lab' }).waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0);
+    assert.deepEqual(await unlabelledControls(), []);
+    await screenshot(page, 'workspaces');
   });
 
   test('a narrow window: the logs page fits without sideways scrolling of the page', async () => {
