@@ -81,3 +81,23 @@ describe('the provider forms', () => {
     expect(sent).toEqual([['DELETE', '/v1/providers/p1']]);
   });
 });
+
+describe('the integration form', () => {
+  test('an integration limited to listed workspaces sends them, and its key like a provider key', async () => {
+    const sent: unknown[][] = [];
+    const view = await open([...ALL, 'integrations.list', 'integrations.create'], sent);
+    await click(button(view.container, 'New integration'));
+    await typeInto(byLabel(view.container, 'Name'), 'Shared OpenAI');
+    const key = byLabel<HTMLInputElement>(view.container, 'Provider key');
+    expect(key.type).toBe('password');
+    await typeInto(key, 'sk-org-secret');
+    const all = [...view.container.querySelectorAll('label')].find((l) => l.textContent === 'All workspaces')!.querySelector('input')!;
+    await click(all);
+    await typeInto(byLabel(view.container, 'Workspace ids or slugs'), 'research, lab');
+    await click(button(view.container, 'Create integration'));
+    await settle();
+    expect(sent).toEqual([
+      ['POST', '/v1/integrations', { name: 'Shared OpenAI', ai_provider_id: 'openai', key: 'sk-org-secret', workspace_access: { all_workspaces: false, workspace_ids: ['research', 'lab'] } }],
+    ]);
+  });
+});
