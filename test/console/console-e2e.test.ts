@@ -421,13 +421,20 @@ describe('the console in a browser', () => {
     await screenshot(page, 'workspaces');
   });
 
-  test('a narrow window: the logs page fits without sideways scrolling of the page', async () => {
+  test('a narrow window: the logs and management pages fit without sideways scrolling of the page', async () => {
     const narrow = await browser.newPage(390, 800);
     await signIn(narrow, gw.app.adminKey);
     await narrow.goto(`${gw.app.url}/console/logs`);
     await narrow.locator('.vlist-row').first().waitFor();
     assert.ok(await narrow.evaluate(`document.documentElement.scrollWidth <= window.innerWidth + 1`));
     await screenshot(narrow, 'logs-narrow');
+    // The management pages' wide tables scroll in their own box, not the page.
+    for (const [path, table] of [['providers', 'Providers'], ['policies', 'Usage-limit policies'], ['prompts', 'Prompts']] as const) {
+      await narrow.goto(`${gw.app.url}/console/${path}`);
+      await narrow.getByRole('table', { name: table }).waitFor();
+      assert.ok(await narrow.evaluate(`document.documentElement.scrollWidth <= window.innerWidth + 1`), `${path} fits a narrow window`);
+    }
+    await screenshot(narrow, 'policies-narrow');
     await narrow.close();
   });
 

@@ -19,26 +19,29 @@ export function ResourceTable<T extends { id?: string }>({ path, label, columns,
   if (list.error) return <ErrorNote error={list.error} title={`Could not load ${label.toLowerCase()}`} />;
   if (!list.data) return <Loading what={`Loading ${label.toLowerCase()}`} />;
   if (!list.data.data.length) return <Empty>No {label.toLowerCase()} yet.</Empty>;
+  // The table scrolls sideways in its own box, so a narrow window never scrolls the whole page.
   return (
-    <table aria-label={label}>
-      <thead>
-        <tr>
-          {columns.map((c) => (
-            <th scope="col" key={c.name}>
-              {c.name}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {list.data.data.map((item, i) => (
-          <tr key={rowKey?.(item) ?? item.id ?? i}>
+    <div className="table-scroll">
+      <table aria-label={label}>
+        <thead>
+          <tr>
             {columns.map((c) => (
-              <td key={c.name}>{c.cell(item)}</td>
+              <th scope="col" key={c.name}>
+                {c.name}
+              </th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {list.data.data.map((item, i) => (
+            <tr key={rowKey?.(item) ?? item.id ?? i}>
+              {columns.map((c) => (
+                <td key={c.name}>{c.cell(item)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

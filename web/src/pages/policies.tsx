@@ -120,33 +120,35 @@ function Entities({ policy, mayReset }: { policy: UsageLimitsPolicy; mayReset: b
       {!entities.data && !entities.error && <Loading what="Loading usage" />}
       {entities.data && entities.data.data.length === 0 && <Empty>No usage in this period.</Empty>}
       {entities.data && entities.data.data.length > 0 && (
-        <table aria-label="Usage per entity">
-          <thead>
-            <tr>
-              <th scope="col">Entity</th>
-              <th scope="col">Used</th>
-              <th scope="col">Remaining</th>
-              <th scope="col">Resets</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entities.data.data.map((e) => (
-              <tr key={e.entity_id}>
-                <td>{nameOf(e)}</td>
-                <td>
-                  <meter min={0} max={e.credit_limit} value={e.usage} aria-label={`Used ${e.usage} of ${e.credit_limit}`} /> {e.usage} / {e.credit_limit}
-                  {e.alert_threshold_reached && <span className="bad"> alert</span>}
-                </td>
-                <td>{e.remaining}</td>
-                <td>{e.next_usage_reset_at ? new Date(e.next_usage_reset_at).toLocaleString() : 'never'}</td>
-                <td>
-                  <ConfirmButton verb="Reset" gerund="resetting" name={`usage of ${nameOf(e)}`} scope="policies.update" allowed={mayReset} onConfirm={() => resetEntity(e)} />
-                </td>
+        <div className="table-scroll">
+          <table aria-label="Usage per entity">
+            <thead>
+              <tr>
+                <th scope="col">Entity</th>
+                <th scope="col">Used</th>
+                <th scope="col">Remaining</th>
+                <th scope="col">Resets</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {entities.data.data.map((e) => (
+                <tr key={e.entity_id}>
+                  <td>{nameOf(e)}</td>
+                  <td>
+                    <meter min={0} max={e.credit_limit} value={e.usage} aria-label={`Used ${e.usage} of ${e.credit_limit}`} /> {e.usage} / {e.credit_limit}
+                    {e.alert_threshold_reached && <span className="bad"> alert</span>}
+                  </td>
+                  <td>{e.remaining}</td>
+                  <td>{e.next_usage_reset_at ? new Date(e.next_usage_reset_at).toLocaleString() : 'never'}</td>
+                  <td>
+                    <ConfirmButton verb="Reset" gerund="resetting" name={`usage of ${nameOf(e)}`} scope="policies.update" allowed={mayReset} onConfirm={() => resetEntity(e)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

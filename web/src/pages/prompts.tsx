@@ -126,49 +126,51 @@ function PromptDetail({ prompt, onChanged }: { prompt: PromptSummary; onChanged:
       <ErrorNote error={latest.error ?? versions.error ?? change.error} />
       {!versions.data && !versions.error && <Loading what="Loading versions" />}
       {versions.data && versions.data.length > 0 && (
-        <table aria-label={`Versions of ${prompt.name}`}>
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Note</th>
-              <th scope="col">Created</th>
-              <th scope="col">Label</th>
-              <th scope="col">Default</th>
-            </tr>
-          </thead>
-          <tbody>
-            {versions.data.map((v) => (
-              <tr key={v.id}>
-                <td>{v.prompt_version}</td>
-                <td>{v.prompt_description ?? '—'}</td>
-                <td>{fmt.time(v.created_at)}</td>
-                <td>
-                  {labels.data && labels.data.length > 0 ? (
-                    <select aria-label={`Label of version ${v.prompt_version}`} value={v.label_id ?? ''} disabled={!mayUpdate} onChange={(e) => void write(`/v1/prompts/${prompt.id}/versions/${v.prompt_version}`, { label_id: e.target.value || null })}>
-                      <option value="">No label</option>
-                      {labels.data.map((l) => (
-                        <option key={l.id} value={l.id}>
-                          {l.name}
-                        </option>
-                      ))}
-                    </select>
-                  ) : (
-                    labelName(v.label_id) || '—'
-                  )}
-                </td>
-                <td>
-                  {v.is_default ? (
-                    <strong>default</strong>
-                  ) : (
-                    <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs prompts.update'} onClick={() => void write(`/v1/prompts/${prompt.id}/makeDefault`, { version: v.prompt_version })} aria-label={`Make version ${v.prompt_version} the default`}>
-                      Make default
-                    </button>
-                  )}
-                </td>
+        <div className="table-scroll">
+          <table aria-label={`Versions of ${prompt.name}`}>
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Note</th>
+                <th scope="col">Created</th>
+                <th scope="col">Label</th>
+                <th scope="col">Default</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {versions.data.map((v) => (
+                <tr key={v.id}>
+                  <td>{v.prompt_version}</td>
+                  <td>{v.prompt_description ?? '—'}</td>
+                  <td>{fmt.time(v.created_at)}</td>
+                  <td>
+                    {labels.data && labels.data.length > 0 ? (
+                      <select aria-label={`Label of version ${v.prompt_version}`} value={v.label_id ?? ''} disabled={!mayUpdate} onChange={(e) => void write(`/v1/prompts/${prompt.id}/versions/${v.prompt_version}`, { label_id: e.target.value || null })}>
+                        <option value="">No label</option>
+                        {labels.data.map((l) => (
+                          <option key={l.id} value={l.id}>
+                            {l.name}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      labelName(v.label_id) || '—'
+                    )}
+                  </td>
+                  <td>
+                    {v.is_default ? (
+                      <strong>default</strong>
+                    ) : (
+                      <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs prompts.update'} onClick={() => void write(`/v1/prompts/${prompt.id}/makeDefault`, { version: v.prompt_version })} aria-label={`Make version ${v.prompt_version} the default`}>
+                        Make default
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {can(identity, 'completions.write') && <RenderPreview prompt={prompt} versions={versions.data?.map((v) => v.prompt_version) ?? []} />}
     </section>
