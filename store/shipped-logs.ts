@@ -5,6 +5,7 @@
  * under the deployment's organisation, each id once.
  */
 import type { Knex } from 'knex';
+import { dialectOf } from './db.js';
 import { writeLogRows } from './log-batch-write.js';
 
 type Row = Record<string, unknown>;
@@ -17,6 +18,7 @@ export interface ShippableLogs {
 
 /** Data plane: up to `limit` rows stored after `cursor`. */
 export async function readLogsAfter(db: Knex, cursor: number, limit: number): Promise<ShippableLogs> {
+  if (dialectOf(db) !== 'sqlite') throw new Error('request logs are shipped only from a data plane on the SQLite store');
   const rows = (await db('request_logs').select(db.raw('rowid as _rowid'), 'request_logs.*').where('rowid', '>', cursor).orderBy('rowid').limit(limit)) as Row[];
   const last = rows.length ? Number(rows[rows.length - 1]!._rowid) : cursor;
   return { rows: rows.map(({ _rowid: _, rolled_up: __, ...row }) => row), cursor: last };

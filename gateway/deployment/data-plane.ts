@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { InvalidationBus } from '../../server/invalidation.js';
 import type { Logger } from '../../server/logger.js';
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { ALL_API_KEYS, API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
 import { dialectOf } from '../../store/db.js';
 import type { SecretBox } from '../../store/secret-box.js';
@@ -141,7 +141,7 @@ export class DataPlaneSync {
 
   private async invalidate(changed: ChangedRows): Promise<void> {
     const { bus } = this.options;
-    for (const id of changed.api_keys ?? []) await bus.publish(API_KEYS_TOPIC, id);
+    if (changed.api_keys?.length) await bus.publish(API_KEYS_TOPIC, ALL_API_KEYS);
     for (const id of changed.users ?? []) await bus.publish(USERS_TOPIC, id);
     for (const topic of CLEARED_TOPICS) await bus.publish(topic, '*');
   }
