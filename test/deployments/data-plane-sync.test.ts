@@ -135,6 +135,8 @@ for (const engine of storeEngines()) {
       while ((await sync.shipLogs()).more);
       assert.equal((await onCp()).length, local.length, 'each id once');
       assert.equal(await requestsRolledUp(), rolledUp, 'and counted once');
+      const audited = (await cp.services.db('audit_logs').select()).map((row) => JSON.stringify(row));
+      assert.ok(!audited.some((row) => row.includes('deploymentShipLogs')), 'shipping is traffic, not an audited admin write');
     });
 
     test('a data plane refuses admin writes and still answers reads', async () => {
