@@ -148,6 +148,13 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
       return fake!.requests.at(-1)!.body.max_tokens === 9 || undefined;
     });
 
+    const updated = await fetch(`${cp.url}/v1/configs/edge-route`, { method: 'PUT', headers: admin, body: JSON.stringify({ config: { virtual_key: 'upstream', override_params: { max_tokens: 5 } } }) });
+    assert.equal(updated.status, 200, await updated.text());
+    await until('the config update to reach the data plane', async () => {
+      await chat('updated', { 'x-gw-config': 'edge-route' });
+      return fake!.requests.at(-1)!.body.max_tokens === 5 || undefined;
+    });
+
     const refused = await fetch(`${dp.url}/v1/configs`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'local', config: { virtual_key: 'upstream' } }) });
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'data_plane_read_only');
@@ -196,7 +203,7 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
       await dp.stop();
       await dp.start();
       assert.equal((await chat('after restart', { 'x-gw-config': 'edge-route' })).choices[0]!.message.content, 'You said: after restart');
-      assert.equal(fake.requests.at(-1)!.body.max_tokens, 9);
+      assert.equal(fake.requests.at(-1)!.body.max_tokens, 5, 'with the last config it was sent');
     } finally {
       await dpDb.destroy();
       await cpDb.destroy();
