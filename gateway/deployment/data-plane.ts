@@ -66,6 +66,8 @@ export class DataPlaneSync {
       const known = await this.state.get(SNAPSHOT_VERSION);
       const response = await fetch(`${this.base}/v1/deployments/sync`, {
         headers: { 'x-gw-api-key': this.options.deploymentKey, 'x-gw-sync-key': this.keys.publicKey, ...(known ? { 'if-none-match': `"${known}"` } : {}) },
+        // The deployment key goes to the configured control plane only, never where a redirect points.
+        redirect: 'error',
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
       if (response.status === 304) return 'current';
@@ -94,6 +96,7 @@ export class DataPlaneSync {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-gw-api-key': this.options.deploymentKey },
       body: JSON.stringify({ logs: batch.rows }),
+      redirect: 'error',
       signal: AbortSignal.timeout(TIMEOUT_MS * 3),
     });
     if (!response.ok) throw new Error(`control plane answered ${response.status} to shipped logs: ${(await response.text()).slice(0, 500)}`);

@@ -6,6 +6,8 @@
  * durable cursor, a re-sent batch adds nothing, and a control plane that is down moves nothing.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { DataPlaneSync } from '../../gateway/deployment/data-plane.js';
@@ -137,6 +139,35 @@ for (const engine of storeEngines()) {
       assert.equal(await requestsRolledUp(), rolledUp, 'and counted once');
       const audited = (await cp.services.db('audit_logs').select()).map((row) => JSON.stringify(row));
       assert.ok(!audited.some((row) => row.includes('deploymentShipLogs')), 'shipping is traffic, not an audited admin write');
+    });
+
+    test('the deployment key never follows a redirect', async () => {
+      const seen: string[] = [];
+      const elsewhere = createServer((req, res) => {
+        seen.push(String(req.headers['x-gw-api-key']));
+        res.end('{}');
+      });
+      const redirecting = createServer((req, res) => {
+        res.writeHead(307, { location: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}${req.url}` });
+        res.end();
+      });
+      for (const server of [elsewhere, redirecting]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const redirected = syncOf(`http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`);
+        assert.equal(await redirected.pull(), 'failed');
+        if (!engine.databaseUrl) {
+          // Rows to ship: the cursor goes back to the start for this one try.
+          const state = new DeploymentSyncStateRepository(dp.services.db);
+          const cursor = (await state.get('log_cursor')) ?? '0';
+          await state.set('log_cursor', '0', new Date().toISOString());
+          await assert.rejects(redirected.shipLogs());
+          assert.equal(await state.get('log_cursor'), '0');
+          await state.set('log_cursor', cursor, new Date().toISOString());
+        }
+        assert.deepEqual(seen, []);
+      } finally {
+        for (const server of [elsewhere, redirecting]) await new Promise((resolve) => server.close(resolve));
+      }
     });
 
     test('a data plane refuses admin writes and still answers reads', async () => {
