@@ -20,6 +20,12 @@ export interface ShippableLogs {
 export async function readLogsAfter(db: Knex, cursor: number, limit: number): Promise<ShippableLogs> {
   if (dialectOf(db) !== 'sqlite') throw new Error('request logs are shipped only from a data plane on the SQLite store');
   const rows = (await db('request_logs').select(db.raw('rowid as _rowid'), 'request_logs.*').where('rowid', '>', cursor).orderBy('rowid').limit(limit)) as Row[];
+  if (!rows.length && cursor > 0) {
+    // A cursor past the last row means the rows were renumbered (VACUUM does that): start over;
+    // the control plane keeps each id once, so what it has already adds nothing.
+    const last = (await db('request_logs').max({ n: 'rowid' }).first()) as { n: number | null } | undefined;
+    if (Number(last?.n ?? 0) < cursor) return readLogsAfter(db, 0, limit);
+  }
   const last = rows.length ? Number(rows[rows.length - 1]!._rowid) : cursor;
   return { rows: rows.map(({ _rowid: _, rolled_up: __, ...row }) => row), cursor: last };
 }
