@@ -1028,6 +1028,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deployments/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A self-hosted gateway ships a batch of its request logs (with its deployment key); a log id already stored adds nothing. */
+        post: operations["deploymentShipLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deployments/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A self-hosted gateway pulls what it needs to serve (with its deployment key); If-None-Match with the last version answers 304 when nothing changed. */
+        get: operations["deploymentSync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/feedback": {
         parameters: {
             query?: never;
@@ -4356,6 +4390,14 @@ export interface components {
             /** @description The response body (capped like the request body). */
             response_body: unknown;
         };
+        LogBatch: {
+            logs: {
+                id: string;
+            }[];
+        };
+        LogBatchAnswer: {
+            received: number;
+        };
         /**
          * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway).
          * @enum {string}
@@ -5584,6 +5626,18 @@ export interface components {
             success: boolean;
         };
         Slug: string;
+        /** @description What a data plane serves from: rows of its organisation's workspaces, users, API keys (hashed), secret references, integrations, providers, configs, guardrails and limit policies, by table, as the control plane stores them; each `secrets` column sealed for the requesting data plane. */
+        Snapshot: {
+            /** @enum {string} */
+            object: "deployment_snapshot";
+            organisation_id: components["schemas"]["Uuid"];
+            /** @description The control plane's one-off X25519 public key (base64 SPKI DER) the secrets are sealed with. */
+            sealing_public_key: string;
+            tables: {
+                [key: string]: Record<string, never>[];
+            };
+            version: string;
+        };
         SpecialMetadataValue: string;
         SsoSettings: {
             client_id: string;
@@ -8801,6 +8855,71 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HeartbeatAnswer"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deploymentShipLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogBatch"];
+            };
+        };
+        responses: {
+            /** @description The batch is stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogBatchAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deploymentSync: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The version (ETag) of the snapshot the data plane holds. */
+                "if-none-match"?: string;
+                /** @description The data plane's X25519 public key (base64 SPKI DER); credentials in the answer are sealed for it. */
+                "x-gw-sync-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot; the ETag header carries its version. */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description The data plane's version is current. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

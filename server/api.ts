@@ -7,6 +7,7 @@ import { STREAMED, type Handler, type HandlerResult } from '../handlers/types.js
 import type { Call } from './call.js';
 import { requireKeyKind, requireScope } from './call.js';
 import { isAudited, recordAudit } from './audit.js';
+import { refuseDataPlaneAdminWrite } from './data-plane-writes.js';
 import { ApiError, UnauthorizedError } from './errors.js';
 import { errorFormatOf, inErrorFormat } from './protocol-errors.js';
 import { speedUpRouter } from './router-speedups.js';
@@ -100,6 +101,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
       if (!call.principal) return;
       try {
         assertTokenResource(c, call.principal, services.config.publicUrl);
+        if (services.config.controlPlane) refuseDataPlaneAdminWrite(c.operation);
         if (operation['x-gw-key-kinds']) requireKeyKind(call.principal, operation['x-gw-key-kinds']);
         // x-gw-own-key: a user's key may act on that user's own keys without the scope; the handler checks ownership.
         const ownKeyWaiver = operation['x-gw-own-key'] === true && call.principal.userId !== null;
