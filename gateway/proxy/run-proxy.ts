@@ -11,10 +11,11 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pipeline as pipelineCallback } from 'node:stream';
 import { timeOrderedId } from '../../store/time-ordered-id.js';
-import { ApiError, InternalError, ValidationError } from '../../server/errors.js';
+import { ApiError, GuardrailDeniedError, InternalError, ValidationError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
+import type { HookResults } from '../guardrails/hook-results.js';
 import type { Amounts, Reservation } from '../limits/limits-engine.js';
 import { requestFacts } from '../limits/policy-match.js';
 import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';
@@ -145,6 +146,7 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
     const failure = attempt ? attempt.failure(error) : error instanceof ApiError ? error : new InternalError(call.traceId);
     if (!(error instanceof ApiError) && !attempt) services.logger.error({ err: error instanceof Error ? error.message : String(error), traceId: call.traceId }, 'pass-through failed');
     outcome.error = failure;
+    if (failure instanceof GuardrailDeniedError) outcome.hookResults = failure.hookResults as HookResults;
     // Once the answer has started, its status is what the client got.
     if (!res.headersSent || failure.status === 499) outcome.status = failure.status;
     throw failure;
