@@ -265,6 +265,7 @@ for (const engine of fullEngines()) {
       assert.equal(upstream.seen.length, calls, 'the denied call is never sent');
       const event = upstream.hooks.at(-1)!;
       assert.equal(event.requestType, 'proxy');
+      assert.equal(event.request, null, 'the body is not read');
       assert.equal(event.method, 'POST');
       assert.equal(event.path, '/images/generations');
       assert.equal(event.contentType, 'application/json');
