@@ -194,6 +194,28 @@ for (const engine of fullEngines()) {
       assert.equal(sent.headers.authorization, undefined);
     });
 
+    it('uses a saved provider key (the gw key then rides in Authorization), and Google x-goog-api-key', async () => {
+      const saved = await app.http
+        .post('/v1/providers')
+        .set({ 'x-gw-api-key': app.adminKey })
+        .send({ name: 'Proxy OpenAI', slug: 'proxy-openai', ai_provider_id: 'openai', key: 'sk-saved', configurations: { custom_host: `${upstream.origin}/v1` } });
+      assert.equal(saved.status, 201, saved.text);
+      const viaSaved = new OpenAI({ apiKey: app.adminKey, baseURL: `${app.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-provider': '@proxy-openai' } });
+      const image = await viaSaved.images.generate({ model: 'dall-e-3', prompt: 'saved' });
+      assert.equal(image.data?.[0]?.url, 'https://images.example/cat.png');
+      assert.equal(upstream.seen.at(-1)!.headers.authorization, 'Bearer sk-saved', 'the saved key, not the gw key, goes upstream');
+
+      const google = await app.http
+        .post('/v1/models/gemini-2.5-flash:countTokens')
+        .set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': 'google', 'x-gw-custom-host': upstream.origin, authorization: 'Bearer goog-key' })
+        .send({ contents: [] });
+      assert.equal(google.status, 404, 'the fake does not serve it; what matters is what it saw');
+      const sent = upstream.seen.at(-1)!;
+      assert.equal(sent.url, '/v1beta/models/gemini-2.5-flash:countTokens');
+      assert.equal(sent.headers['x-goog-api-key'], 'goog-key');
+      assert.equal(sent.headers.authorization, undefined);
+    });
+
     it('passes upstream errors through with their status and body', async () => {
       const response = await app.http.get('/v1/fine_tuning/jobs?limit=2').set({ ...gwHeaders(), authorization: 'Bearer sk' });
       assert.equal(response.status, 404);
