@@ -88,6 +88,7 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
   };
   res.once('close', onClose);
   let attempt: UpstreamAttempt | undefined;
+  let body: Readable | undefined;
   try {
     outcome.path = pathBelow(prefix, req.url ?? '/');
     const headers = readGatewayHeaders(req.headers);
@@ -123,7 +124,6 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
 
     const configTimeout = typeof settings.request_timeout === 'number' ? settings.request_timeout : undefined;
     attempt = new UpstreamAttempt(headers.requestTimeoutMs ?? configTimeout ?? services.config.requestTimeoutMs, clientGone, (ms) => (outcome.upstreamMs += ms));
-    let body: Readable | undefined;
     if (hasBody(req)) {
       const counted = byteCounter((bytes) => (outcome.requestBytes += bytes));
       // A client that breaks off its upload fails the body, and so the upstream call.
@@ -143,6 +143,8 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
     attempt.dispose();
   } catch (error) {
     attempt?.abort();
+    // An upload the upstream never took is dropped, not left paused.
+    body?.destroy();
     const failure = attempt ? attempt.failure(error) : error instanceof ApiError ? error : new InternalError(call.traceId);
     if (!(error instanceof ApiError) && !attempt) services.logger.error({ err: error instanceof Error ? error.message : String(error), traceId: call.traceId }, 'pass-through failed');
     outcome.error = failure;
