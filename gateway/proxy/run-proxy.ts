@@ -24,6 +24,7 @@ import { firstLeaf } from '../routing/first-leaf.js';
 import { logRequest } from '../telemetry/log-request.js';
 import { ClientGone } from '../transport/client-gone.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
+import type { OutboundCall } from '../transport/upstream-client.js';
 import { guardProxyRequest } from './proxy-guardrails.js';
 import { proxyLogEntry, type ProxyOutcome } from './proxy-log.js';
 import { answerHeaders, pathBelow, upstreamBodyHeaders } from './proxy-wire.js';
@@ -63,6 +64,16 @@ async function reserveLimits(call: Call, principal: Principal, metadata: Record<
   return [...held, ...(await services.limits.checkRateLimits(own, providerFacts, ONE_REQUEST)), ...(await services.limits.reserveUsage(own, providerFacts, ONE_REQUEST))];
 }
 
+/** The provider a pass-through goes to: chosen as for chat, without a model; a config's first target serves. */
+async function proxyTarget(call: Call, principal: Principal, forwardHeaderNames: readonly string[]) {
+  const { services, req } = call;
+  const tenant = { organisationId: principal.organisationId, workspaceId: principal.gatewayWorkspaceId, savedResources: services.savedResources };
+  const plan = await resolveProviderPlan({ ...tenant, headers: req.headers, model: '', blockInlineConfig: services.config.blockInlineConfig });
+  const settings = firstLeaf(plan.config);
+  const leaf = await resolveLeafTarget({ ...tenant, settings, model: '', headers: req.headers, forwardHeaderNames, trustedHosts: services.config.trustedCustomHosts });
+  return { plan, settings, leaf };
+}
+
 /** `prefix` is where the pass-through starts (`/v1/`); what follows it is the provider's path. */
 export async function runProxy(call: Call, prefix: string): Promise<void> {
   const { services, req, res } = call;
@@ -93,26 +104,9 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
     outcome.path = pathBelow(prefix, req.url ?? '/');
     const headers = readGatewayHeaders(req.headers);
     outcome.metadata = headers.metadata;
-    const plan = await resolveProviderPlan({
-      headers: req.headers,
-      model: '',
-      organisationId: principal.organisationId,
-      workspaceId: principal.gatewayWorkspaceId,
-      savedResources: services.savedResources,
-      blockInlineConfig: services.config.blockInlineConfig,
-    });
+    const { plan, settings, leaf } = await proxyTarget(call, principal, headers.forwardHeaderNames);
+    const { adapter, target, guarded } = leaf;
     outcome.configId = plan.configId;
-    const settings = firstLeaf(plan.config);
-    const { adapter, target, guarded } = await resolveLeafTarget({
-      settings,
-      model: '',
-      headers: req.headers,
-      forwardHeaderNames: headers.forwardHeaderNames,
-      organisationId: principal.organisationId,
-      workspaceId: principal.gatewayWorkspaceId,
-      savedResources: services.savedResources,
-      trustedHosts: services.config.trustedCustomHosts,
-    });
     outcome.provider = target.provider;
     res.setHeader('x-gw-provider', target.provider);
     if (!adapter.buildProxyRequest) {
@@ -131,7 +125,7 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
       body = counted;
     }
     const response = await services.upstreams.send(
-      { method: method as 'GET', url: upstream.url, headers: { ...upstreamBodyHeaders(req.headers), ...upstream.headers }, body },
+      { method: method as OutboundCall['method'], url: upstream.url, headers: { ...upstreamBodyHeaders(req.headers), ...upstream.headers }, body },
       { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt.signal },
     );
     outcome.status = response.statusCode;
