@@ -46,7 +46,8 @@ export function defaultGuardrails(state: GuardrailOwner, phase: GuardrailPhase):
   return state.call.services.guardrails.defaultsFor(principal.organisationId, principal.gatewayWorkspaceId, phase);
 }
 
-function flatHeaders(state: ChatState): Record<string, string | undefined> {
+/** The request's headers as guardrail checks see them (CheckSubject.headers). */
+export function subjectHeaders(state: GuardrailOwner): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(state.call.req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
@@ -60,7 +61,7 @@ function subjectOf(state: ChatState, phase: GuardrailPhase, request: ChatRequest
     text: completion ? completionText(completion) : requestText(request),
     metadata: state.headers?.metadata ?? {},
     requestType: 'chatComplete',
-    headers: flatHeaders(state),
+    headers: subjectHeaders(state),
   };
 }
 

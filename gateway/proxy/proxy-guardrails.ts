@@ -12,7 +12,7 @@ import type { CheckSubject } from '../guardrails/check-types.js';
 import type { GuardrailDefinition } from '../guardrails/definition.js';
 import { emptyHookResults, type HookResults } from '../guardrails/hook-results.js';
 import { runGuardrails } from '../guardrails/run-guardrails.js';
-import { defaultGuardrails, resolveGuardrails } from '../chat/chat-guardrails.js';
+import { defaultGuardrails, resolveGuardrails, subjectHeaders } from '../chat/chat-guardrails.js';
 
 /** Checks take a chat request; a pass-through has none, so they get an empty one. */
 const NO_CHAT_REQUEST: CheckSubject['request'] = Object.freeze({ model: '', messages: [] }) as unknown as CheckSubject['request'];
@@ -37,12 +37,6 @@ function forProxy(guardrail: GuardrailDefinition): GuardrailDefinition | undefin
   return checks.length ? { ...guardrail, checks } : undefined;
 }
 
-function flatHeaders(call: Call): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(call.req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
-}
-
 /** Runs the opted-in webhooks; returns their results (undefined when none ran); throws GuardrailDeniedError on a denial. */
 export async function guardProxyRequest(input: ProxyGuardrailInput): Promise<HookResults | undefined> {
   const { call } = input;
@@ -57,7 +51,7 @@ export async function guardProxyRequest(input: ProxyGuardrailInput): Promise<Hoo
     text: '',
     metadata: input.metadata,
     requestType: 'proxy',
-    headers: flatHeaders(call),
+    headers: subjectHeaders(input),
     proxy: { method: input.method, path: input.path, contentType },
   };
   const outcome = await runGuardrails(guardrails, subject, { ...services.guardrailOutbound, now: services.now });

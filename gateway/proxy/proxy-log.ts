@@ -3,12 +3,12 @@
  * bodies are streamed, not kept: the entry records the method, path, content types and byte
  * counts instead. Headers go in as received; the log writer masks credentials.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiError } from '../../server/errors.js';
 import type { Call } from '../../server/call.js';
 import type { Principal } from '../../server/auth/principal.js';
 import type { HookResults } from '../guardrails/hook-results.js';
 import type { RequestLogEntry } from '../request-log.js';
+import { flatHeaders } from '../chat/log-entry.js';
 
 export interface ProxyOutcome {
   id: string;
@@ -26,12 +26,6 @@ export interface ProxyOutcome {
   upstreamMs: number;
   error?: ApiError;
   hookResults?: HookResults;
-}
-
-function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
 }
 
 export function proxyLogEntry(call: Call, principal: Principal, outcome: ProxyOutcome): RequestLogEntry {
