@@ -341,6 +341,40 @@ describe('the console in a browser', () => {
     assert.equal((await gw.app.http.get('/v1/providers/e2e-backup').set(admin())).status, 404);
   });
 
+  test('integrations: an OAuth client-credentials integration from the page; its client secret typed once, stored masked, never in the page', async () => {
+    const secret = 'oauth-e2e-client-secret-4321';
+    await open('Providers');
+    await page.getByRole('button', { name: 'New integration' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('e2e entra');
+    await page.getByLabel('Slug').fill('e2e-entra');
+    await page.getByLabel('Auth type').selectOption('oauthClientCredentials');
+    assert.equal(await page.getByLabel('Provider key').count(), 0, 'no key box for an OAuth integration');
+    await page.getByLabel('Token endpoint').fill('https://login.example.com/oauth2/token');
+    await page.getByLabel('Client id').fill('e2e-client');
+    await page.getByLabel('Client secret').fill(secret);
+    assert.equal(await page.getByLabel('Client secret').getAttribute('type'), 'password');
+    assert.deepEqual(await unlabelledControls(), []);
+    await page.getByRole('button', { name: 'Create integration' }).click();
+    await page.getByRole('table', { name: 'Integrations' }).getByText('e2e-entra').waitFor();
+    const saved = (await gw.app.http.get('/v1/integrations/e2e-entra').set(admin())).body;
+    assert.equal(saved.auth_type, 'oauthClientCredentials');
+    assert.equal(saved.configurations.oauth_client_id, 'e2e-client');
+    assert.equal(saved.configurations.oauth_token_endpoint, 'https://login.example.com/oauth2/token');
+    assert.ok(saved.configurations.oauth_client_secret && saved.configurations.oauth_client_secret !== secret, 'stored masked');
+
+    await page.getByRole('button', { name: 'Edit e2e entra' }).click();
+    assert.equal(await page.getByLabel('Client id').inputValue(), 'e2e-client');
+    assert.equal(await page.getByLabel('Client secret').inputValue(), '', 'editing never fills the secret back in');
+    await page.getByLabel('Scope').fill('api://e2e/.default');
+    await page.getByRole('button', { name: 'Save integration' }).click();
+    await page.getByRole('form', { name: 'Edit integration e2e entra' }).waitFor({ state: 'detached' });
+    const edited = (await gw.app.http.get('/v1/integrations/e2e-entra').set(admin())).body;
+    assert.equal(edited.configurations.oauth_scope, 'api://e2e/.default');
+    assert.equal(edited.configurations.oauth_client_secret, saved.configurations.oauth_client_secret, 'the secret left empty is kept');
+    assert.doesNotMatch(await page.content(), new RegExp(secret), 'no secret anywhere in the page');
+    await gw.app.http.delete('/v1/integrations/e2e-entra').set(admin());
+  });
+
   test('policies: a usage limit is created from the page, and after traffic its usage per entity shows', async () => {
     await open('Policies');
     await page.getByRole('button', { name: 'New usage limit' }).click();
@@ -381,6 +415,22 @@ describe('the console in a browser', () => {
     assert.equal((await gw.app.http.get('/v1/prompts/greeting').set(admin())).body.prompt_version, 1, 'a new version is not the default');
     assert.equal((await gw.app.http.get('/v1/prompts/greeting@2').set(admin())).body.virtual_key, `@${PROVIDER}`, 'the new version keeps the fields not edited');
     await screenshot(page, 'prompts');
+
+    // A label created below is offered in the versions' label select; a partial is saved.
+    await page.getByRole('button', { name: 'New label' }).click();
+    await page.getByLabel('Label name').fill('e2e-canary');
+    await page.getByRole('button', { name: 'Create label' }).click();
+    await page.getByRole('table', { name: 'Labels' }).getByText('e2e-canary').waitFor();
+    await page.getByLabel('Label of version 2').selectOption({ label: 'e2e-canary' });
+    await page.getByRole('button', { name: 'New partial' }).click();
+    await page.getByLabel('Partial name').fill('e2e sign-off');
+    await page.getByLabel('Partial slug').fill('e2e-sign-off');
+    await page.getByLabel('Partial text').fill('Thanks, {{name}}');
+    assert.deepEqual(await unlabelledControls(), []);
+    await page.getByRole('button', { name: 'Create partial' }).click();
+    await page.getByRole('table', { name: 'Partials' }).getByText('{{>e2e-sign-off}}').waitFor();
+    assert.equal((await gw.app.http.get('/v1/prompts/partials/e2e-sign-off').set(admin())).body.string, 'Thanks, {{name}}');
+    assert.equal((await gw.app.http.get('/v1/prompts/greeting@e2e-canary').set(admin())).body.prompt_version, 2, 'the new label points at version 2');
   });
 
   test('guardrails: checks that break the spec are refused in the browser; a valid guardrail is created', async () => {

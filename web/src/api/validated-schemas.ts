@@ -16,6 +16,11 @@ export const VALIDATED_SCHEMAS = [
   'AddWorkspaceMember',
   'CreatePrompt',
   'UpdatePrompt',
+  'CreateLabel',
+  'CreatePromptPartial',
+  'UpdatePromptPartial',
+  'CreateCollection',
+  'UpdateCollection',
 ] as const;
 
 export type ValidatedSchema = (typeof VALIDATED_SCHEMAS)[number];

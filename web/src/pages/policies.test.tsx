@@ -14,9 +14,14 @@ const entity: UsageLimitsEntity = { entity_id: 'e1', group: { api_key: 'key-1' }
 const page = (data: unknown[]) => ({ object: 'list', data, has_more: false, next_cursor: null }) as never;
 const button = (container: HTMLElement, name: string) => [...container.querySelectorAll('button')].find((b) => b.textContent === name || b.getAttribute('aria-label') === name) as HTMLButtonElement;
 
-async function open(sent: unknown[][], scopes = ['policies.list', 'policies.read', 'policies.create', 'policies.update', 'policies.delete']) {
-  const get = async (path: string) => page(path === '/v2/policies/usage-limits' ? [budget] : path.endsWith('/entities') ? [entity] : []);
-  const view = await render(<PoliciesPage />, fakeIdentity({ get, send: async (...args) => (sent.push(args), {} as never) }, scopes));
+const workspaces = [
+  { id: 'ws-research', object: 'workspace', name: 'Research', slug: 'research' },
+  { id: 'ws-lab', object: 'workspace', name: 'Lab', slug: 'lab' },
+];
+
+async function open(sent: unknown[][], scopes = ['policies.list', 'policies.read', 'policies.create', 'policies.update', 'policies.delete'], organisationWide = true) {
+  const get = async (path: string) => page(path === '/v2/policies/usage-limits' ? [budget] : path === '/v1/workspaces' ? workspaces : path.endsWith('/entities') ? [entity] : []);
+  const view = await render(<PoliciesPage />, { ...fakeIdentity({ get, send: async (...args) => (sent.push(args), {} as never) }, scopes), organisationWide });
   cleanup = view.unmount;
   await settle();
   return view;
@@ -68,5 +73,50 @@ describe('the policies page', () => {
     expect(button(view.container, 'New usage limit')).toBeUndefined();
     expect(button(view.container, 'Edit team budget').disabled).toBe(true);
     expect(button(view.container, 'Delete team budget').disabled).toBe(true);
+  });
+
+  test('a usage limit resetting every N days, for a workspace picked from the list', async () => {
+    const sent: unknown[][] = [];
+    const view = await open(sent, ['policies.list', 'policies.create', 'policies.update', 'workspaces.list']);
+    await click(button(view.container, 'New usage limit'));
+    await settle();
+    await typeInto(byLabel(view.container, 'Name'), 'lab tokens');
+    await typeInto(byLabel(view.container, 'Counts'), 'tokens');
+    await typeInto(byLabel(view.container, 'Limit'), '100000');
+    await typeInto(byLabel(view.container, 'Resets'), 'days');
+    await typeInto(byLabel(view.container, 'Reset every (days)'), '14');
+    const choice = byLabel<HTMLSelectElement>(view.container, 'Workspace');
+    expect([...choice.options].map((o) => o.text)).toEqual(['The whole organisation', 'Research', 'Lab']);
+    await typeInto(choice, 'ws-lab');
+    await click(button(view.container, 'Create usage limit'));
+    await settle();
+    expect(sent).toEqual([
+      ['POST', '/v2/policies/usage-limits', { name: 'lab tokens', type: 'tokens', workspace_id: 'ws-lab', credit_limit: 100000, alert_threshold: null, periodic_reset: null, periodic_reset_days: 14, group_by: [], conditions: [] }],
+    ]);
+  });
+
+  test('a workspace key is not offered a workspace: its policies are its workspace\'s', async () => {
+    const view = await open([], undefined, false);
+    await click(button(view.container, 'New rate limit'));
+    await settle();
+    expect(() => byLabel(view.container, 'Workspace')).toThrow('no control labelled Workspace');
+  });
+
+  test('an edit from every N days back to monthly sends periodic_reset_days null', async () => {
+    const sent: unknown[][] = [];
+    const everyTen = { ...budget, periodic_reset: null, periodic_reset_days: 10 } as UsageLimitsPolicy;
+    const get = async (path: string) => page(path === '/v2/policies/usage-limits' ? [everyTen] : []);
+    const view = await render(<PoliciesPage />, fakeIdentity({ get, send: async (...args) => (sent.push(args), {} as never) }, ['policies.list', 'policies.update']));
+    cleanup = view.unmount;
+    await settle();
+    expect(view.container.querySelector('table')?.textContent).toContain('every 10 days');
+    await click(button(view.container, 'Edit team budget'));
+    expect(byLabel<HTMLInputElement>(view.container, 'Reset every (days)').value).toBe('10');
+    await typeInto(byLabel(view.container, 'Resets'), 'monthly');
+    await click(button(view.container, 'Save usage limit'));
+    await settle();
+    expect(sent).toEqual([
+      ['PUT', '/v2/policies/usage-limits/u1', { name: 'team budget', credit_limit: 10, alert_threshold: null, periodic_reset: 'monthly', periodic_reset_days: null, group_by: [{ key: 'api_key' }], conditions: [] }],
+    ]);
   });
 });

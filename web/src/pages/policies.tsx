@@ -11,6 +11,8 @@ import { RateLimitForm, UsageLimitForm } from './policy-forms';
 
 type Editing = { kind: 'usage'; item?: UsageLimitsPolicy } | { kind: 'rate'; item?: RateLimitsPolicy };
 
+const appliesTo = (workspaceId: string | null) => (workspaceId ? <code>{workspaceId}</code> : 'organisation');
+
 const groupKeys = (groupBy: unknown) => (groupBy as Array<{ key?: string }>).map((g) => g.key ?? '?').join(', ') || '—';
 
 /** Usage and rate-limit policies, with what each entity has used in the current period. */
@@ -71,6 +73,7 @@ export function PoliciesPage() {
         columns={[
           { name: 'Name', cell: (p) => p.name },
           { name: 'Type', cell: (p) => p.type },
+          { name: 'Workspace', cell: (p) => appliesTo(p.workspace_id) },
           { name: 'Limit', cell: (p) => String(p.credit_limit) },
           { name: 'Resets', cell: (p) => p.periodic_reset ?? (p.periodic_reset_days ? `every ${p.periodic_reset_days} days` : 'never') },
           { name: 'Grouped by', cell: (p) => groupKeys(p.group_by) },
@@ -94,6 +97,7 @@ export function PoliciesPage() {
         columns={[
           { name: 'Name', cell: (p) => p.name },
           { name: 'Type', cell: (p) => `${p.type} (${p.target})` },
+          { name: 'Workspace', cell: (p) => appliesTo(p.workspace_id) },
           { name: 'Limit', cell: (p) => `${p.value} per ${p.unit}` },
           { name: 'Grouped by', cell: (p) => groupKeys(p.group_by) },
           { name: 'Actions', cell: (p) => actions(p.name, () => setEditing({ kind: 'rate', item: p }), `/v2/policies/rate-limits/${p.id}`) },

@@ -1,12 +1,14 @@
 /** Create and edit forms for usage-limit and rate-limit policies, checked against the spec before sending. */
 import { useState } from 'react';
 import { bodyProblem, parseJson } from '../api/spec-validation';
+import { can } from '../api/identity';
 import type { ValidatedSchema } from '../api/validated-schemas';
-import type { RateLimitsPolicy, UsageLimitsPolicy } from '../api/types';
+import type { Page, RateLimitsPolicy, UsageLimitsPolicy, Workspace } from '../api/types';
 import { EditorPanel } from '../components/editor-panel';
 import { Field } from '../components/field';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
+import { useAsync } from '../use-async';
 
 interface FormProps<T> {
   existing?: T;
@@ -39,6 +41,36 @@ function useSave(schema: [ValidatedSchema, ValidatedSchema], path: string, exist
   return { ...action, save };
 }
 
+/**
+ * Where a new policy applies, for a key that sees several workspaces (an organisation key): the
+ * whole organisation (nothing sent) or one workspace. A workspace key's policies are its workspace's.
+ */
+function WorkspaceChoice({ value, onChange }: { value: string; onChange: (v: string) => void }) {
+  const identity = useIdentity();
+  const mayList = can(identity, 'workspaces.list');
+  const workspaces = useAsync(() => (mayList ? identity.api.get<Page<Workspace>>('/v1/workspaces', { limit: 100 }).then((p) => p.data) : Promise.resolve(undefined)), [identity.api, mayList]);
+  if (!identity.organisationWide) return null;
+  if (!workspaces.data) {
+    return (
+      <Field label="Workspace" hint="Optional: an id or slug; empty applies to the whole organisation">
+        <input value={value} onChange={(e) => onChange(e.target.value)} />
+      </Field>
+    );
+  }
+  return (
+    <Field label="Workspace">
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">The whole organisation</option>
+        {workspaces.data.map((w) => (
+          <option key={w.id} value={w.id}>
+            {w.name}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 function GroupAndConditions({ groupBy, setGroupBy, conditions, setConditions }: { groupBy: string; setGroupBy: (v: string) => void; conditions: string; setConditions: (v: string) => void }) {
   return (
     <>
@@ -58,15 +90,22 @@ export function UsageLimitForm({ existing, onSaved, onCancel }: FormProps<UsageL
   const [type, setType] = useState<string>(existing?.type ?? 'cost');
   const [limit, setLimit] = useState(existing ? String(existing.credit_limit) : '');
   const [alert, setAlert] = useState(existing?.alert_threshold == null ? '' : String(existing.alert_threshold));
-  const [reset, setReset] = useState<string>(existing?.periodic_reset ?? '');
+  const [reset, setReset] = useState<string>(existing?.periodic_reset ?? (existing?.periodic_reset_days ? 'days' : ''));
+  const [days, setDays] = useState(existing?.periodic_reset_days ? String(existing.periodic_reset_days) : '30');
+  const [workspace, setWorkspace] = useState('');
   const [groupBy, setGroupBy] = useState(keysText(existing?.group_by));
   const [conditions, setConditions] = useState(existing ? JSON.stringify(existing.conditions) : '');
+  // periodic_reset and periodic_reset_days exclude each other: the one not chosen is cleared when it was set.
+  const resetFields = () =>
+    reset === 'days'
+      ? { periodic_reset: null, periodic_reset_days: Number(days) }
+      : { periodic_reset: reset === '' ? null : reset, ...(existing?.periodic_reset_days != null ? { periodic_reset_days: null } : {}) };
   const body = () => ({
     name,
-    ...(existing ? {} : { type }),
+    ...(existing ? {} : { type, ...(workspace ? { workspace_id: workspace } : {}) }),
     credit_limit: Number(limit),
     alert_threshold: alert === '' ? null : Number(alert),
-    periodic_reset: reset === '' ? null : reset,
+    ...resetFields(),
     ...sharedFields(groupBy, conditions),
   });
   return (
@@ -93,8 +132,15 @@ export function UsageLimitForm({ existing, onSaved, onCancel }: FormProps<UsageL
             <option value="">Never</option>
             <option value="monthly">Monthly</option>
             <option value="weekly">Weekly</option>
+            <option value="days">Every N days</option>
           </select>
         </Field>
+        {reset === 'days' && (
+          <Field label="Reset every (days)" hint="1 to 365, counted from the policy's creation day">
+            <input type="number" min={1} max={365} step={1} value={days} onChange={(e) => setDays(e.target.value)} />
+          </Field>
+        )}
+        {!existing && <WorkspaceChoice value={workspace} onChange={setWorkspace} />}
       </div>
       <GroupAndConditions groupBy={groupBy} setGroupBy={setGroupBy} conditions={conditions} setConditions={setConditions} />
     </EditorPanel>
@@ -108,9 +154,10 @@ export function RateLimitForm({ existing, onSaved, onCancel }: FormProps<RateLim
   const [target, setTarget] = useState<string>(existing?.target ?? 'llm');
   const [unit, setUnit] = useState<string>(existing?.unit ?? 'minute');
   const [value, setValue] = useState(existing ? String(existing.value) : '');
+  const [workspace, setWorkspace] = useState('');
   const [groupBy, setGroupBy] = useState(keysText(existing?.group_by));
   const [conditions, setConditions] = useState(existing ? JSON.stringify(existing.conditions) : '');
-  const body = () => ({ name, ...(existing ? {} : { type, target }), unit, value: Number(value), ...sharedFields(groupBy, conditions) });
+  const body = () => ({ name, ...(existing ? {} : { type, target, ...(workspace ? { workspace_id: workspace } : {}) }), unit, value: Number(value), ...sharedFields(groupBy, conditions) });
   return (
     <EditorPanel title={existing ? `Edit rate limit ${existing.name}` : 'New rate limit'} submitLabel={existing ? 'Save rate limit' : 'Create rate limit'} busy={form.busy} error={form.error} onSubmit={() => void form.save(body)} onCancel={onCancel}>
       <div className="filters">
@@ -139,6 +186,7 @@ export function RateLimitForm({ existing, onSaved, onCancel }: FormProps<RateLim
             <option value="day">Day</option>
           </select>
         </Field>
+        {!existing && <WorkspaceChoice value={workspace} onChange={setWorkspace} />}
       </div>
       <GroupAndConditions groupBy={groupBy} setGroupBy={setGroupBy} conditions={conditions} setConditions={setConditions} />
     </EditorPanel>

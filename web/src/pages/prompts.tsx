@@ -11,15 +11,19 @@ import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
 import { useAsync } from '../use-async';
+import { CollectionsSection } from './prompt-collections';
 import { PromptForm } from './prompt-forms';
+import { LabelsSection } from './prompt-labels';
+import { PartialsSection } from './prompt-partials';
 
-/** The prompt library: new prompts and versions, labels and the default version, and a render preview. */
+/** The prompt library: new prompts and versions, labels and the default version, a render preview; partials, collections and labels. */
 export function PromptsPage() {
   const identity = useIdentity();
   const [open, setOpen] = useState<PromptSummary>();
   const [creating, setCreating] = useState(false);
   const [refresh, setRefresh] = useState(0);
   const [note, setNote] = useState<string>();
+  const [labelsRound, setLabelsRound] = useState(0);
   const removal = useAction();
   const remove = (p: PromptSummary) =>
     removal.run(async () => {
@@ -73,12 +77,15 @@ export function PromptsPage() {
           },
         ]}
       />
-      {open && <PromptDetail key={open.id} prompt={open} onChanged={() => setRefresh((n) => n + 1)} />}
+      {open && <PromptDetail key={open.id} prompt={open} labelsRound={labelsRound} onChanged={() => setRefresh((n) => n + 1)} />}
+      {can(identity, 'prompt_partials.list') && <PartialsSection />}
+      {can(identity, 'collections.list') && <CollectionsSection />}
+      {can(identity, 'labels.list') && <LabelsSection onChanged={() => setLabelsRound((n) => n + 1)} />}
     </section>
   );
 }
 
-function PromptDetail({ prompt, onChanged }: { prompt: PromptSummary; onChanged: () => void }) {
+function PromptDetail({ prompt, labelsRound, onChanged }: { prompt: PromptSummary; labelsRound: number; onChanged: () => void }) {
   const identity = useIdentity();
   const { api } = identity;
   const [versioning, setVersioning] = useState(false);
@@ -86,7 +93,7 @@ function PromptDetail({ prompt, onChanged }: { prompt: PromptSummary; onChanged:
   // The latest version's template is what a new version starts from.
   const latest = useAsync(() => (can(identity, 'prompts.read') ? api.get<Prompt>(`/v1/prompts/${encodeURIComponent(prompt.id)}@latest`) : Promise.resolve(undefined)), [api, prompt.id]);
   const versions = useAsync(() => (can(identity, 'prompts.read') ? api.get<Page<PromptVersion>>(`/v1/prompts/${prompt.id}/versions`, { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [api, prompt.id]);
-  const labels = useAsync(() => (can(identity, 'labels.list') ? api.get<Page<Label>>('/v1/labels', { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [api]);
+  const labels = useAsync(() => (can(identity, 'labels.list') ? api.get<Page<Label>>('/v1/labels', { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [api, labelsRound]);
   const change = useAction();
   const mayUpdate = can(identity, 'prompts.update');
   const write = (path: string, body: unknown) =>

@@ -1,12 +1,13 @@
 /** Create and edit forms for saved providers and integrations: secrets are typed in, never shown back. */
 import { useState } from 'react';
-import { bodyProblem } from '../api/spec-validation';
+import { bodyProblem, parseJson } from '../api/spec-validation';
 import type { Integration, Provider } from '../api/types';
 import { EditorPanel } from '../components/editor-panel';
 import { Field } from '../components/field';
 import { SecretInput } from '../components/secret-input';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
+import { CredentialFields, useCredentialFields } from './credential-fields';
 
 const KNOWN_PROVIDERS = ['openai', 'anthropic', 'google', 'vertex-ai', 'azure-openai', 'bedrock', 'mistral-ai', 'groq', 'cohere', 'deepseek', 'ollama'];
 
@@ -25,6 +26,17 @@ function ProviderNames() {
   );
 }
 
+const limitText = (value: unknown) => (value == null ? '' : JSON.stringify(value));
+
+/** An attached limit from its JSON box: left out when unchanged, null when emptied. */
+function limitValue(field: string, text: string, stored: unknown): unknown {
+  if (text === limitText(stored)) return undefined;
+  if (!text.trim()) return null;
+  const parsed = parseJson(text);
+  if ('problem' in parsed) throw new FormProblem(`${field}: ${parsed.problem}`);
+  return parsed.value;
+}
+
 interface FormProps<T> {
   existing?: T;
   onSaved: () => void;
@@ -40,13 +52,16 @@ export function ProviderForm({ existing, integrations, onSaved, onCancel }: Form
   const [integration, setIntegration] = useState(existing?.integration_id ?? '');
   const [aiProvider, setAiProvider] = useState(existing?.ai_provider_id ?? 'openai');
   const [key, setKey] = useState('');
-  const [customHost, setCustomHost] = useState('');
   const [note, setNote] = useState(existing?.note ?? '');
+  const credentials = useCredentialFields(existing);
+  const [usageLimits, setUsageLimits] = useState(limitText(existing?.usage_limits));
+  const [rateLimits, setRateLimits] = useState(limitText(existing?.rate_limits));
 
   const save = () =>
     action.run(async () => {
-      const source = useIntegration ? { integration_id: integration } : { ai_provider_id: aiProvider, key, configurations: customHost ? { custom_host: customHost } : undefined };
-      const body = filled({ name, slug: existing && slug === existing.slug ? undefined : slug, note: note || (existing?.note ? null : undefined), ...source });
+      const source = useIntegration ? { integration_id: integration } : { ai_provider_id: aiProvider, key: credentials.authType === 'apiKey' ? key : undefined, ...credentials.bodyPart(aiProvider) };
+      const limits = { usage_limits: limitValue('usage_limits', usageLimits, existing?.usage_limits), rate_limits: limitValue('rate_limits', rateLimits, existing?.rate_limits) };
+      const body = filled({ name, slug: existing && slug === existing.slug ? undefined : slug, note: note || (existing?.note ? null : undefined), ...source, ...limits });
       const problem = bodyProblem(existing ? 'UpdateProvider' : 'CreateProvider', body);
       if (problem) throw new FormProblem(problem);
       if (existing) await api.send('PUT', `/v1/providers/${existing.id}`, body);
@@ -87,16 +102,27 @@ export function ProviderForm({ existing, integrations, onSaved, onCancel }: Form
             <Field label="AI provider" hint="The adapter: openai, anthropic, bedrock, …">
               <input value={aiProvider} onChange={(e) => setAiProvider(e.target.value)} list="known-providers" />
             </Field>
-            <SecretInput label="Provider key" value={key} onChange={setKey} masked={existing?.masked_key} />
-            <Field label="Custom host" hint="Optional: a self-hosted or proxied upstream URL">
-              <input type="url" value={customHost} onChange={(e) => setCustomHost(e.target.value)} />
-            </Field>
+            {credentials.authType === 'apiKey' && <SecretInput label="Provider key" value={key} onChange={setKey} masked={existing?.masked_key} />}
           </>
         )}
         <Field label="Note">
           <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={1024} />
         </Field>
       </div>
+      {!useIntegration && (
+        <CredentialFields state={credentials} aiProvider={aiProvider} storedHint={existing ? 'Stored settings are not shown back: filling any of these replaces them (secrets left empty are kept).' : undefined} />
+      )}
+      <fieldset>
+        <legend>Limits on this provider</legend>
+        <div className="filters">
+          <Field label="Usage limit (JSON)" hint='Optional: {"type": "cost", "credit_limit": 50, "periodic_reset": "monthly"}; empty removes it'>
+            <textarea className="code-editor small" rows={2} spellCheck={false} value={usageLimits} onChange={(e) => setUsageLimits(e.target.value)} />
+          </Field>
+          <Field label="Rate limits (JSON)" hint='Optional: [{"type": "requests", "unit": "minute", "value": 60}]; empty removes them'>
+            <textarea className="code-editor small" rows={2} spellCheck={false} value={rateLimits} onChange={(e) => setRateLimits(e.target.value)} />
+          </Field>
+        </div>
+      </fieldset>
       <ProviderNames />
     </EditorPanel>
   );
@@ -112,6 +138,7 @@ export function IntegrationForm({ existing, onSaved, onCancel }: FormProps<Integ
   const [key, setKey] = useState('');
   const [description, setDescription] = useState(existing?.description ?? '');
   const [allWorkspaces, setAllWorkspaces] = useState(access?.all_workspaces ?? true);
+  const credentials = useCredentialFields(existing);
   const [workspaceIds, setWorkspaceIds] = useState((access?.workspace_ids ?? []).join(', '));
 
   const save = () =>
@@ -121,7 +148,8 @@ export function IntegrationForm({ existing, onSaved, onCancel }: FormProps<Integ
         name,
         slug: existing && slug === existing.slug ? undefined : slug,
         ai_provider_id: existing && aiProvider === existing.ai_provider_id ? undefined : aiProvider,
-        key,
+        key: credentials.authType === 'apiKey' ? key : undefined,
+        ...credentials.bodyPart(aiProvider),
         description: description || (existing?.description ? null : undefined),
         workspace_access: { all_workspaces: allWorkspaces, workspace_ids: allWorkspaces ? [] : ids },
       });
@@ -144,11 +172,12 @@ export function IntegrationForm({ existing, onSaved, onCancel }: FormProps<Integ
         <Field label="AI provider">
           <input value={aiProvider} onChange={(e) => setAiProvider(e.target.value)} list="known-providers" />
         </Field>
-        <SecretInput label="Provider key" value={key} onChange={setKey} masked={existing?.masked_key} />
+        {credentials.authType === 'apiKey' && <SecretInput label="Provider key" value={key} onChange={setKey} masked={existing?.masked_key} />}
         <Field label="Description">
           <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1024} />
         </Field>
       </div>
+      <CredentialFields state={credentials} aiProvider={aiProvider} stored={existing?.configurations} />
       <fieldset>
         <legend>Workspaces that may use it</legend>
         <label className="check">
