@@ -75,6 +75,12 @@ export interface StreamTranslator {
   usage(): Usage | undefined;
 }
 
+/** What the gateway pipeline carries: a chat request (legacy completions translate to one) or an embeddings request. */
+export type GatewayRequest = ChatRequest | EmbeddingRequest;
+
+/** A whole answer the gateway caches and logs: a chat completion, or an embeddings list (`object: 'list'`). */
+export type GatewayAnswer = ChatCompletion | EmbeddingList;
+
 /** What an adapter knows while translating one embeddings call. */
 export interface EmbeddingContext {
   target: ProviderTarget;
