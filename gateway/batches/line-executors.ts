@@ -4,7 +4,10 @@ import { loadSpec } from '../../server/spec-document.js';
 import { toValidationError } from '../../server/validation-message.js';
 import type { Call } from '../../server/call.js';
 import { runChat } from '../chat/run-chat.js';
-import type { ChatRequest } from '../providers/types.js';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../providers/types.js';
+import { encodedEmbeddings } from '../chat/embedding-encoding.js';
+import { chatRequestOf, toTextCompletion } from '../chat/text-completion.js';
+import { isChatCompletion } from '../chat/upstream-answer.js';
 
 /** What a line's request answered: the status and body that go in the output (or error) file. */
 export interface LineAnswer {
@@ -42,11 +45,41 @@ function chatExecutor(): LineExecutor {
   };
 }
 
+function embeddingsExecutor(): LineExecutor {
+  let validate: ValidateFunction | undefined;
+  return async (call, body) => {
+    validate ??= specValidator('EmbeddingRequest');
+    if (!validate(body)) throw toValidationError(validate.errors);
+    const request = body as unknown as EmbeddingRequest;
+    const result = await runChat(call, request, { endpoint: 'embeddings' });
+    const answer = result.completion;
+    return { status: result.status, body: answer && !isChatCompletion(answer) ? encodedEmbeddings(answer, request.encoding_format) : answer };
+  };
+}
+
+function completionsExecutor(): LineExecutor {
+  let validate: ValidateFunction | undefined;
+  return async (call, body) => {
+    const legacy = { ...body, stream: false } as Record<string, unknown>;
+    delete legacy.stream_options;
+    validate ??= specValidator('CompletionRequest');
+    if (!validate(legacy)) throw toValidationError(validate.errors);
+    const request = legacy as unknown as CompletionRequest;
+    const result = await runChat(call, chatRequestOf(request), { endpoint: 'completions', textCompletion: request });
+    const answer = result.completion;
+    return { status: result.status === 246 ? 200 : result.status, body: answer && isChatCompletion(answer) ? toTextCompletion(answer) : answer };
+  };
+}
+
 /**
  * Endpoint -> how its lines run. An endpoint OpenAI batches accept but gw cannot run yet is absent:
  * each of its lines fails into the error file, saying so.
  */
-export const LINE_EXECUTORS: ReadonlyMap<string, LineExecutor> = new Map([['/v1/chat/completions', chatExecutor()]]);
+export const LINE_EXECUTORS: ReadonlyMap<string, LineExecutor> = new Map([
+  ['/v1/chat/completions', chatExecutor()],
+  ['/v1/embeddings', embeddingsExecutor()],
+  ['/v1/completions', completionsExecutor()],
+]);
 
 /** The endpoints `POST /v1/batches` accepts (OpenAI's list). */
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/responses'] as const;
