@@ -5,9 +5,7 @@ import { toValidationError } from '../../server/validation-message.js';
 import type { Call } from '../../server/call.js';
 import { runChat } from '../chat/run-chat.js';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../providers/types.js';
-import { encodedEmbeddings } from '../chat/embedding-encoding.js';
-import { chatRequestOf, toTextCompletion } from '../chat/text-completion.js';
-import { isChatCompletion } from '../chat/upstream-answer.js';
+import { runEmbeddings, runTextCompletion } from '../chat/run-operations.js';
 
 /** What a line's request answered: the status and body that go in the output (or error) file. */
 export interface LineAnswer {
@@ -50,10 +48,8 @@ function embeddingsExecutor(): LineExecutor {
   return async (call, body) => {
     validate ??= specValidator('EmbeddingRequest');
     if (!validate(body)) throw toValidationError(validate.errors);
-    const request = body as unknown as EmbeddingRequest;
-    const result = await runChat(call, request, { endpoint: 'embeddings' });
-    const answer = result.completion;
-    return { status: result.status, body: answer && !isChatCompletion(answer) ? encodedEmbeddings(answer, request.encoding_format) : answer };
+    const result = await runEmbeddings(call, body as unknown as EmbeddingRequest);
+    return { status: result.status, body: result.body };
   };
 }
 
@@ -64,10 +60,8 @@ function completionsExecutor(): LineExecutor {
     delete legacy.stream_options;
     validate ??= specValidator('CompletionRequest');
     if (!validate(legacy)) throw toValidationError(validate.errors);
-    const request = legacy as unknown as CompletionRequest;
-    const result = await runChat(call, chatRequestOf(request), { endpoint: 'completions', textCompletion: request });
-    const answer = result.completion;
-    return { status: result.status === 246 ? 200 : result.status, body: answer && isChatCompletion(answer) ? toTextCompletion(answer) : answer };
+    const result = await runTextCompletion(call, legacy as unknown as CompletionRequest);
+    return { status: result.status === 246 ? 200 : result.status, body: result.body };
   };
 }
 
