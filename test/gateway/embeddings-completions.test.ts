@@ -149,6 +149,39 @@ for (const engine of fullEngines()) {
       assert.equal(gw.fake.requests.length, calls + 1);
     });
 
+    it('a fallback config moves past a provider without embeddings to one that has them', async () => {
+      const config: ConfigNode = {
+        strategy: { mode: 'fallback' },
+        targets: [
+          { provider: 'anthropic', api_key: 'sk-ant', custom_host: embedders.url },
+          { provider: 'openai', api_key: 'sk', custom_host: gw.fake.url },
+        ],
+      };
+      const client = new OpenAI({ baseURL: `${gw.app.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gw-api-key': gw.app.adminKey, 'x-gw-config': JSON.stringify(config) } });
+      const { data, response } = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'fall', encoding_format: 'float' }).withResponse();
+      assert.deepEqual(data.data[0]!.embedding, [4, 0.5, -0.5]);
+      assert.equal(response.headers.get('x-gw-provider'), 'openai');
+      assert.equal(response.headers.get('x-gw-last-used-option-index'), '1');
+    });
+
+    it('a token rate limit counts the real usage of embeddings and refuses past it', async () => {
+      const created = await gw.app.http
+        .post('/v2/policies/rate-limits')
+        .set({ 'x-gw-api-key': gw.app.adminKey })
+        .send({ name: 'embed-tokens', type: 'tokens', unit: 'hour', value: 10, conditions: [{ key: 'metadata.test', value: 'embed-tokens' }] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const client = gw.openai({ 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, 'x-gw-metadata': JSON.stringify({ test: 'embed-tokens' }) });
+      // Two short inputs reserve 2 tokens; the fake answers usage 10, which the settlement counts.
+      await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'float' });
+      const calls = gw.fake.requests.length;
+      await assert.rejects(client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'float' }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError && error.status === 429, String(error));
+        assert.equal(error.code, 'rate_limit_exceeded');
+        return true;
+      });
+      assert.equal(gw.fake.requests.length, calls, 'refused before the upstream call');
+    });
+
     it('completions on OpenAI go to its native /completions, plain and streamed, as text_completion', async () => {
       const before = gw.logs.length;
       const body = await rawJson<OpenAI.Completion>(openai().completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say this', max_tokens: 7, echo: false }));
