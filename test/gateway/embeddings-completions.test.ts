@@ -228,6 +228,24 @@ for (const engine of fullEngines()) {
       assert.equal(text, 'Hello from the fake Gemini upstream');
     });
 
+    it('completions run input guardrails on the prompt (446, no upstream call) and output guardrails on the text', async () => {
+      const words = (list: string[]) => ({ checks: [{ id: 'default.contains', parameters: { words: list, operator: 'none' } }], actions: { deny: true } });
+      const config = (extra: Record<string, unknown>) => JSON.stringify({ provider: 'openai', api_key: 'sk', custom_host: gw.fake.url, ...extra });
+      const send = (extra: Record<string, unknown>, prompt: string) =>
+        gw.app.http.post('/v1/completions').set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-config': config(extra) }).send({ model: 'gpt-3.5-turbo-instruct', prompt });
+      const calls = gw.fake.requests.length;
+      const denied = await send({ input_guardrails: [words(['forbidden'])] }, 'say forbidden things');
+      assert.equal(denied.status, 446, JSON.stringify(denied.body));
+      assert.equal(denied.body.error.code, 'guardrail_denied');
+      assert.equal(gw.fake.requests.length, calls, 'a denied prompt goes nowhere');
+      const answerDenied = await send({ output_guardrails: [words(['echo'])] }, 'fine');
+      assert.equal(answerDenied.status, 446, 'the native answer text " echo of fine" is judged');
+      const passed = await send({ input_guardrails: [words(['forbidden'])] }, 'nice');
+      assert.equal(passed.status, 200);
+      assert.equal(passed.body.object, 'text_completion');
+      assert.equal(passed.body.hook_results.before_request_hooks[0].verdict, true);
+    });
+
     it('completions a translation cannot carry are refused with 400 naming the field', async () => {
       const client = gw.openai({ 'x-gw-provider': 'google', 'x-gw-custom-host': gemini.url });
       const calls = gemini.received.length;
