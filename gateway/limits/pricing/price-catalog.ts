@@ -54,6 +54,7 @@ const CATALOG_PROVIDERS: Readonly<Record<string, readonly string[]>> = {
   'perplexity-ai': ['perplexity'],
   'x-ai': ['x-ai'],
   cerebras: ['cerebras'],
+  cohere: ['cohere'],
 };
 
 /** How long a looked-up price is kept before the catalog is asked again. */
