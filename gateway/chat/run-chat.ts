@@ -7,7 +7,7 @@ import { ApiError, InternalError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
 import { redactedError } from '../../server/request-secrets.js';
 import type { CompletionRequest } from '../providers/types.js';
-import type { GatewayAnswer, GatewayRequest } from './upstream-answer.js';
+import { isChatRequest, type GatewayAnswer, type GatewayRequest } from './upstream-answer.js';
 import type { LogEndpoint, PromptRun } from '../request-log.js';
 import { ClientGone } from '../transport/client-gone.js';
 import type { ChatState } from './chat-state.js';
@@ -49,8 +49,9 @@ export async function runChat(call: Call, request: GatewayRequest, origin: ChatO
     origin,
     principal: principalOf(call),
     request,
-    stream: 'stream' in request && request.stream === true,
-    includeUsage: 'stream' in request && request.stream === true && request.stream_options?.include_usage === true,
+    // Embeddings are never streamed, whatever extra fields their body carries.
+    stream: isChatRequest(request) && request.stream === true,
+    includeUsage: isChatRequest(request) && request.stream === true && request.stream_options?.include_usage === true,
     id: timeOrderedId(call.startedAt),
     clientGone,
     provider: null,

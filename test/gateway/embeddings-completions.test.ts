@@ -68,6 +68,9 @@ for (const engine of fullEngines()) {
       assertOpenAiShape('CreateEmbeddingResponse', body);
       assert.deepEqual(body.data.map((item) => item.embedding), [[1, 0.5, -0.5, -0.75], [3, 1.5, -0.5, -0.75]]);
       assert.equal(gw.fake.requests.at(-1)!.body.dimensions, 4);
+      // A stray `stream: true` does not make an embeddings answer a stream.
+      const unstreamed = await rawJson<OpenAI.CreateEmbeddingResponse>(openai().embeddings.create({ model: 'text-embedding-3-small', input: 'x', encoding_format: 'float', stream: true } as OpenAI.EmbeddingCreateParams));
+      assertOpenAiShape('CreateEmbeddingResponse', unstreamed);
       const tokens = await rawJson<OpenAI.CreateEmbeddingResponse>(openai().embeddings.create({ model: 'text-embedding-3-small', input: [[1, 2, 3, 4]], encoding_format: 'float' }));
       assertOpenAiShape('CreateEmbeddingResponse', tokens);
       assert.deepEqual(gw.fake.requests.at(-1)!.body.input, [[1, 2, 3, 4]]);
