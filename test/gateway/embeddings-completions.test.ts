@@ -249,6 +249,26 @@ for (const engine of fullEngines()) {
       assert.equal(passed.body.hook_results.before_request_hooks[0].verdict, true);
     });
 
+    it('a cached completion answers a streamed request as text_completion events, apart from chat', async () => {
+      const config: ConfigNode = { provider: 'openai', api_key: 'sk', custom_host: gw.fake.url, cache: { mode: 'simple', max_age: 60 } };
+      const client = new OpenAI({ baseURL: `${gw.app.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gw-api-key': gw.app.adminKey, 'x-gw-config': JSON.stringify(config) } });
+      const calls = gw.fake.requests.length;
+      const first = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'cached prompt' }).withResponse();
+      assert.equal(first.response.headers.get('x-gw-cache-status'), 'MISS');
+      const replay = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'cached prompt', stream: true }).withResponse();
+      assert.equal(replay.response.headers.get('x-gw-cache-status'), 'HIT');
+      let text = '';
+      for await (const chunk of replay.data) {
+        assertChunkShape(chunk);
+        text += chunk.choices[0]?.text ?? '';
+      }
+      assert.equal(text, first.data.choices[0]!.text);
+      assert.equal(gw.fake.requests.length, calls + 1, 'the replay made no upstream call');
+      // The same words as a chat request are another cache entry (the endpoint is part of the key).
+      const chat = await client.chat.completions.create({ model: 'gpt-3.5-turbo-instruct', messages: [{ role: 'user', content: 'cached prompt' }] }).withResponse();
+      assert.equal(chat.response.headers.get('x-gw-cache-status'), 'MISS');
+    });
+
     it('completions a translation cannot carry are refused with 400 naming the field', async () => {
       const client = gw.openai({ 'x-gw-provider': 'google', 'x-gw-custom-host': gemini.url });
       const calls = gemini.received.length;
