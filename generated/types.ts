@@ -951,6 +951,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a legacy text completion, streamed or not.
+         * @description Runs the chat pipeline. OpenAI, Azure OpenAI and OpenAI-compatible hosts are called on their own `/completions` endpoint; other providers get the prompt as one user message of a chat call, and the answer comes back as a text completion. With `stream: true` the answer is a `text/event-stream` of `data: <TextCompletion>` events ending with `data: [DONE]`.
+         */
+        post: operations["createCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/configs": {
         parameters: {
             query?: never;
@@ -1092,6 +1112,26 @@ export interface paths {
         get: operations["deploymentSync"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Embed text through the selected provider.
+         * @description Runs the chat pipeline (keys, configs with routing, fallback, retries and the simple cache, rate and usage limits, logs with usage and cost) with an embeddings call at each target. Served by OpenAI, Azure OpenAI, OpenAI-compatible hosts, Gemini (google), Vertex AI, Bedrock (Titan and Cohere embed models) and Cohere; a provider without embeddings answers 400 `embeddings_unsupported`. Guardrails do not run on embeddings (there is no text answer).
+         */
+        post: operations["createEmbedding"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3629,6 +3669,32 @@ export interface components {
         CollectionList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["Collection"][];
         };
+        CompletionRequest: {
+            best_of?: number | null;
+            echo?: boolean | null;
+            frequency_penalty?: number | null;
+            logit_bias?: {
+                [key: string]: number;
+            } | null;
+            logprobs?: number | null;
+            max_tokens?: number | null;
+            /** @description A model id, or `@provider-slug/model` to select a saved provider. */
+            model: string;
+            n?: number | null;
+            presence_penalty?: number | null;
+            /** @description A string, an array of strings, an array of token ids or an array of token-id arrays. Providers without a native completions endpoint take one string prompt (translated to one user message); arrays and token ids need a native one (OpenAI, Azure OpenAI, OpenAI-compatible hosts). */
+            prompt: string | string[] | number[] | number[][];
+            seed?: number | null;
+            stop?: null | string | string[];
+            stream?: boolean | null;
+            stream_options?: {
+                include_usage?: boolean;
+            } | null;
+            suffix?: string | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            user?: string;
+        };
         /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes` (an empty `excludes`, as the product description's plain string allows, excludes nothing). A policy applies when all its conditions hold. */
         Condition: {
             excludes?: string;
@@ -4055,6 +4121,37 @@ export interface components {
             allow_subdomains: boolean;
             domain: string;
         };
+        Embedding: {
+            /** @description The vector, or its base64 form when `encoding_format` was `base64`. */
+            embedding: number[] | string;
+            index: number;
+            /** @enum {string} */
+            object: "embedding";
+        };
+        EmbeddingList: {
+            data: components["schemas"]["Embedding"][];
+            model: string;
+            /** @enum {string} */
+            object: "list";
+            usage: {
+                prompt_tokens: number;
+                total_tokens: number;
+            };
+        };
+        EmbeddingRequest: {
+            /** @description Output vector size, for models that can shorten their vectors. */
+            dimensions?: number;
+            /**
+             * @description `base64`: each vector as the base64 of its little-endian float32 values. gw encodes it itself when the provider only answers floats.
+             * @enum {string}
+             */
+            encoding_format?: "float" | "base64";
+            /** @description One string, an array of strings, one array of token ids, or an array of token-id arrays. Token ids are sent on only to providers that take them (OpenAI-wire hosts); the others answer 400. */
+            input: string | string[] | number[] | number[][];
+            /** @description A model id, or `@provider-slug/model` to select a saved provider. */
+            model: string;
+            user?: string;
+        };
         EmptyObject: Record<string, never>;
         /** @description The one error body gw answers with, on every route. */
         Error: {
@@ -4435,10 +4532,10 @@ export interface components {
             received: number;
         };
         /**
-         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call).
+         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call; `embeddings` and `completions`: POST /v1/embeddings and the legacy POST /v1/completions).
          * @enum {string}
          */
-        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy";
+        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy" | "embeddings" | "completions";
         LogError: {
             code: string;
             message: string;
@@ -5753,6 +5850,23 @@ export interface components {
             tool_choice?: null | string | Record<string, never>;
             tools?: Record<string, never>[] | null;
             virtual_key?: components["schemas"]["VirtualKey"];
+        };
+        /** @description A text completion; a streamed one is a sequence of these, one `data:` event each. */
+        TextCompletion: {
+            choices: {
+                /** @enum {string|null} */
+                finish_reason: "stop" | "length" | "content_filter" | null;
+                index: number;
+                logprobs: Record<string, never> | null;
+                text: string;
+            }[];
+            created: number;
+            id: string;
+            model: string;
+            /** @enum {string} */
+            object: "text_completion";
+            system_fingerprint?: string | null;
+            usage?: components["schemas"]["Usage"];
         };
         /** @description A string, or at least one text part. */
         TextContent: string | components["schemas"]["TextPart"][];
@@ -8961,6 +9075,108 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    createCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Google Vertex AI request type. */
+                "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
+                "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
+                "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description The span this request belongs under, kept in its log. */
+                "x-gw-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /** @description Milliseconds; covers the wait for upstream headers and the body. */
+                "x-gw-request-timeout"?: components["parameters"]["RequestTimeout"];
+                /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
+                "x-gw-sensitive-headers"?: components["parameters"]["SensitiveHeaders"];
+                /** @description Your span id for this request, kept in its log. */
+                "x-gw-span-id"?: components["parameters"]["SpanId"];
+                /** @description A name for this request's span, kept in its log. */
+                "x-gw-span-name"?: components["parameters"]["SpanName"];
+                /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
+                "x-gw-trace-id"?: components["parameters"]["TraceId"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, or with `stream` its events. */
+            200: {
+                headers: {
+                    /** @description HIT, MISS, REFRESH (x-gw-cache-force-refresh) or DISABLED (no cache in the config). */
+                    "x-gw-cache-status"?: "HIT" | "SEMANTIC HIT" | "MISS" | "REFRESH" | "DISABLED";
+                    /** @description With a config, the path of the target that served in the config tree. */
+                    "x-gw-last-used-option-index"?: string;
+                    /** @description The provider that served the request. */
+                    "x-gw-provider"?: string;
+                    /** @description Retries made at the target that served (0 when the first attempt did). */
+                    "x-gw-retry-attempt-count"?: string;
+                    "x-gw-trace-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TextCompletion"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A monitor-only guardrail failed; the completion passes with `hook_results`. */
+            246: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailMonitored"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["Error"];
+            429: components["responses"]["TooManyRequests"];
+            446: components["responses"]["GuardrailDenied"];
+            default: components["responses"]["Error"];
+        };
+    };
     listConfigs: {
         parameters: {
             query?: {
@@ -9380,6 +9596,98 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createEmbedding: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Google Vertex AI request type. */
+                "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
+                "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
+                "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description The span this request belongs under, kept in its log. */
+                "x-gw-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /** @description Milliseconds; covers the wait for upstream headers and the body. */
+                "x-gw-request-timeout"?: components["parameters"]["RequestTimeout"];
+                /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
+                "x-gw-sensitive-headers"?: components["parameters"]["SensitiveHeaders"];
+                /** @description Your span id for this request, kept in its log. */
+                "x-gw-span-id"?: components["parameters"]["SpanId"];
+                /** @description A name for this request's span, kept in its log. */
+                "x-gw-span-name"?: components["parameters"]["SpanName"];
+                /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
+                "x-gw-trace-id"?: components["parameters"]["TraceId"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddingRequest"];
+            };
+        };
+        responses: {
+            /** @description The embeddings, in input order. */
+            200: {
+                headers: {
+                    /** @description HIT, MISS, REFRESH (x-gw-cache-force-refresh) or DISABLED (no cache in the config). */
+                    "x-gw-cache-status"?: "HIT" | "SEMANTIC HIT" | "MISS" | "REFRESH" | "DISABLED";
+                    /** @description With a config, the path of the target that served in the config tree. */
+                    "x-gw-last-used-option-index"?: string;
+                    /** @description The provider that served the request. */
+                    "x-gw-provider"?: string;
+                    /** @description Retries made at the target that served (0 when the first attempt did). */
+                    "x-gw-retry-attempt-count"?: string;
+                    "x-gw-trace-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddingList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["Error"];
+            429: components["responses"]["TooManyRequests"];
+            446: components["responses"]["GuardrailDenied"];
             default: components["responses"]["Error"];
         };
     };

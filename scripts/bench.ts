@@ -5,6 +5,7 @@
  * run of one model turn against the same turn as a chat call (scripts/bench/run-latency.ts).
  *
  *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
+ *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).
  *   BENCH_ROUNDS (1): repeat the whole sequence and keep each target's best round, which
  *   tames a machine that other work keeps busy (rounds interleave, so all targets see it alike).
  *   BENCH_PROFILE=1 records a CPU profile of the gw process during each of its runs
@@ -20,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuMessage } from './bench/child-ipc.js';
 import type { LoadResult } from './bench/load-generator.js';
-import { BENCH_PROMPT, CHAT_BODY, PLAIN_HEADERS, PROMPT_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { BENCH_PROMPT, CHAT_BODY, EMBEDDINGS_BODY, PLAIN_HEADERS, PROMPT_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 import { measureMcp, reportMcp } from './bench/mcp-latency.js';
 import { measureRuns, reportRuns } from './bench/run-latency.js';
@@ -34,6 +35,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const mcpCalls = Number(process.env.BENCH_MCP_CALLS ?? 1000);
 // BENCH_RUN_CALLS (default 500, 0 skips): sequential turns per way for the assistant-run row.
 const runCalls = Number(process.env.BENCH_RUN_CALLS ?? 500);
+// BENCH_ONLY (comma-separated target names, e.g. "upstream embeddings,gw embeddings"): run just those rows.
+const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const profile = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
 const profileKind = process.env.BENCH_PROFILE === 'alloc' ? 'heapprofile' : 'cpuprofile';
 const profileDir = path.resolve('data/bench-profile');
@@ -99,7 +102,10 @@ async function main(): Promise<void> {
       { name: 'gw', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort) },
       // The same chat call, sent as a saved prompt rendered by gw (item 8 of issue 17).
       { name: 'gw prompt', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/prompts/${BENCH_PROMPT.slug}/completions`, headers: gwHeaders(adminKey, upstreamPort), body: PROMPT_BODY },
-    ];
+      // POST /v1/embeddings through gw against the same request sent straight to the upstream (issue 20).
+      { name: 'upstream embeddings', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/embeddings`, headers: PLAIN_HEADERS, body: EMBEDDINGS_BODY },
+      { name: 'gw embeddings', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/embeddings`, headers: gwHeaders(adminKey, upstreamPort), body: EMBEDDINGS_BODY },
+    ].filter((target) => only.length === 0 || only.includes(target.name));
 
     const results = new Map<string, LoadResult>();
     const profiles: string[] = [];
@@ -234,6 +240,14 @@ function report(results: Map<string, LoadResult>, { cpu, loop, gc }: PerRequest,
   const low = Math.min(...connectionCounts);
   const at = (name: string, connections: number) => results.get(`${name}@${connections}`)!;
   const ratio = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
+  if (names.includes('gw embeddings') && names.includes('upstream embeddings')) {
+    const gwEmbeddings = at('gw embeddings', high);
+    console.log(`gw embeddings / upstream embeddings throughput (${high} conns): ${ratio(gwEmbeddings.requestsPerSecond, at('upstream embeddings', high).requestsPerSecond)}`);
+    const added = at('gw embeddings', low).p50Ms - at('upstream embeddings', low).p50Ms;
+    console.log(`gw embeddings p50 added vs the same request straight to the upstream (${low} conns): ${added.toFixed(3)} ms  (chat's budget: < 1 ms over a bare proxy)`);
+    if (Object.keys(gwEmbeddings.statuses).some((status) => !status.startsWith('2'))) console.log('note: gw answered non-2xx statuses to embeddings (see the table).');
+  }
+  if (!['gw', 'bare proxy', 'upstream'].every((name) => names.includes(name))) return;
   const gw = at('gw', high);
   const gwFailed = Object.keys(gw.statuses).some((status) => !status.startsWith('2'));
   console.log(`gw / bare proxy throughput (${high} conns): ${ratio(gw.requestsPerSecond, at('bare proxy', high).requestsPerSecond)}  (target >= 50%)`);

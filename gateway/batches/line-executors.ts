@@ -4,7 +4,8 @@ import { loadSpec } from '../../server/spec-document.js';
 import { toValidationError } from '../../server/validation-message.js';
 import type { Call } from '../../server/call.js';
 import { runChat } from '../chat/run-chat.js';
-import type { ChatRequest } from '../providers/types.js';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../providers/types.js';
+import { runEmbeddings, runTextCompletion } from '../chat/run-operations.js';
 
 /** What a line's request answered: the status and body that go in the output (or error) file. */
 export interface LineAnswer {
@@ -42,11 +43,37 @@ function chatExecutor(): LineExecutor {
   };
 }
 
+function embeddingsExecutor(): LineExecutor {
+  let validate: ValidateFunction | undefined;
+  return async (call, body) => {
+    validate ??= specValidator('EmbeddingRequest');
+    if (!validate(body)) throw toValidationError(validate.errors);
+    const result = await runEmbeddings(call, body as unknown as EmbeddingRequest);
+    return { status: result.status, body: result.body };
+  };
+}
+
+function completionsExecutor(): LineExecutor {
+  let validate: ValidateFunction | undefined;
+  return async (call, body) => {
+    const legacy = { ...body, stream: false } as Record<string, unknown>;
+    delete legacy.stream_options;
+    validate ??= specValidator('CompletionRequest');
+    if (!validate(legacy)) throw toValidationError(validate.errors);
+    const result = await runTextCompletion(call, legacy as unknown as CompletionRequest);
+    return { status: result.status === 246 ? 200 : result.status, body: result.body };
+  };
+}
+
 /**
  * Endpoint -> how its lines run. An endpoint OpenAI batches accept but gw cannot run yet is absent:
  * each of its lines fails into the error file, saying so.
  */
-export const LINE_EXECUTORS: ReadonlyMap<string, LineExecutor> = new Map([['/v1/chat/completions', chatExecutor()]]);
+export const LINE_EXECUTORS: ReadonlyMap<string, LineExecutor> = new Map([
+  ['/v1/chat/completions', chatExecutor()],
+  ['/v1/embeddings', embeddingsExecutor()],
+  ['/v1/completions', completionsExecutor()],
+]);
 
 /** The endpoints `POST /v1/batches` accepts (OpenAI's list). */
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/responses'] as const;

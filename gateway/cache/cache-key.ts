@@ -17,6 +17,8 @@ export interface CacheScope {
   customHost?: string;
   namespace?: string;
   metadata?: Record<string, unknown>;
+  /** The operation when not chat (`embeddings`, `completions`): the same body on another endpoint is another answer. */
+  operation?: string;
 }
 
 export function normaliseRequest(request: Record<string, unknown>): Record<string, unknown> {
@@ -39,6 +41,7 @@ export function simpleCacheKey(scope: CacheScope, request: Record<string, unknow
       tenant: [scope.organisationId, scope.workspaceId],
       provider: [scope.provider, scope.customHost ?? null],
       partition: partition(scope),
+      ...(scope.operation ? { operation: scope.operation } : {}),
       request: normaliseRequest(request),
     }),
   );
@@ -55,6 +58,7 @@ export function semanticScopeKey(scope: CacheScope, requestWithoutLastUserTurn: 
       tenant: [scope.organisationId, scope.workspaceId],
       provider: [scope.provider, scope.customHost ?? null],
       partition: partition(scope),
+      ...(scope.operation ? { operation: scope.operation } : {}),
       request: normaliseRequest(requestWithoutLastUserTurn),
       embedding: embeddingModel,
     }),

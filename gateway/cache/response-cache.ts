@@ -7,7 +7,7 @@
  * A failing backend or embedding call never fails the request: it is logged and counted a miss.
  */
 import type { Logger } from '../../server/logger.js';
-import type { ChatCompletion } from '../providers/types.js';
+import type { GatewayAnswer } from '../providers/types.js';
 import type { CacheSettings } from '../routing/config-node.js';
 import type { CacheBackend } from './cache-backend.js';
 import { semanticScopeKey, simpleCacheKey, type CacheScope } from './cache-key.js';
@@ -33,9 +33,9 @@ export interface CacheLookup {
 export interface CacheTicket {
   status: CacheStatus;
   /** The cached answer on HIT / SEMANTIC HIT. */
-  hit?: ChatCompletion;
+  hit?: GatewayAnswer;
   /** Stores a complete, successful answer; a no-op unless the status is MISS or REFRESH. */
-  store(completion: ChatCompletion): Promise<void>;
+  store(completion: GatewayAnswer): Promise<void>;
 }
 
 const noStore = async (): Promise<void> => undefined;
@@ -56,11 +56,11 @@ export class ResponseCache {
 
     if (!input.forceRefresh) {
       const cached = await this.backend.get(key).catch((error: Error) => this.warn('cache read failed', error));
-      if (cached !== undefined) return { status: 'HIT', hit: JSON.parse(cached) as ChatCompletion, store: noStore };
+      if (cached !== undefined) return { status: 'HIT', hit: JSON.parse(cached) as GatewayAnswer, store: noStore };
       if (semantic && this.semantic) {
         const threshold = settings.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
         const match = await this.semantic.find(semantic.scope, semantic.vector, threshold).catch((error: Error) => this.warn('semantic cache read failed', error));
-        if (match) return { status: 'SEMANTIC HIT', hit: JSON.parse(match.response) as ChatCompletion, store: noStore };
+        if (match) return { status: 'SEMANTIC HIT', hit: JSON.parse(match.response) as GatewayAnswer, store: noStore };
       }
     }
 

@@ -13,7 +13,8 @@ import type { Leaf } from '../routing/strategy-tree.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import type { ChatState } from './chat-state.js';
 import { guardTargetAnswer, guardTargetRequest } from './chat-guardrails.js';
-import type { UpstreamAnswer } from './upstream-answer.js';
+import { isChatCompletion, usageOf, type UpstreamAnswer } from './upstream-answer.js';
+import { wireFor } from './target-wire.js';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import { formatTraceparent, remoteParentOf } from '../telemetry/trace-context.js';
 import { mockCompletion, mockResponseOf } from './mock-completion.js';
@@ -78,8 +79,9 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
   let held: Reservation[] = [];
   let priced: { target: ProviderTarget; model: string; usage?: Usage } | undefined;
   try {
+    const embeddings = state.origin.endpoint === 'embeddings';
     // A denial here is this target's failure (446): a fallback moves on to the next target.
-    request = await guardTargetRequest(state, leaf, request);
+    if (!embeddings) request = await guardTargetRequest(state, leaf, request);
     const { adapter, target, guarded } = await resolveLeafTarget({
       settings: leaf.settings,
       model: request.model as string,
@@ -94,6 +96,8 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     state.model = request.model as string;
     span?.setAttributes({ 'gw.provider': target.provider, 'gen_ai.request.model': state.model });
     state.pricingMultiplier = target.pricingMultiplier ?? 1;
+    // An operation the provider lacks is this target's failure (400): a fallback moves on.
+    const wire = wireFor(state.origin, adapter);
     let context: ChatContext = {
       target,
       request: forTarget(request, target.strictOpenAiCompliance !== false),
@@ -105,7 +109,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     // Before any upstream call; a refusal is this target's failure, so a fallback moves on.
     if (slug !== undefined) held = await reserveProviderLimits(state, slug, target, context.request);
     priced = { target, model: context.request.model };
-    const mocked = mockResponseOf(context.request);
+    const mocked = embeddings ? undefined : mockResponseOf(context.request);
     if (mocked !== undefined) {
       const answer = mockCompletion(context, mocked);
       priced.usage = answer.usage;
@@ -116,7 +120,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     }
     attempt = new UpstreamAttempt(timeoutMs, state.clientGone, onEnd);
     const send = async (context: ChatContext) => {
-      const upstream = await adapter.buildChatRequest(context);
+      const upstream = await wire.build(context);
       propagate(state, span, upstream.headers);
       return services.upstreams.send(upstream, { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt!.signal });
     };
@@ -136,15 +140,16 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     if (state.stream) {
       keepForSettlement(state, held);
       streaming = true;
-      return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: adapter.createStreamTranslator(context), attempt } };
+      return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: wire.translator(context), attempt } };
     }
-    const parsed = adapter.parseChatResponse(await response.body.json(), context);
-    priced.usage = parsed.usage;
+    const parsed = wire.parse(await response.body.json(), context);
+    const usage = usageOf(parsed);
+    priced.usage = usage;
     attempt.dispose();
-    const completion = await guardTargetAnswer(state, leaf, parsed);
+    const completion = isChatCompletion(parsed) ? await guardTargetAnswer(state, leaf, parsed) : parsed;
     keepForSettlement(state, held);
     if (span) {
-      span.setAttributes({ 'gen_ai.usage.input_tokens': parsed.usage?.prompt_tokens ?? 0, 'gen_ai.usage.output_tokens': parsed.usage?.completion_tokens ?? 0 });
+      span.setAttributes({ 'gen_ai.usage.input_tokens': usage?.prompt_tokens ?? 0, 'gen_ai.usage.output_tokens': usage?.completion_tokens ?? 0 });
       state.call.trace!.endChild(span, response.statusCode);
     }
     return { ok: true, status: response.statusCode, value: { kind: 'json', completion } };

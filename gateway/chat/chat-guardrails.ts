@@ -11,6 +11,7 @@
  *   monitor-only one lets the answer pass with status 246. Rewrites (redaction, webhook
  *   transformed data) replace the request's last user text or the answer's text.
  */
+import { isChatRequest } from './upstream-answer.js';
 import { GuardrailDeniedError, ValidationError } from '../../server/errors.js';
 import type { CheckSubject } from '../guardrails/check-types.js';
 import type { GuardrailDefinition, GuardrailPhase } from '../guardrails/definition.js';
@@ -94,7 +95,8 @@ export async function guardAnswer(
   completion: ChatCompletion,
   enforce = true,
 ): Promise<ChatCompletion> {
-  if (!guardrails.length) return completion;
+  // Guardrails judge text: an embeddings request has no answer text to judge.
+  if (!guardrails.length || !isChatRequest(state.request)) return completion;
   const { denied, text } = await judge(state, guardrails, subjectOf(state, 'output', state.request, completion));
   if (denied && enforce) throw denial(state, denied, 'the answer');
   return text === undefined ? completion : withCompletionText(completion, text);

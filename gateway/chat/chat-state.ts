@@ -7,12 +7,12 @@ import type { HookResults } from '../guardrails/hook-results.js';
 import type { GuardrailDefinition } from '../guardrails/definition.js';
 import type { Reservation } from '../limits/limits-engine.js';
 import type { OrganisationPolicies, RequestFacts } from '../limits/policy-types.js';
-import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
+import type { Usage } from '../providers/types.js';
 import type { ProviderPlan } from '../resolve/provider-plan.js';
 import type { RouteReport, Served } from '../routing/route-request.js';
 import type { ClientGone } from '../transport/client-gone.js';
 import type { GatewayHeaders } from './gateway-headers.js';
-import type { UpstreamAnswer } from './upstream-answer.js';
+import type { GatewayAnswer, GatewayRequest, UpstreamAnswer } from './upstream-answer.js';
 import type { Stage } from './run-stages.js';
 import type { ChatOrigin } from './run-chat.js';
 
@@ -22,7 +22,7 @@ export interface ChatState {
   readonly origin: ChatOrigin;
   readonly principal: Principal;
   /** The body as validated by the spec; stages may replace it (the `@slug/` model prefix removed). */
-  request: ChatRequest;
+  request: GatewayRequest;
   readonly stream: boolean;
   /** The client asked for the final usage chunk. */
   readonly includeUsage: boolean;
@@ -40,7 +40,7 @@ export interface ChatState {
   status: number;
   cacheStatus: CacheStatus;
   usage?: Usage;
-  completion?: ChatCompletion;
+  completion?: GatewayAnswer;
   error?: ApiError;
   firstByteMs: number | null;
   /** Every guardrail's results so far: logged, and sent as `hook_results`. */

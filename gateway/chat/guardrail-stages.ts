@@ -1,5 +1,6 @@
 /** The guardrail stages of the chat pipeline (what runs where: chat-guardrails.ts). */
 import type { ChatCompletion } from '../providers/types.js';
+import { isChatCompletion, isChatRequest, type GatewayAnswer } from './upstream-answer.js';
 import { monitorFailed } from '../guardrails/hook-results.js';
 import type { ChatStage, ChatState } from './chat-state.js';
 import { defaultGuardrails, guardAnswer, guardRequest, ownGuardrails, resolveGuardrails } from './chat-guardrails.js';
@@ -8,6 +9,8 @@ import { collectStream } from './held-stream.js';
 export const inputGuardrails: ChatStage = {
   name: 'input-guardrails',
   async run(state) {
+    // Guardrails judge text: embeddings (vectors, no answer text) run without them.
+    if (!isChatRequest(state.request)) return;
     const guardrails = [
       ...(await defaultGuardrails(state, 'input')),
       ...(await resolveGuardrails(state, state.plan!.config.input_guardrails, 'config.input_guardrails')),
@@ -34,12 +37,14 @@ export const outputGuardrails: ChatStage = {
   name: 'output-guardrails',
   async run(state) {
     const served = state.served!;
+    if (!isChatRequest(state.request)) return;
     if (served.kind === 'cache') {
-      state.served = { ...served, completion: await guardAnswer(state, await outputGuardrailsFor(state, false), served.completion) };
+      if (isChatCompletion(served.completion)) state.served = { ...served, completion: await guardAnswer(state, await outputGuardrailsFor(state, false), served.completion) };
       return;
     }
     const answer = served.answer;
     if (answer.kind === 'json') {
+      if (!isChatCompletion(answer.completion)) return;
       state.served = { ...served, answer: { kind: 'json', completion: await guardAnswer(state, await outputGuardrailsFor(state, false), answer.completion) } };
       return;
     }
@@ -57,7 +62,7 @@ export const streamedOutputGuardrails: ChatStage = {
   name: 'streamed-output-guardrails',
   async run(state) {
     const served = state.served;
-    if (!state.stream || served?.kind !== 'upstream' || served.answer.kind !== 'stream' || !state.completion) return;
+    if (!state.stream || served?.kind !== 'upstream' || served.answer.kind !== 'stream' || !state.completion || !isChatCompletion(state.completion)) return;
     await guardAnswer(state, await outputGuardrailsFor(state, true), state.completion, false);
   },
 };
@@ -71,7 +76,7 @@ export const guardrailStatus: ChatStage = {
 };
 
 /** The JSON answer as the client gets it: with `hook_results` whenever guardrails ran. */
-export function answerBody(state: ChatState): ChatCompletion | undefined {
-  if (!state.completion || !state.hookResults) return state.completion;
+export function answerBody(state: ChatState): GatewayAnswer | undefined {
+  if (!state.completion || !state.hookResults || !isChatCompletion(state.completion)) return state.completion;
   return { ...state.completion, hook_results: state.hookResults } as ChatCompletion;
 }

@@ -11,6 +11,7 @@ import type { ChatCompletion, ChatCompletionChunk } from '../providers/types.js'
 import type { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import type { ChatState } from './chat-state.js';
 import { SseWriter } from './sse-writer.js';
+import { toTextChunk } from './text-completion.js';
 import type { UpstreamAnswer } from './upstream-answer.js';
 
 /** Response headers that say who served: x-gw-provider, and with a config the route taken. */
@@ -35,11 +36,17 @@ function isUsageOnly(chunk: ChatCompletionChunk): boolean {
   return chunk.choices.length === 0 && chunk.usage != null;
 }
 
+/** How a chunk goes to the client: as it is, or as a `text_completion` event for POST /v1/completions. */
+function clientChunk(state: ChatState): (chunk: ChatCompletionChunk) => unknown {
+  return state.origin.textCompletion ? toTextChunk : (chunk) => chunk;
+}
+
 export async function streamCompletion(state: ChatState, completion: ChatCompletion): Promise<void> {
   const writer = new SseWriter(state.call.res);
   writer.start(servedHeaders(state));
   state.firstByteMs = state.call.services.now() - state.call.startedAt;
-  for (const chunk of completionToChunks(completion, state.includeUsage)) await writer.data(chunk);
+  const shape = clientChunk(state);
+  for (const chunk of completionToChunks(completion, state.includeUsage)) await writer.data(shape(chunk));
   await writer.data('[DONE]');
   writer.end();
 }
@@ -51,6 +58,7 @@ export async function streamUpstream(state: ChatState, answer: Extract<UpstreamA
   // Always assembled: the log keeps the answer of a stream too (and the cache stores it when asked).
   const assembler = new StreamAssembler();
   let usageSent = false;
+  const shape = clientChunk(state);
   const emit = async (chunks: ChatCompletionChunk[]) => {
     for (const chunk of chunks) {
       state.firstByteMs ??= call.services.now() - call.startedAt;
@@ -59,7 +67,7 @@ export async function streamUpstream(state: ChatState, answer: Extract<UpstreamA
         if (!state.includeUsage) continue;
         usageSent = true;
       }
-      await writer.data(chunk);
+      await writer.data(shape(chunk));
     }
   };
   const { translator, attempt } = answer;
@@ -75,7 +83,7 @@ export async function streamUpstream(state: ChatState, answer: Extract<UpstreamA
   state.usage = translator.usage();
   if (state.includeUsage && !usageSent) {
     const usage = state.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-    await writer.data({ id: `chatcmpl-${state.id}`, object: 'chat.completion.chunk', created: Math.floor(call.startedAt / 1000), model: state.model ?? '', choices: [], usage });
+    await writer.data(shape({ id: `chatcmpl-${state.id}`, object: 'chat.completion.chunk', created: Math.floor(call.startedAt / 1000), model: state.model ?? '', choices: [], usage }));
   }
   await writer.data('[DONE]');
   writer.end();

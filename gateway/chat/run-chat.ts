@@ -6,7 +6,8 @@ import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { ApiError, InternalError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
 import { redactedError } from '../../server/request-secrets.js';
-import type { ChatCompletion, ChatRequest } from '../providers/types.js';
+import type { CompletionRequest } from '../providers/types.js';
+import { isChatRequest, type GatewayAnswer, type GatewayRequest } from './upstream-answer.js';
 import type { LogEndpoint, PromptRun } from '../request-log.js';
 import { ClientGone } from '../transport/client-gone.js';
 import type { ChatState } from './chat-state.js';
@@ -19,7 +20,7 @@ import { answerBody } from './guardrail-stages.js';
 import { settleLimits } from './limit-stages.js';
 
 export interface ChatResult {
-  completion?: ChatCompletion;
+  completion?: GatewayAnswer;
   /** 200, or 246 when a monitor-only guardrail failed. */
   status: number;
   headers: Record<string, string>;
@@ -32,19 +33,25 @@ export interface ChatOrigin {
   prompt?: PromptRun;
   /** A saved provider slug used when the request's headers select no provider (a prompt's virtual_key). */
   savedProvider?: string;
+  /**
+   * POST /v1/completions: the legacy request, sent as it is to providers with a native completions
+   * endpoint; the others get the chat request it was translated to (text-completion.ts).
+   */
+  textCompletion?: CompletionRequest;
 }
 
 const CHAT: ChatOrigin = { endpoint: 'chat.completions' };
 
-export async function runChat(call: Call, request: ChatRequest, origin: ChatOrigin = CHAT): Promise<ChatResult> {
+export async function runChat(call: Call, request: GatewayRequest, origin: ChatOrigin = CHAT): Promise<ChatResult> {
   const clientGone = new ClientGone();
   const state: ChatState = {
     call,
     origin,
     principal: principalOf(call),
     request,
-    stream: request.stream === true,
-    includeUsage: request.stream === true && request.stream_options?.include_usage === true,
+    // Embeddings are never streamed, whatever extra fields their body carries.
+    stream: isChatRequest(request) && request.stream === true,
+    includeUsage: isChatRequest(request) && request.stream === true && request.stream_options?.include_usage === true,
     id: timeOrderedId(call.startedAt),
     clientGone,
     provider: null,

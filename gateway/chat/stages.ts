@@ -13,6 +13,7 @@ import { sleep } from '../routing/retry.js';
 import { callTarget } from './call-target.js';
 import { embedderFor } from './semantic-embedder.js';
 import type { ChatStage } from './chat-state.js';
+import { isChatCompletion, usageOf } from './upstream-answer.js';
 import { readGatewayHeaders } from './gateway-headers.js';
 import { servedHeaders, streamCompletion, streamUpstream } from './respond.js';
 import { rateLimits, usageLimitsReserve } from './limit-stages.js';
@@ -54,6 +55,7 @@ const route: ChatStage = {
       metadata: headers.metadata,
       tenant: { organisationId: state.principal.organisationId, workspaceId: state.principal.gatewayWorkspaceId },
       cacheNamespace: headers.cacheNamespace,
+      operation: state.origin.endpoint === 'embeddings' || state.origin.textCompletion ? state.origin.endpoint : undefined,
       forceRefresh: headers.forceRefresh,
       requestTimeoutMs: headers.requestTimeoutMs,
       // x-gw-request-timeout, when sent, is also each target's timeout unless the config names one.
@@ -79,17 +81,17 @@ const respond: ChatStage = {
     const served = state.served!;
     if (served.kind === 'cache') {
       state.completion = served.completion;
-      state.usage = served.completion.usage;
-      if (state.stream) await streamCompletion(state, served.completion);
+      state.usage = usageOf(served.completion);
+      if (state.stream && isChatCompletion(served.completion)) await streamCompletion(state, served.completion);
       return;
     }
     const answer = served.answer;
     if (answer.kind === 'json') {
       state.completion = answer.completion;
-      state.usage = answer.completion.usage;
+      state.usage = usageOf(answer.completion);
       void served.store(answer.completion);
       // A whole answer to a streamed request (mock_response) is replayed as events, like a cache hit.
-      if (state.stream) await streamCompletion(state, answer.completion);
+      if (state.stream && isChatCompletion(answer.completion)) await streamCompletion(state, answer.completion);
       return;
     }
     await streamUpstream(state, answer, state.cacheStatus === 'MISS' || state.cacheStatus === 'REFRESH' ? served.store : undefined);

@@ -5,6 +5,7 @@
 import { anthropic } from './anthropic/index.js';
 import { azureOpenAi } from './azure-openai/index.js';
 import { bedrock } from './bedrock/index.js';
+import { cohere } from './cohere/index.js';
 import { google } from './google/index.js';
 import * as hosts from './openai-compatible/hosts.js';
 import { openai } from './openai/index.js';
@@ -16,6 +17,7 @@ const adapters: Record<string, ProviderAdapter> = {
   'azure-openai': azureOpenAi,
   bedrock: bedrock,
   anthropic: anthropic,
+  cohere: cohere,
   'vertex-ai': vertexAi,
   google: google,
   groq: hosts.groq,

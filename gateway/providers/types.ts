@@ -12,6 +12,10 @@ export type ChatCompletionChunk = components['schemas']['ChatCompletionChunk'];
 export type Usage = components['schemas']['Usage'];
 export type ModelList = components['schemas']['ModelList'];
 export type FinishReason = components['schemas']['FinishReason'];
+export type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
+export type EmbeddingList = components['schemas']['EmbeddingList'];
+export type CompletionRequest = components['schemas']['CompletionRequest'];
+export type TextCompletion = components['schemas']['TextCompletion'];
 
 /** Where and as whom to call the upstream: resolved from headers, a saved provider or a config target. */
 export interface ProviderTarget {
@@ -83,6 +87,24 @@ export interface StreamTranslator {
   usage(): Usage | undefined;
 }
 
+/** What the gateway pipeline carries: a chat request (legacy completions translate to one) or an embeddings request. */
+export type GatewayRequest = ChatRequest | EmbeddingRequest;
+
+/** A whole answer the gateway caches and logs: a chat completion, or an embeddings list (`object: 'list'`). */
+export type GatewayAnswer = ChatCompletion | EmbeddingList;
+
+/** What an adapter knows while translating one embeddings call. */
+export interface EmbeddingContext {
+  target: ProviderTarget;
+  /** After override_params, with the upstream model; `encoding_format` is gw's business (the adapter asks for floats). */
+  request: EmbeddingRequest;
+}
+
+/** A native legacy completions call: the legacy body as the target gets it (model and overrides applied). */
+export interface TextCompletionContext extends Omit<ChatContext, 'request'> {
+  request: CompletionRequest;
+}
+
 export interface ProviderError {
   message: string;
   code?: string;
@@ -99,6 +121,17 @@ export interface ProviderAdapter {
   createStreamTranslator(context: ChatContext): StreamTranslator;
   /** Extracts the message of a non-2xx answer; the upstream status is kept by the caller. */
   parseError(status: number, body: unknown): ProviderError;
+  /** Embeddings, when the provider has them: the upstream call (always asking for float vectors). */
+  buildEmbeddingRequest?(context: EmbeddingContext): Promise<UpstreamRequest> | UpstreamRequest;
+  /** Maps a 2xx embeddings answer to an OpenAI list of float vectors, in input order. */
+  parseEmbeddingResponse?(body: unknown, context: EmbeddingContext): EmbeddingList;
+  /**
+   * The provider's own legacy completions endpoint (OpenAI wire). Its answers are read as chat
+   * completions (text as the message content), so the rest of the pipeline stays chat-shaped.
+   */
+  buildTextCompletionRequest?(context: TextCompletionContext): UpstreamRequest;
+  parseTextCompletionResponse?(body: unknown, context: TextCompletionContext): ChatCompletion;
+  createTextCompletionStreamTranslator?(context: TextCompletionContext): StreamTranslator;
   /** The provider's own models list, when it has one. */
   buildModelsRequest?(target: ProviderTarget): Promise<UpstreamRequest> | UpstreamRequest;
   parseModelsResponse?(body: unknown): ModelList;

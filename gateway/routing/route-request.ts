@@ -11,7 +11,7 @@
  * The caller gets what served (a cached completion, or the upstream answer plus a `store`
  * to call once the answer is known complete) and a report for response headers and the log.
  */
-import type { ChatCompletion } from '../providers/types.js';
+import type { GatewayAnswer } from '../providers/types.js';
 import type { CacheScope } from '../cache/cache-key.js';
 import type { CacheStatus, CacheTicket, ResponseCache } from '../cache/response-cache.js';
 import type { ConfigNode, EmbeddingSettings } from './config-node.js';
@@ -21,7 +21,7 @@ import { withRetry } from './retry.js';
 import { runStrategyTree, type Leaf, type RouteStep } from './strategy-tree.js';
 
 export type Served<A> =
-  | { kind: 'cache'; completion: ChatCompletion }
+  | { kind: 'cache'; completion: GatewayAnswer }
   | { kind: 'upstream'; answer: A; /** Stores the complete answer in the cache (no-op when caching is off). */ store: CacheTicket['store'] };
 
 export interface RouteInput<A> {
@@ -31,6 +31,8 @@ export interface RouteInput<A> {
   metadata: Record<string, string>;
   tenant: { organisationId: string; workspaceId: string };
   cacheNamespace?: string;
+  /** The operation when not chat, kept apart in the cache (cache-key.ts). */
+  operation?: string;
   forceRefresh: boolean;
   /** Whole-request budget (x-gw-request-timeout), ms. */
   requestTimeoutMs?: number;
@@ -78,6 +80,7 @@ function cacheScope<A>(input: RouteInput<A>, leaf: Leaf): CacheScope {
     customHost: settings.custom_host,
     namespace: input.cacheNamespace,
     metadata: input.metadata,
+    operation: input.operation,
   };
 }
 

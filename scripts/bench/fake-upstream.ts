@@ -27,7 +27,25 @@ const streamed = Buffer.from(
     'data: [DONE]\n\n',
 );
 
+// A fixed embeddings answer (a 1,536-float vector, text-embedding-3-small's size) for the embeddings row.
+const embeddings = Buffer.from(
+  JSON.stringify({
+    object: 'list',
+    data: [{ object: 'embedding', index: 0, embedding: Array.from({ length: 1536 }, (_, i) => Math.sin(i) / 10) }],
+    model: 'text-embedding-3-small',
+    usage: { prompt_tokens: 3, total_tokens: 3 },
+  }),
+);
+
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  if (req.url?.endsWith('/embeddings')) {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': embeddings.length });
+      res.end(embeddings);
+    });
+    return;
+  }
   let stream = false;
   // Only whether the body asks for a stream matters; it is not parsed (bench bodies come in one piece).
   req.on('data', (part: Buffer) => {

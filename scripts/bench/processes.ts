@@ -52,6 +52,8 @@ export const PROMPT_BODY = JSON.stringify({ variables: { what: 'hello' } });
 
 /** The chat request every bench sends, and the headers for the upstream/proxy and for gw. */
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
+/** The embeddings row's request: floats, as gw always asks its provider for them. */
+export const EMBEDDINGS_BODY = JSON.stringify({ model: 'text-embedding-3-small', input: 'Say hello.', encoding_format: 'float' });
 export const PLAIN_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
 
 export function gwHeaders(adminKey: string, upstreamPort: number): Record<string, string> {

@@ -11,6 +11,12 @@ function chatLine(customId: string, text: string, extra: Record<string, unknown>
   return JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: text }] }, ...extra });
 }
 
+/** A base64 embedding's little-endian float32 values. */
+function floatsOf(base64: string): number[] {
+  const bytes = Buffer.from(base64, 'base64');
+  return Array.from({ length: bytes.length / 4 }, (_, index) => bytes.readFloatLE(index * 4));
+}
+
 async function waitFor(client: OpenAI, id: string, done: (batch: Batch) => boolean = (b) => TERMINAL.has(b.status)): Promise<Batch> {
   for (let i = 0; i < 2000; i += 1) {
     const batch = await client.batches.retrieve(id);
@@ -103,15 +109,29 @@ for (const engine of fullEngines()) {
       assert.ok(listed.data.some((item) => item.id === batch.id));
     });
 
-    test('lines of an endpoint gw does not run yet fail one by one, saying so', async () => {
-      const input = await upload([JSON.stringify({ custom_id: 'e1', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'hi' } })]);
-      const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/embeddings', completion_window: '24h' });
-      const batch = await waitFor(client, created.id);
-      assert.equal(batch.status, 'completed');
-      assert.deepEqual(batch.request_counts, { total: 1, completed: 0, failed: 1 });
-      const [line] = await fileLines(client, batch.error_file_id);
-      assert.equal(line!.error.code, 'unsupported_endpoint');
-      assert.match(line!.error.message, /\/v1\/embeddings/);
+    test('embeddings and legacy completions lines run through their own paths, logged as such', async () => {
+      const embeddings = await upload([
+        JSON.stringify({ custom_id: 'e1', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: ['hi', 'there'] } }),
+        JSON.stringify({ custom_id: 'e2', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'b64', encoding_format: 'base64' } }),
+        JSON.stringify({ custom_id: 'e3', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small' } }),
+      ]);
+      const embedded = await waitFor(client, (await client.batches.create({ input_file_id: embeddings.id, endpoint: '/v1/embeddings', completion_window: '24h' })).id);
+      assert.deepEqual(embedded.request_counts, { total: 3, completed: 2, failed: 1 });
+      const [first, second] = await fileLines(client, embedded.output_file_id);
+      assert.equal(first!.response.body.object, 'list');
+      assert.deepEqual(first!.response.body.data.map((item: { embedding: number[] }) => item.embedding), [[2, 0.5, -0.5], [5, 1.5, -0.5]]);
+      assert.deepEqual(floatsOf(second!.response.body.data[0].embedding), [3, 0.5, -0.5]);
+      const [refused] = await fileLines(client, embedded.error_file_id);
+      assert.equal(refused!.response.body.error.param, 'input');
+      assert.ok(gw.fake.requests.some((request) => request.path.endsWith('/embeddings')));
+
+      const completions = await upload([JSON.stringify({ custom_id: 'c1', method: 'POST', url: '/v1/completions', body: { model: 'gpt-3.5-turbo-instruct', prompt: 'Say this', stream: true } })]);
+      const completed = await waitFor(client, (await client.batches.create({ input_file_id: completions.id, endpoint: '/v1/completions', completion_window: '24h' })).id);
+      assert.deepEqual(completed.request_counts, { total: 1, completed: 1, failed: 0 });
+      const [line] = await fileLines(client, completed.output_file_id);
+      assert.equal(line!.response.body.object, 'text_completion');
+      assert.equal(line!.response.body.choices[0].text, ' echo of Say this');
+      assert.ok(gw.logs.some((entry) => entry.endpoint === 'embeddings') && gw.logs.some((entry) => entry.endpoint === 'completions'));
     });
 
     test('a line the provider rate-limits waits and runs again; it is neither lost nor failed', async () => {

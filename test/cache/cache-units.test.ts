@@ -153,7 +153,7 @@ for (const engine of counterEngines()) {
         assert.equal(refresh.status, 'REFRESH');
         assert.equal(refresh.hit, undefined);
         await refresh.store({ ...completion, id: 'chatcmpl-2' });
-        assert.equal((await cache.lookup({ settings, scope, request, forceRefresh: false })).hit?.id, 'chatcmpl-2');
+        assert.equal(((await cache.lookup({ settings, scope, request, forceRefresh: false })).hit as { id?: string } | undefined)?.id, 'chatcmpl-2');
       });
     });
   });

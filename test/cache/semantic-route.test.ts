@@ -10,6 +10,7 @@ import { embedText, type JsonPost } from '../../gateway/cache/semantic/embedder.
 import { SemanticStore } from '../../gateway/cache/semantic/semantic-store.js';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import { routeRequest } from '../../gateway/routing/route-request.js';
+import type { ChatCompletion } from '../../gateway/providers/types.js';
 import { createDb } from '../../store/db.js';
 import { migrateToLatest } from '../../store/migrate.js';
 import { Store } from '../../store/store.js';
@@ -75,7 +76,7 @@ for (const engine of storeEngines()) {
         await semantic.idle();
       }
       const served = result.outcome.ok ? result.outcome.value : undefined;
-      const content = served?.kind === 'cache' ? served.completion.choices[0]!.message.content : (served?.answer as { choices: Array<{ message: { content: string } }> } | undefined)?.choices[0]!.message.content;
+      const content = served?.kind === 'cache' ? (served.completion as ChatCompletion).choices[0]!.message.content : (served?.answer as { choices: Array<{ message: { content: string } }> } | undefined)?.choices[0]!.message.content;
       return { status: result.report.cacheStatus, content };
     }
 

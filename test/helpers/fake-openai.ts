@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerLegacyOrEmbeddings } from './fake-openai-more.js';
 
 export type FakeBehaviour =
   /** A normal answer: a tool call when the request has tools, else text (JSON or stream as asked). */
@@ -116,6 +117,7 @@ function answer(res: ServerResponse, behaviour: FakeBehaviour, request: FakeRequ
     res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-fake-1', object: 'model', created: FAKE_CREATED, owned_by: 'fake' }] }));
     return;
   }
+  if (request.method === 'POST' && behaviour.kind === 'reply' && answerLegacyOrEmbeddings(res, request.path, body, behaviour.content)) return;
   const content = behaviour.kind === 'reply' && behaviour.content !== undefined ? behaviour.content : `You said: ${lastUserText(body)}`;
   switch (behaviour.kind) {
     case 'reply':

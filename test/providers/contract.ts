@@ -5,8 +5,9 @@
  * Fixture format (one JSON file per case):
  * {
  *   "description": "what the case shows",
+ *   "operation": "chat",                               // optional: chat (default), embeddings, or completions (a native legacy call)
  *   "target": { ProviderTarget: "provider", "apiKey", "azure", "vertex", "bedrock", "customHost", ... },
- *   "request": { the OpenAI-shaped chat request },
+ *   "request": { the OpenAI-shaped request of the operation },
  *   "stream": false,                                   // optional, default false
  *   "expectedUpstream": {                              // what buildChatRequest must produce
  *     "method": "POST", "url": "https://...",
@@ -40,11 +41,22 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, it, before, after } from 'node:test';
 import { ApiError } from '../../server/errors.js';
-import type { ChatCompletionChunk, ChatContext, ChatRequest, ProviderAdapter, ProviderTarget, StreamTranslator } from '../../gateway/providers/types.js';
+import type {
+  ChatCompletionChunk,
+  ChatContext,
+  ChatRequest,
+  CompletionRequest,
+  EmbeddingRequest,
+  ProviderAdapter,
+  ProviderTarget,
+  StreamTranslator,
+  UpstreamRequest,
+} from '../../gateway/providers/types.js';
 import { UpstreamClient } from '../../gateway/transport/upstream-client.js';
 
 export interface ProviderFixture {
   description: string;
+  operation?: 'chat' | 'embeddings' | 'completions';
   target: ProviderTarget;
   request: ChatRequest;
   stream?: boolean;
@@ -79,6 +91,41 @@ export function loadFixtures(adapterName: string): Array<{ name: string; fixture
 
 function contextOf(fixture: ProviderFixture): ChatContext {
   return { target: fixture.target, request: fixture.request, stream: fixture.stream === true, created: FIXTURE_CREATED, id: FIXTURE_ID };
+}
+
+/** The adapter methods a fixture's operation exercises. */
+interface OperationUnderTest {
+  build(context: ChatContext): Promise<UpstreamRequest> | UpstreamRequest;
+  parse(body: unknown, context: ChatContext): unknown;
+  translator(context: ChatContext): StreamTranslator;
+}
+
+function missing(adapter: ProviderAdapter, method: string): never {
+  throw new Error(`${adapter.name} has fixtures for an operation it lacks (${method})`);
+}
+
+function operationOf(adapter: ProviderAdapter, fixture: ProviderFixture): OperationUnderTest {
+  if (fixture.operation === 'embeddings') {
+    const embedding = (context: ChatContext) => ({ target: context.target, request: context.request as unknown as EmbeddingRequest });
+    return {
+      build: (context) => (adapter.buildEmbeddingRequest ?? missing(adapter, 'buildEmbeddingRequest')).call(adapter, embedding(context)),
+      parse: (body, context) => (adapter.parseEmbeddingResponse ?? missing(adapter, 'parseEmbeddingResponse')).call(adapter, body, embedding(context)),
+      translator: () => missing(adapter, 'embedding streams'),
+    };
+  }
+  if (fixture.operation === 'completions') {
+    const legacy = (context: ChatContext) => ({ ...context, request: context.request as unknown as CompletionRequest });
+    return {
+      build: (context) => (adapter.buildTextCompletionRequest ?? missing(adapter, 'buildTextCompletionRequest')).call(adapter, legacy(context)),
+      parse: (body, context) => (adapter.parseTextCompletionResponse ?? missing(adapter, 'parseTextCompletionResponse')).call(adapter, body, legacy(context)),
+      translator: (context) => (adapter.createTextCompletionStreamTranslator ?? missing(adapter, 'createTextCompletionStreamTranslator')).call(adapter, legacy(context)),
+    };
+  }
+  return {
+    build: (context) => adapter.buildChatRequest(context),
+    parse: (body, context) => adapter.parseChatResponse(body, context),
+    translator: (context) => adapter.createStreamTranslator(context),
+  };
 }
 
 function upstreamBytes(fixture: ProviderFixture): Buffer {
@@ -146,9 +193,10 @@ export function runAdapterContract(adapter: ProviderAdapter): void {
     for (const { name, fixture } of loadFixtures(adapter.name)) {
       it(`${name}: ${fixture.description}`, async () => {
         const context = contextOf(fixture);
+        const operation = operationOf(adapter, fixture);
         if (fixture.expectedRequestError) {
           await assert.rejects(
-            async () => adapter.buildChatRequest(context),
+            async () => operation.build(context),
             (error: unknown) => {
               assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
               assert.equal(error.status, fixture.expectedRequestError!.status);
@@ -159,7 +207,7 @@ export function runAdapterContract(adapter: ProviderAdapter): void {
           return;
         }
 
-        const built = await adapter.buildChatRequest(context);
+        const built = await operation.build(context);
         const expected = fixture.expectedUpstream;
         if (expected) {
           assert.equal(built.method, expected.method);
@@ -183,15 +231,15 @@ export function runAdapterContract(adapter: ProviderAdapter): void {
         }
         assert.equal(response.statusCode, 200);
         if (!context.stream) {
-          assert.deepEqual(adapter.parseChatResponse(await response.body.json(), context), fixture.expectedResponse);
+          assert.deepEqual(operation.parse(await response.body.json(), context), fixture.expectedResponse);
           return;
         }
         const pieces: Uint8Array[] = [];
         for await (const piece of response.body) pieces.push(piece as Uint8Array);
-        const overHttp = translate(adapter.createStreamTranslator(context), pieces);
+        const overHttp = translate(operation.translator(context), pieces);
         const bytes = Buffer.concat(pieces);
         const byteByByte = translate(
-          adapter.createStreamTranslator(context),
+          operation.translator(context),
           Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1)),
         );
         for (const result of [overHttp, byteByByte]) {
@@ -204,7 +252,7 @@ export function runAdapterContract(adapter: ProviderAdapter): void {
           }
         }
         if (fixture.expectedUsage) {
-          const translator = adapter.createStreamTranslator(context);
+          const translator = operation.translator(context);
           translate(translator, pieces);
           assert.deepEqual(translator.usage(), fixture.expectedUsage);
         }

@@ -54,6 +54,7 @@ const CATALOG_PROVIDERS: Readonly<Record<string, readonly string[]>> = {
   'perplexity-ai': ['perplexity'],
   'x-ai': ['x-ai'],
   cerebras: ['cerebras'],
+  cohere: ['cohere'],
 };
 
 /** How long a looked-up price is kept before the catalog is asked again. */
@@ -65,8 +66,9 @@ const cache = new LRUCache<string, { price: ModelPrice | null }>({ max: 5000, tt
 function fromCatalog(price: CatalogPrice): ModelPrice | null {
   const input = price.input_mtok;
   const output = price.output_mtok;
-  if (input === undefined || output === undefined) return null;
-  return { input, output, cacheRead: price.cache_read_mtok, cacheWrite: price.cache_write_mtok, reasoning: price.output_reasoning_mtok };
+  if (input === undefined) return null;
+  // Embedding models are priced for input only: they produce no output tokens.
+  return { input, output: output ?? 0, cacheRead: price.cache_read_mtok, cacheWrite: price.cache_write_mtok, reasoning: price.output_reasoning_mtok };
 }
 
 function lookUp(provider: string, model: string): ModelPrice | null {

@@ -1,6 +1,6 @@
 /**
  * Azure OpenAI (cloud1): the OpenAI wire format at
- * https://{resource}.openai.azure.com/openai/deployments/{deployment}/chat/completions?api-version=...,
+ * https://{resource}.openai.azure.com/openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=...,
  * keyed by an `api-key` header. The deployment decides the model; the body's `model` is kept for
  * the answer. A custom host replaces the resource's origin. The deployment's real model
  * (x-gw-cloud1-model-name), when given, is what the model-family rules judge, since a client may
@@ -24,9 +24,10 @@ function apiVersion(target: ProviderTarget): string {
   return encodeURIComponent(required(target.azure?.apiVersion, 'x-gw-cloud1-api-version'));
 }
 
-function deploymentUrl(target: ProviderTarget): string {
+/** `operation`: chat/completions, completions or embeddings. */
+function deploymentUrl(target: ProviderTarget, _base: string, operation: string): string {
   const deployment = encodeURIComponent(required(target.azure?.deploymentId, 'x-gw-cloud1-deployment-id'));
-  return `${resourceOrigin(target)}/openai/deployments/${deployment}/chat/completions?api-version=${apiVersion(target)}`;
+  return `${resourceOrigin(target)}/openai/deployments/${deployment}/${operation}?api-version=${apiVersion(target)}`;
 }
 
 /**
@@ -46,7 +47,7 @@ export const azureOpenAi = createOpenAiCompatibleAdapter({
   baseUrl: 'https://openai.azure.com',
   auth: (apiKey) => ({ 'api-key': apiKey }),
   checkRequest: (request, target) => assertTokenLimitField(target.azure?.modelName ? { ...request, model: target.azure.modelName } : request),
-  chatUrl: deploymentUrl,
+  operationUrl: deploymentUrl,
   modelsUrl: (target) => `${resourceOrigin(target)}/openai/models?api-version=${apiVersion(target)}`,
   proxyUrl: deploymentProxyUrl,
 });

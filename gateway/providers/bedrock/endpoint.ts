@@ -15,6 +15,10 @@ export function converseUrl(target: ProviderTarget, region: string, modelId: str
   return `${base(target, `https://bedrock-runtime.${region}.amazonaws.com`)}/model/${encodeURIComponent(modelId)}/${operation}`;
 }
 
+export function invokeUrl(target: ProviderTarget, region: string, modelId: string): string {
+  return `${base(target, `https://bedrock-runtime.${region}.amazonaws.com`)}/model/${encodeURIComponent(modelId)}/invoke`;
+}
+
 export function foundationModelsUrl(target: ProviderTarget, region: string): string {
   return `${base(target, `https://bedrock.${region}.amazonaws.com`)}/foundation-models`;
 }

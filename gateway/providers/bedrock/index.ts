@@ -2,9 +2,10 @@
  * The `bedrock` adapter (cloud3): AWS Bedrock through the Converse and ConverseStream APIs,
  * every call signed with SigV4. Translation rules live in request-body.ts and messages.ts.
  */
-import type { ChatContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import { bedrockEmbedBody, fromBedrockEmbed } from './embeddings.js';
 import { awsCredentials } from './credentials.js';
-import { converseUrl, foundationModelsUrl } from './endpoint.js';
+import { converseUrl, foundationModelsUrl, invokeUrl } from './endpoint.js';
 import { parseBedrockError } from './errors.js';
 import { toModelList } from './models.js';
 import { toConverseBody } from './request-body.js';
@@ -46,6 +47,19 @@ export const bedrock: ProviderAdapter = {
   createStreamTranslator: (context) => new ConverseStreamTranslator(context),
 
   parseError: parseBedrockError,
+
+  async buildEmbeddingRequest(context: EmbeddingContext): Promise<UpstreamRequest> {
+    const credentials = awsCredentials(context.target);
+    const unsigned: UpstreamRequest = {
+      method: 'POST',
+      url: invokeUrl(context.target, credentials.region, context.request.model),
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(bedrockEmbedBody(context.request)),
+    };
+    return withForwardedHeaders(await signRequest(unsigned, credentials), context.target);
+  },
+
+  parseEmbeddingResponse: (body, context) => fromBedrockEmbed(body, context.request),
 
   async buildModelsRequest(target: ProviderTarget): Promise<UpstreamRequest> {
     const credentials = awsCredentials(target);

@@ -9,7 +9,8 @@ import { parseGeminiError } from '../gemini/errors.js';
 import { toGeminiBody } from '../gemini/request-body.js';
 import { toChatCompletion } from '../gemini/response.js';
 import { GeminiStreamTranslator } from '../gemini/stream.js';
-import type { ChatContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
+import { batchEmbedBody, fromBatchEmbed } from '../gemini/embeddings.js';
+import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
 import { toModelList } from './models.js';
 
 export const GOOGLE_AI_STUDIO_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -40,6 +41,17 @@ export const google: ProviderAdapter = {
   createStreamTranslator: (context) => new GeminiStreamTranslator(context),
 
   parseError: (status, body) => parseGeminiError(status, body, 'google'),
+
+  buildEmbeddingRequest(context: EmbeddingContext): UpstreamRequest {
+    return {
+      method: 'POST',
+      url: url(context.target, `models/${modelSegment(context.request.model)}:batchEmbedContents`),
+      headers: { ...headersFor(context.target), 'content-type': 'application/json' },
+      body: JSON.stringify(batchEmbedBody(context.request, 'google')),
+    };
+  },
+
+  parseEmbeddingResponse: (body, context) => fromBatchEmbed(body, context.request, 'google'),
 
   buildModelsRequest(target: ProviderTarget): UpstreamRequest {
     return { method: 'GET', url: url(target, 'models?pageSize=1000'), headers: headersFor(target) };

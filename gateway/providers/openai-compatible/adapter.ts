@@ -7,6 +7,7 @@ import type {
   ChatCompletion,
   ChatContext,
   ChatRequest,
+  EmbeddingContext,
   ModelList,
   ProviderAdapter,
   ProviderError,
@@ -14,8 +15,11 @@ import type {
   ProxyCall,
   ProxyUpstream,
   StreamTranslator,
+  TextCompletionContext,
   UpstreamRequest,
 } from '../types.js';
+import { embeddingBody, normalizeEmbeddingList } from './embeddings.js';
+import { textChunkToChat, textCompletionBody, textCompletionToChat } from './text-completion.js';
 import { normalizeCompletion } from './normalize.js';
 import { openAiCompatibleBody, type BodyRules } from './request-body.js';
 import { OpenAiStreamTranslator } from './stream.js';
@@ -38,8 +42,8 @@ export interface OpenAiCompatibleOptions {
   streamOptions?: boolean;
   /** Model-family rules checked before any upstream call; throws ValidationError. */
   checkRequest?: (request: ChatRequest, target: ProviderTarget) => void;
-  /** Full chat URL for a target (Azure's deployment URL); default `<base>/chat/completions`. */
-  chatUrl?: (target: ProviderTarget, base: string) => string;
+  /** Full URL of an operation (`chat/completions`, `completions`, `embeddings`) for a target (Azure's deployment URL); default `<base>/<operation>`. */
+  operationUrl?: (target: ProviderTarget, base: string, operation: string) => string;
   /** Full models-list URL; default `<base>/models`. */
   modelsUrl?: (target: ProviderTarget, base: string) => string;
   /** Full pass-through URL for a path below /v1 (Azure's deployment URL); default `<base><path>`. */
@@ -92,6 +96,18 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
     return typeof options.auth === 'function' ? options.auth(target.apiKey) : { authorization: `Bearer ${target.apiKey}` };
   };
 
+  const urlFor = (target: ProviderTarget, operation: string): string => {
+    const base = baseFor(target);
+    return options.operationUrl ? options.operationUrl(target, base, operation) : `${base}/${operation}`;
+  };
+
+  const postHeaders = (target: ProviderTarget, stream: boolean): Record<string, string> => ({
+    ...target.forwardHeaders,
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    ...authHeaders(target),
+  });
+
   return {
     name: options.name,
     defaultCustomHost: options.defaultCustomHost,
@@ -99,16 +115,10 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
     buildChatRequest(context: ChatContext): UpstreamRequest {
       options.checkRequest?.(context.request, context.target);
       const target = context.target;
-      const base = baseFor(target);
       return {
         method: 'POST',
-        url: options.chatUrl ? options.chatUrl(target, base) : `${base}/chat/completions`,
-        headers: {
-          ...target.forwardHeaders,
-          'content-type': 'application/json',
-          accept: context.stream ? 'text/event-stream' : 'application/json',
-          ...authHeaders(target),
-        },
+        url: urlFor(target, 'chat/completions'),
+        headers: postHeaders(target, context.stream),
         body: JSON.stringify(openAiCompatibleBody(context.request, context.stream, rules)),
       };
     },
@@ -123,6 +133,22 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
     },
 
     parseError: parseOpenAiError,
+
+    buildEmbeddingRequest(context: EmbeddingContext): UpstreamRequest {
+      return { method: 'POST', url: urlFor(context.target, 'embeddings'), headers: postHeaders(context.target, false), body: JSON.stringify(embeddingBody(context.request, rules.dropFields)) };
+    },
+
+    parseEmbeddingResponse: (body, context) => normalizeEmbeddingList(body, context.request.model),
+
+    buildTextCompletionRequest(context: TextCompletionContext): UpstreamRequest {
+      const body = textCompletionBody(context.request, context.stream, rules);
+      return { method: 'POST', url: urlFor(context.target, 'completions'), headers: postHeaders(context.target, context.stream), body: JSON.stringify(body) };
+    },
+
+    parseTextCompletionResponse: (body, context) =>
+      textCompletionToChat(body, { id: context.id, created: context.created, model: context.request.model }, context.target.strictOpenAiCompliance !== false),
+
+    createTextCompletionStreamTranslator: (context) => new OpenAiStreamTranslator(context, textChunkToChat),
 
     buildModelsRequest(target: ProviderTarget): UpstreamRequest {
       return {

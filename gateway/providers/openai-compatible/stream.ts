@@ -17,7 +17,11 @@ export class OpenAiStreamTranslator implements StreamTranslator {
   private readonly fallback: { id: string; created: number; model: string };
   private readonly strict: boolean;
 
-  constructor(context: ChatContext) {
+  /** `reshape` turns another OpenAI-framed event (a legacy text_completion chunk) into a chat chunk first. */
+  constructor(
+    context: Pick<ChatContext, 'id' | 'created' | 'target'> & { request: { model: string } },
+    private readonly reshape: (event: Record<string, unknown>) => Record<string, unknown> = (event) => event,
+  ) {
     this.fallback = { id: context.id, created: context.created, model: context.request.model };
     this.strict = context.target.strictOpenAiCompliance !== false;
   }
@@ -66,7 +70,7 @@ export class OpenAiStreamTranslator implements StreamTranslator {
       }
       // Azure's prompt-filter preamble and similar carry neither choices nor usage: not an OpenAI chunk.
       if ((!Array.isArray(parsed.choices) || parsed.choices.length === 0) && parsed.usage == null) continue;
-      const chunk = normalizeChunk(parsed, this.fallback, this.strict);
+      const chunk = normalizeChunk(this.reshape(parsed), this.fallback, this.strict);
       if (chunk.usage) this.seenUsage = chunk.usage;
       chunks.push(chunk);
     }

@@ -34,11 +34,16 @@ function modelSegment(id: string): string {
 }
 
 export function vertexUrl(target: ProviderTarget, model: VertexModel, stream: boolean): string {
+  return vertexModelUrl(target, model, operationOf(model.publisher, stream));
+}
+
+/** A model's URL for any operation (`predict` for embeddings). */
+export function vertexModelUrl(target: ProviderTarget, model: VertexModel, operation: string): string {
   const projectId = target.vertex?.projectId;
   const region = target.vertex?.region;
   if (!projectId) throw new ValidationError('vertex-ai needs a project id: send x-gw-cloud2-project-id', 'x-gw-cloud2-project-id');
   if (!region) throw new ValidationError('vertex-ai needs a region: send x-gw-cloud2-region', 'x-gw-cloud2-region');
   const origin = target.customHost ?? (region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${encodeURIComponent(region)}-aiplatform.googleapis.com`);
-  const path = `projects/${encodeURIComponent(projectId)}/locations/${encodeURIComponent(region)}/publishers/${model.publisher}/models/${modelSegment(model.id)}:${operationOf(model.publisher, stream)}`;
+  const path = `projects/${encodeURIComponent(projectId)}/locations/${encodeURIComponent(region)}/publishers/${model.publisher}/models/${modelSegment(model.id)}:${operation}`;
   return versionedUrl(origin, 'v1', path);
 }

@@ -15,8 +15,9 @@ import { parseGeminiError } from '../gemini/errors.js';
 import { toGeminiBody } from '../gemini/request-body.js';
 import { toChatCompletion as toChatCompletionFromGemini } from '../gemini/response.js';
 import { GeminiStreamTranslator } from '../gemini/stream.js';
-import type { ChatContext, ProviderAdapter, UpstreamRequest } from '../types.js';
-import { vertexModelOf, vertexUrl } from './endpoint.js';
+import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import { fromVertexPredict, vertexPredictBody } from '../gemini/embeddings.js';
+import { vertexModelOf, vertexModelUrl, vertexUrl } from './endpoint.js';
 
 /** The Messages API version Vertex AI's rawPredict takes in the body. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -25,6 +26,15 @@ function bodyFor(context: ChatContext, publisher: 'google' | 'anthropic'): unkno
   if (publisher === 'google') return toGeminiBody(context.request, context.target);
   const { model: _model, ...body } = toAnthropicBody(context.request, context.target, context.stream);
   return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body };
+}
+
+function headersFor(target: ProviderTarget): Record<string, string> {
+  return {
+    ...target.forwardHeaders,
+    ...(target.accessToken || target.apiKey ? { authorization: `Bearer ${target.accessToken ?? target.apiKey}` } : {}),
+    ...(target.vertex?.requestType ? { 'x-vertex-ai-llm-request-type': target.vertex.requestType } : {}),
+    'content-type': 'application/json',
+  };
 }
 
 function isAnthropicContext(context: ChatContext): boolean {
@@ -36,19 +46,16 @@ export const vertexAi: ProviderAdapter = {
 
   buildChatRequest(context: ChatContext): UpstreamRequest {
     const model = vertexModelOf(context.request.model);
-    const { target } = context;
-    return {
-      method: 'POST',
-      url: vertexUrl(target, model, context.stream),
-      headers: {
-        ...target.forwardHeaders,
-        ...(target.accessToken || target.apiKey ? { authorization: `Bearer ${target.accessToken ?? target.apiKey}` } : {}),
-        ...(target.vertex?.requestType ? { 'x-vertex-ai-llm-request-type': target.vertex.requestType } : {}),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(bodyFor(context, model.publisher)),
-    };
+    return { method: 'POST', url: vertexUrl(context.target, model, context.stream), headers: headersFor(context.target), body: JSON.stringify(bodyFor(context, model.publisher)) };
   },
+
+  // Google's text embedding models (text-embedding-005, gemini-embedding-001) through :predict.
+  buildEmbeddingRequest(context: EmbeddingContext): UpstreamRequest {
+    const url = vertexModelUrl(context.target, vertexModelOf(context.request.model), 'predict');
+    return { method: 'POST', url, headers: headersFor(context.target), body: JSON.stringify(vertexPredictBody(context.request)) };
+  },
+
+  parseEmbeddingResponse: (body, context) => fromVertexPredict(body, context.request),
 
   parseChatResponse: (body, context) => (isAnthropicContext(context) ? toChatCompletionFromAnthropic(body, context) : toChatCompletionFromGemini(body, context)),
 

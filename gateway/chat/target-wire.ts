@@ -1,0 +1,57 @@
+/**
+ * What one attempt sends and how it reads the answer, by operation: a chat call; a legacy
+ * completion (the provider's native endpoint, else the chat call it was translated to); or an
+ * embeddings call. The attempt itself (credentials, limits, timeouts, errors) is the same for all
+ * (call-target.ts).
+ */
+import { ValidationError } from '../../server/errors.js';
+import type { ChatContext, EmbeddingRequest, GatewayAnswer, ProviderAdapter, StreamTranslator, UpstreamRequest } from '../providers/types.js';
+import type { ChatOrigin } from './run-chat.js';
+import { assertTranslatable, nativeRequestOf } from './text-completion.js';
+
+export interface TargetWire {
+  build(context: ChatContext): Promise<UpstreamRequest> | UpstreamRequest;
+  parse(body: unknown, context: ChatContext): GatewayAnswer;
+  translator(context: ChatContext): StreamTranslator;
+}
+
+function chatWire(adapter: ProviderAdapter): TargetWire {
+  return {
+    build: (context) => adapter.buildChatRequest(context),
+    parse: (body, context) => adapter.parseChatResponse(body, context),
+    translator: (context) => adapter.createStreamTranslator(context),
+  };
+}
+
+function embeddingsWire(adapter: ProviderAdapter): TargetWire {
+  const { buildEmbeddingRequest, parseEmbeddingResponse } = adapter;
+  if (!buildEmbeddingRequest || !parseEmbeddingResponse) {
+    throw new ValidationError(`${adapter.name} has no embeddings endpoint in gw; use an embeddings provider (openai, azure-openai, google, vertex-ai, bedrock, cohere or an OpenAI-compatible host)`, 'model', 'embeddings_unsupported');
+  }
+  // The routed request is an embeddings request on this path; ChatContext only carries it.
+  const embedding = (context: ChatContext) => ({ target: context.target, request: context.request as unknown as EmbeddingRequest });
+  return {
+    build: (context) => buildEmbeddingRequest.call(adapter, embedding(context)),
+    parse: (body, context) => parseEmbeddingResponse.call(adapter, body, embedding(context)),
+    translator: () => {
+      throw new ValidationError('embeddings are not streamed', 'stream');
+    },
+  };
+}
+
+export function wireFor(origin: ChatOrigin, adapter: ProviderAdapter): TargetWire {
+  if (origin.endpoint === 'embeddings') return embeddingsWire(adapter);
+  const legacy = origin.textCompletion;
+  if (!legacy) return chatWire(adapter);
+  const { buildTextCompletionRequest, parseTextCompletionResponse, createTextCompletionStreamTranslator } = adapter;
+  if (!buildTextCompletionRequest || !parseTextCompletionResponse || !createTextCompletionStreamTranslator) {
+    assertTranslatable(legacy, adapter.name);
+    return chatWire(adapter);
+  }
+  const native = (context: ChatContext) => ({ ...context, request: nativeRequestOf(legacy, context.request as unknown as Record<string, unknown>) });
+  return {
+    build: (context) => buildTextCompletionRequest.call(adapter, native(context)),
+    parse: (body, context) => parseTextCompletionResponse.call(adapter, body, native(context)),
+    translator: (context) => createTextCompletionStreamTranslator.call(adapter, native(context)),
+  };
+}
