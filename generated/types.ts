@@ -3891,6 +3891,12 @@ export interface components {
             stream?: boolean | null;
             temperature?: number | null;
             text?: components["schemas"]["TextConfig"];
+            /** @description gw extension, as on chat: extended thinking for providers that take it (Anthropic, Gemini, Bedrock) with a config's `strict_openai_compliance: false`; their thinking comes back as a reasoning item. `reasoning.effort` is for providers that take `reasoning_effort`. */
+            thinking?: {
+                budget_tokens?: number;
+                /** @enum {string} */
+                type: "enabled" | "disabled";
+            } | null;
             tool_choice?: components["schemas"]["responses_ToolChoice"];
             tools?: components["schemas"]["FunctionTool"][];
             top_p?: number | null;

@@ -100,7 +100,7 @@ for (const engine of fullEngines()) {
         input: [{ role: 'user', content: 'Weather in Paris?' }, { type: 'function_call', call_id: 'call_x', name: 'get_weather', arguments: '{}' }, { type: 'function_call_output', call_id: 'call_x', output: 'rain' }],
         tools: [weather],
       });
-      assert.deepEqual(upstream().body.messages?.slice(1), [
+      assert.deepEqual((upstream().body.messages as unknown[]).slice(1), [
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
         { role: 'tool', tool_call_id: 'call_x', content: 'rain' },
       ]);
@@ -197,7 +197,7 @@ for (const engine of fullEngines()) {
 
     it('keeps nothing with store: false; delete removes a stored response', async () => {
       const unstored = await client.responses.create({ model: 'gpt-4o', input: 'forget me', store: false });
-      assert.equal(unstored.store, false);
+      assert.equal((unstored as { store?: boolean }).store, false);
       await assert.rejects(client.responses.retrieve(unstored.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
       const kept = await client.responses.create({ model: 'gpt-4o', input: 'keep me' });
       const deleted = await gw.app.http.delete(`/v1/responses/${kept.id}`).set('x-gw-api-key', gw.app.adminKey);
