@@ -52,6 +52,8 @@ export const PROMPT_BODY = JSON.stringify({ variables: { what: 'hello' } });
 
 /** The chat request every bench sends, and the headers for the upstream/proxy and for gw. */
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
+/** The Responses call the responses row sends: gw translates it to exactly CHAT_BODY's request (store false: no stored row). */
+export const RESPONSES_BODY = JSON.stringify({ model: 'gpt-4o-mini', input: 'Say hello.', store: false });
 export const PLAIN_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
 
 export function gwHeaders(adminKey: string, upstreamPort: number): Record<string, string> {
