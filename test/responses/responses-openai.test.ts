@@ -227,6 +227,43 @@ for (const engine of fullEngines()) {
       assert.deepEqual(oldest.data.map((item) => (item as { content: Array<{ text: string }> }).content[0]!.text), ['one']);
     });
 
+    it('keeps stored responses to their workspace: another workspace cannot read, continue or delete them', async () => {
+      const mine = await client.responses.create({ model: 'gpt-4o', input: 'private' });
+      const workspace = await gw.app.http.post('/v1/workspaces').set('x-gw-api-key', gw.app.adminKey).send({ name: 'elsewhere' });
+      assert.equal(workspace.status, 201, JSON.stringify(workspace.body));
+      const key = await gw.app.http.post('/v1/api-keys/workspace/service').set('x-gw-api-key', gw.app.adminKey).send({ name: 'k', workspace_id: workspace.body.id, scopes: ['completions.write'] });
+      assert.equal(key.status, 201, JSON.stringify(key.body));
+      const other = new OpenAI({ apiKey: 'sk-upstream', baseURL: `${gw.app.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-api-key': key.body.key, 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url } });
+      await assert.rejects(other.responses.retrieve(mine.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
+      await assert.rejects(other.responses.inputItems.list(mine.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
+      await assert.rejects(other.responses.delete(mine.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
+      await assert.rejects(other.responses.create({ model: 'gpt-4o', input: 'more', previous_response_id: mine.id }), (error: unknown) => error instanceof OpenAI.BadRequestError);
+      assert.equal((await client.responses.retrieve(mine.id)).id, mine.id);
+    });
+
+    it('passes a stream on as it arrives, and a client that goes away aborts the upstream call (logged 499)', async () => {
+      gw.fake.next({ kind: 'stall-stream' });
+      const before = gw.logs.length;
+      const abortedBefore = gw.fake.abortedByCaller;
+      const controller = new AbortController();
+      const response = await fetch(`${gw.app.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gw-api-key': gw.app.adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, authorization: 'Bearer sk-upstream' },
+        body: JSON.stringify({ model: 'gpt-4o', input: 'hi', stream: true }),
+        signal: controller.signal,
+      });
+      assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+      assert.equal(response.headers.get('x-gw-provider'), 'openai');
+      const reader = response.body!.getReader();
+      const first = await reader.read();
+      assert.match(new TextDecoder().decode(first.value), /^event: response\.created\ndata: \{/);
+      controller.abort();
+      const entry = (await logsSettled(gw, before + 1)).at(-1)!;
+      assert.equal(entry.status, 499);
+      for (let i = 0; i < 200 && gw.fake.abortedByCaller === abortedBefore; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(gw.fake.abortedByCaller, abortedBefore + 1, 'gw closed its upstream call');
+    });
+
     it('answers errors in the spec error shape: upstream failure, unknown previous_response_id, unsupported tool', async () => {
       gw.fake.next({ kind: 'error', status: 500, message: 'fake upstream down' });
       const down = await gw.app.http
