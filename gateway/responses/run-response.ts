@@ -6,7 +6,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { principalOf, type Call } from '../../server/call.js';
-import { ValidationError } from '../../server/errors.js';
+import { ApiError, ValidationError } from '../../server/errors.js';
+import { logRefusedChat } from '../chat/refused-chat-log.js';
 import { runChat, type ChatOrigin } from '../chat/run-chat.js';
 import { SseWriter } from '../chat/sse-writer.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/types.js';
@@ -55,10 +56,21 @@ async function save(call: Call, turn: Turn, response: ResponseObject): Promise<v
   });
 }
 
+/** The conversation the request continues, with its input; a refusal here is logged as the pipeline's would be. */
+async function conversationFor(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<ChatMessage[]> {
+  try {
+    const conversation = conversationOf(await previousConversation(call, request.previous_response_id), items);
+    if (conversation.length === 0 && !request.instructions) throw new ValidationError('input is required (or instructions, or a previous_response_id).', 'input');
+    return conversation;
+  } catch (error) {
+    if (error instanceof ApiError) logRefusedChat(call, request, error, ORIGIN.endpoint);
+    throw error;
+  }
+}
+
 export async function runResponse(call: Call, request: CreateResponseRequest): Promise<ResponseResult> {
   const items = inputItemsOf(request);
-  const conversation = conversationOf(await previousConversation(call, request.previous_response_id), items);
-  if (conversation.length === 0 && !request.instructions) throw new ValidationError('input is required (or instructions, or a previous_response_id).', 'input');
+  const conversation = await conversationFor(call, request, items);
   const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false }, items, conversation };
   const chat = chatRequestOf(request, conversation);
   if (chat.stream) return streamResponse(call, turn, chat);

@@ -265,6 +265,7 @@ for (const engine of fullEngines()) {
     });
 
     it('answers errors in the spec error shape: upstream failure, unknown previous_response_id, unsupported tool', async () => {
+      const logged = gw.logs.length;
       gw.fake.next({ kind: 'error', status: 500, message: 'fake upstream down' });
       const down = await gw.app.http
         .post('/v1/responses')
@@ -285,6 +286,17 @@ for (const engine of fullEngines()) {
         .send({ model: 'gpt-4o', input: 'hi', tools: [{ type: 'web_search' }] });
       assert.equal(builtIn.status, 400);
       assert.match(builtIn.body.error.param, /tools/);
+      // Refusals before the pipeline ran are logged too, under the responses endpoint.
+      const refused = (await logsSettled(gw, logged + 3)).slice(logged);
+      assert.deepEqual(
+        refused.map((entry) => [entry.endpoint, entry.status]),
+        [
+          ['responses', 500],
+          ['responses', 400],
+          ['responses', 400],
+        ],
+      );
+      assert.equal(refused[1]!.error?.code, 'previous_response_not_found');
       const stream = await gw.app.http
         .post('/v1/responses')
         .set({ 'x-gw-api-key': 'not-a-key', 'x-gw-provider': 'openai', authorization: 'Bearer sk-upstream' })
