@@ -10,6 +10,7 @@ import OpenAI from 'openai';
 import { fullEngines } from '../helpers/engines.js';
 import { FAKE_USAGE } from '../helpers/fake-openai.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { responseSchemaErrors } from './response-schema.js';
 
 const weather = { type: 'function' as const, name: 'get_weather', description: 'The weather', parameters: { type: 'object', properties: { location: { type: 'string' } } }, strict: false };
 const USAGE = { input_tokens: 11, input_tokens_details: { cached_tokens: 0 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 18 };
@@ -136,6 +137,7 @@ for (const engine of fullEngines()) {
       for await (const event of stream) {
         types.push(event.type);
         sequence.push(event.sequence_number);
+        if ('response' in event) assert.equal(responseSchemaErrors(event.response), '', event.type);
         if (event.type === 'response.output_text.delta') text += event.delta;
       }
       const final = await stream.finalResponse();
@@ -187,6 +189,7 @@ for (const engine of fullEngines()) {
       for await (const event of stream) events.push(event as unknown as { type: string });
       const failed = events.at(-1) as unknown as OpenAI.Responses.ResponseFailedEvent;
       assert.equal(failed.type, 'response.failed');
+      assert.equal(responseSchemaErrors(failed.response), '');
       assert.equal(failed.response.status, 'failed');
       assert.match(failed.response.error!.message, /upstream broke/);
       const error = events.at(-2) as unknown as OpenAI.Responses.ResponseErrorEvent;

@@ -13,13 +13,17 @@ import { startFakeBedrock, type BedrockBehaviour, type FakeBedrock } from '../he
 import { startFakeGemini, type FakeGeminiReply } from '../helpers/fake-gemini.js';
 import type { RecordingServer } from '../helpers/recording-server.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { responseSchemaErrors } from './response-schema.js';
 
 const weather = { type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false };
 type Event = { type: string; [key: string]: unknown };
 
 async function collect(stream: AsyncIterable<unknown>): Promise<Event[]> {
   const events: Event[] = [];
-  for await (const event of stream) events.push(event as Event);
+  for await (const event of stream) {
+    events.push(event as Event);
+    if ((event as Event).response) assert.equal(responseSchemaErrors((event as Event).response), '', (event as Event).type);
+  }
   return events;
 }
 
