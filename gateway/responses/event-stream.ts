@@ -28,6 +28,8 @@ export class ResponseEventStream {
   /** Items still streaming, in output order: each is closed when the model moves on, or at the end. */
   private open: Open[] = [];
   private finishReason: FinishReason | null = null;
+  /** The model the provider's chunks name (the final response reports it, as a JSON answer does). */
+  private model: string | undefined;
 
   constructor(
     private readonly writer: SseWriter,
@@ -44,6 +46,7 @@ export class ResponseEventStream {
   }
 
   async push(chunk: ChatCompletionChunk): Promise<void> {
+    if (chunk.model) this.model = chunk.model;
     const choice = chunk.choices[0];
     if (!choice) return;
     const delta = choice.delta as typeof choice.delta & { reasoning_content?: string | null };
@@ -56,7 +59,7 @@ export class ResponseEventStream {
   /** Closes every open item and returns the final response (to store before `finish` announces it). */
   async closeOutput(usage: Usage | undefined): Promise<ResponseObject> {
     await this.closeAll();
-    return finishedResponse(this.pending, this.output, this.finishReason, usage);
+    return finishedResponse({ ...this.pending, model: this.model ?? this.pending.model }, this.output, this.finishReason, usage);
   }
 
   async finish(response: ResponseObject): Promise<void> {

@@ -99,7 +99,8 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
     },
     async (headers) => {
       writer.start(headers);
-      events = new ResponseEventStream(writer, pendingResponse(turn.frame, chat.model));
+      // The model as the provider knows it (without a `@slug/` prefix) until the chunks name theirs.
+      events = new ResponseEventStream(writer, pendingResponse(turn.frame, chat.model.replace(/^@[^/]+\//, '')));
       await events.start();
     },
   );

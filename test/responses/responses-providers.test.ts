@@ -222,5 +222,6 @@ for (const engine of fullEngines()) describe(`Responses API over Bedrock (${engi
     assert.equal(last.type, 'response.incomplete');
     assert.deepEqual([last.response.status, last.response.incomplete_details], ['incomplete', { reason: 'max_output_tokens' }]);
     assert.equal(last.response.usage?.total_tokens, 14);
+    assert.equal((events[0] as unknown as OpenAI.Responses.ResponseCreatedEvent).response.model, MODEL, 'the saved provider prefix is not the model');
   });
 });
