@@ -28,6 +28,8 @@ export class PgBossJobQueue implements JobQueue {
   readonly engine = 'pg-boss' as const;
   private readonly boss: PgBoss;
   private readonly queues = new Map<string, Promise<void>>();
+  /** The last queue creation asked for; the next waits for it. */
+  private creating: Promise<unknown> = Promise.resolve();
   private readonly registrations = new Map<string, { handler: JobHandler; concurrency: number }>();
   private readonly working = new Set<string>();
   private started: Promise<unknown> | undefined;
@@ -78,14 +80,16 @@ export class PgBossJobQueue implements JobQueue {
   private ensureQueue(queue: string): Promise<void> {
     let created = this.queues.get(queue);
     if (!created) {
-      created = this.boss.createQueue(queue, {
+      // One creation at a time: pg-boss creates each queue's table with DDL, and two at once can deadlock.
+      created = this.creating.then(() => this.boss.createQueue(queue, {
         name: queue,
         policy: queue.endsWith(SINGLE_SUFFIX) ? 'short' : 'standard',
         retryLimit: JOB_ATTEMPTS - 1,
         retryDelay: Math.ceil(backoffMs(1) / 1000),
         retryBackoff: true,
         expireInSeconds: Math.max(1, Math.ceil(this.tuning.leaseMs / 1000)),
-      });
+      }));
+      this.creating = created.catch(() => undefined);
       this.queues.set(queue, created);
       created.catch(() => this.queues.delete(queue));
     }

@@ -7,6 +7,7 @@ import { STREAMED, type Handler, type HandlerResult } from '../handlers/types.js
 import type { Call } from './call.js';
 import { requireKeyKind, requireScope } from './call.js';
 import { isAudited, recordAudit } from './audit.js';
+import { refuseDataPlaneAdminWrite } from './data-plane-writes.js';
 import { ApiError, UnauthorizedError } from './errors.js';
 import { errorFormatOf, inErrorFormat } from './protocol-errors.js';
 import { speedUpRouter } from './router-speedups.js';
@@ -16,7 +17,7 @@ import { toValidationError } from './validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
 import type { LogEndpoint } from '../gateway/request-log.js';
 import { authorizationIsProviderCredential } from '../gateway/resolve/provider-plan.js';
-import { withResourceChallenge } from './auth/oauth/resource-challenge.js';
+import { assertTokenResource, withResourceChallenge } from './auth/oauth/resource-challenge.js';
 
 /** Gateway calls that run the chat pipeline are logged whatever their outcome, refusals before the handler included. */
 const PIPELINE_OPERATIONS: Record<string, LogEndpoint> = { createChatCompletion: 'chat.completions', createResponse: 'responses' };
@@ -105,6 +106,8 @@ export async function createApi(definition: Document, handlers: Record<string, H
       const operation = c.operation as { 'x-gw-scope'?: string; 'x-gw-key-kinds'?: string[]; 'x-gw-own-key'?: boolean };
       if (!call.principal) return;
       try {
+        assertTokenResource(c, call.principal, services.config.publicUrl);
+        if (services.config.controlPlane) refuseDataPlaneAdminWrite(c.operation);
         if (operation['x-gw-key-kinds']) requireKeyKind(call.principal, operation['x-gw-key-kinds']);
         // x-gw-own-key: a user's key may act on that user's own keys without the scope; the handler checks ownership.
         const ownKeyWaiver = operation['x-gw-own-key'] === true && call.principal.userId !== null;

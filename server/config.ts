@@ -25,8 +25,11 @@ export interface Config {
   secretCacheTtlMs: number;
   /** Deadline for fetching an A2A agent card, headers and body (GW_AGENT_CARD_TIMEOUT_MS). */
   agentCardTimeoutMs: number;
-  /** GW_CONTROL_PLANE_URL and GW_DEPLOYMENT_KEY: the control plane this self-hosted gw heartbeats to. */
-  controlPlane: Readonly<{ url: string; deploymentKey: string }> | undefined;
+  /**
+   * GW_CONTROL_PLANE_URL and GW_DEPLOYMENT_KEY: data-plane mode, synced from that control plane
+   * (heartbeats, snapshot polls and log shipping every GW_SYNC_INTERVAL_MS).
+   */
+  controlPlane: Readonly<{ url: string; deploymentKey: string; syncIntervalMs: number }> | undefined;
   /**
    * The host's federated identity, as workload-identity setups provide it: Azure's
    * AZURE_FEDERATED_TOKEN_FILE (+ AZURE_AUTHORITY_HOST, AZURE_TENANT_ID, AZURE_CLIENT_ID) for the
@@ -247,12 +250,12 @@ function jobEngine(env: Env): Config['jobs']['engine'] {
   return raw;
 }
 
-function controlPlane(env: Env): Readonly<{ url: string; deploymentKey: string }> | undefined {
+function controlPlane(env: Env): Readonly<{ url: string; deploymentKey: string; syncIntervalMs: number }> | undefined {
   const cp = url(env, 'GW_CONTROL_PLANE_URL', ['https:', 'http:']);
   const key = env.GW_DEPLOYMENT_KEY || undefined;
   if (cp === undefined && key === undefined) return undefined;
   if (cp === undefined || key === undefined) throw new ConfigError('GW_CONTROL_PLANE_URL and GW_DEPLOYMENT_KEY go together: set both or neither');
-  return Object.freeze({ url: cp, deploymentKey: key });
+  return Object.freeze({ url: cp, deploymentKey: key, syncIntervalMs: integer(env, 'GW_SYNC_INTERVAL_MS', 5000, 100, 3_600_000) });
 }
 
 function metricsToken(env: Env): string | undefined {

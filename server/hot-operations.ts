@@ -37,8 +37,8 @@ export function createHotOperations(api: OpenAPIBackend): HotOperations {
     if (!operation) throw new Error(`hot operation ${operationId} is not in the spec`);
     const method = operation.method.toUpperCase();
     const parts = /^([^{]*\/)\{([A-Za-z_]+)\}(\/[^{]*)?$/.exec(operation.path);
-    if (!operation.path.includes('{')) exact.set(`${method} ${operation.path}`, runner(api, operation));
-    else if (parts) templated.push({ method, prefix: parts[1]!, param: parts[2]!, suffix: parts[3] ?? '', run: runner(api, operation) });
+    if (!operation.path.includes('{')) exact.set(`${method} ${operation.path}`, operationRunner(api, operation));
+    else if (parts) templated.push({ method, prefix: parts[1]!, param: parts[2]!, suffix: parts[3] ?? '', run: operationRunner(api, operation) });
     else throw new Error(`hot operation ${operationId} has more than one path parameter`);
   }
   return {
@@ -61,7 +61,8 @@ export function createHotOperations(api: OpenAPIBackend): HotOperations {
   };
 }
 
-function runner(api: OpenAPIBackend, operation: Operation): HotOperation {
+/** Runs one operation's registered handlers for a request routed without openapi-backend (hot paths, the pass-through). */
+export function operationRunner(api: OpenAPIBackend, operation: Operation): HotOperation {
   const operationId = operation.operationId as string;
   const requirements = operation.security ?? [];
   const schemes = [...new Set(requirements.flatMap((requirement) => Object.keys(requirement)))];

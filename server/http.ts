@@ -5,6 +5,7 @@ import { readJsonBody } from './body.js';
 import type { Call } from './call.js';
 import { ApiError, InternalError, ValidationError, errorBody } from './errors.js';
 import { createHotOperations } from './hot-operations.js';
+import { createPassThroughRoute } from './pass-through-route.js';
 import { errorFormatOf, inErrorFormat, type ErrorFormat } from './protocol-errors.js';
 import { redactedApiError, redactedError, requestSecrets } from './request-secrets.js';
 import { sendJson } from './respond.js';
@@ -33,6 +34,7 @@ function traceIdOf(req: IncomingMessage, remote: RemoteParent | undefined): stri
  */
 export function createDispatcher(api: OpenAPIBackend, services: Services) {
   const hot = createHotOperations(api);
+  const passThrough = createPassThroughRoute(api);
   const { metrics, tracing } = services;
   return async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const remote = remoteParentOf(req.headers);
@@ -52,10 +54,15 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
       trace: tracing ? tracing.startRequest(req.method ?? 'GET', pathOf(req.url), traceId, remote, startedAt, (text) => requestSecrets(call).text(text)) : undefined,
     };
     try {
-      const body = await readJsonBody(req, MAX_BODY_BYTES);
       const hotOperation = hot.match(req.method, req.url);
-      if (hotOperation) await hotOperation.run(call, body, hotOperation.params);
-      else {
+      // The pass-through streams its body upstream: matched before anything reads it.
+      const proxied = hotOperation ? undefined : passThrough.match(req);
+      if (hotOperation) await hotOperation.run(call, await readJsonBody(req, MAX_BODY_BYTES), hotOperation.params);
+      else if (proxied) {
+        assertWellEncoded(req.url ?? '/');
+        await proxied(call, undefined);
+      } else {
+        const body = await readJsonBody(req, MAX_BODY_BYTES);
         assertWellEncoded(req.url ?? '/');
         await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
       }

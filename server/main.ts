@@ -19,8 +19,9 @@ async function main(): Promise<void> {
   }
   const services = await createServices(config);
   const { logger } = services;
-  const boot = await bootstrap(services);
-  if (boot.generatedAdminKey) {
+  // A data plane's organisation, keys and the rest come from its control plane: it makes none of its own.
+  const boot = config.controlPlane ? {} : await bootstrap(services);
+  if ('generatedAdminKey' in boot && boot.generatedAdminKey) {
     // Printed once, on first start only: the secret is not stored anywhere.
     process.stdout.write(
       `\n  gw admin API key (shown once, store it now): ${boot.generatedAdminKey}\n` +

@@ -18,6 +18,7 @@ import { createSecretManagers } from '../gateway/secrets/managers.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import { ProviderCredentials } from '../gateway/credentials/provider-credentials.js';
 import { startDeploymentHeartbeat } from '../gateway/deployment/heartbeat.js';
+import { DataPlaneSync } from '../gateway/deployment/data-plane.js';
 
 /** Per call to a provider's token endpoint (OAuth, Entra, Google STS, AWS STS). */
 const PROVIDER_TOKEN_TIMEOUT_MS = 10_000;
@@ -174,6 +175,8 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   await services.batches.runner.resumeAll();
   if (config.controlPlane) {
     await startDeploymentHeartbeat(jobs, { controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, version: GW_VERSION, publicUrl: config.publicUrl, logger });
+    const dataPlane = new DataPlaneSync({ controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, intervalMs: config.controlPlane.syncIntervalMs, db, secrets, bus, logger, now });
+    await dataPlane.start(jobs);
   }
   return services;
 }

@@ -1,15 +1,18 @@
 /**
  * GET /v1/models: the bundled catalog when the caller names no provider (or asks for it with
- * x-gw-fetch-integrated-models: true); otherwise the selected provider's own list, proxied.
+ * x-gw-fetch-integrated-models: true); otherwise the selected provider's own list, proxied: from
+ * the adapter's list path, or from the path x-gw-models-endpoint names below the provider's API
+ * base (fetched as a pass-through GET is: the provider's credential, the address guard).
  */
 import type { Call } from '../../server/call.js';
 import { principalOf } from '../../server/call.js';
-import { UpstreamError } from '../../server/errors.js';
+import { UpstreamError, ValidationError } from '../../server/errors.js';
+import { assertStaysBelowBase } from '../proxy/proxy-wire.js';
+import type { OutboundCall } from '../transport/upstream-client.js';
 import type { ModelList } from '../providers/types.js';
 import { resolveLeafTarget } from '../resolve/leaf-target.js';
 import { resolveProviderPlan } from '../resolve/provider-plan.js';
-import type { ConfigNode } from '../routing/config-node.js';
-import { inherit, rootSettings } from '../routing/inheritance.js';
+import { firstLeaf } from '../routing/first-leaf.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import { ClientGone } from '../transport/client-gone.js';
 import { KNOWN_MODELS } from './known-models.js';
@@ -25,17 +28,6 @@ export function catalog(provider?: string): ModelList {
     for (const id of ids) data.push({ id, object: 'model', created: CATALOG_CREATED, owned_by: name, provider: name });
   }
   return { object: 'list', data };
-}
-
-/** The leaf a models list asks: the config's first target at every level. */
-function firstLeaf(config: ConfigNode): ConfigNode {
-  let node = config;
-  let settings = rootSettings(config);
-  while (node.targets?.length) {
-    node = node.targets[0]!;
-    settings = inherit(settings, node);
-  }
-  return settings;
 }
 
 export async function listModels(call: Call): Promise<ModelList> {
@@ -63,9 +55,20 @@ export async function listModels(call: Call): Promise<ModelList> {
     savedResources: services.savedResources,
     trustedHosts: services.config.trustedCustomHosts,
   });
-  if (!adapter.buildModelsRequest || !adapter.parseModelsResponse) return catalog(adapter.name);
+  const endpoint = headers['x-gw-models-endpoint'];
+  let upstream: OutboundCall;
+  if (typeof endpoint === 'string') {
+    if (!adapter.buildProxyRequest || !adapter.parseModelsResponse) {
+      throw new ValidationError(`${adapter.name} takes no x-gw-models-endpoint (it has no pass-through)`, 'x-gw-models-endpoint', 'pass_through_unsupported');
+    }
+    const proxied = await adapter.buildProxyRequest(target, { path: assertStaysBelowBase(endpoint, 'x-gw-models-endpoint') });
+    upstream = { method: 'GET', url: proxied.url, headers: { ...proxied.headers, accept: 'application/json' } };
+  } else if (adapter.buildModelsRequest && adapter.parseModelsResponse) {
+    upstream = await adapter.buildModelsRequest(target);
+  } else {
+    return catalog(adapter.name);
+  }
 
-  const upstream = await adapter.buildModelsRequest(target);
   const clientGone = new ClientGone();
   const attempt = new UpstreamAttempt(services.config.requestTimeoutMs, clientGone);
   try {
@@ -81,7 +84,7 @@ export async function listModels(call: Call): Promise<ModelList> {
       const parsed = adapter.parseError(response.statusCode, body);
       throw new UpstreamError(response.statusCode, parsed.message, parsed.code ?? 'upstream_error');
     }
-    return adapter.parseModelsResponse(body);
+    return adapter.parseModelsResponse!(body);
   } catch (error) {
     throw attempt.failure(error);
   } finally {

@@ -24,8 +24,11 @@ import type { ChatState } from './chat-state.js';
 
 type GuardrailRef = string | InlineGuardrail;
 
+/** Who asks for guardrails: any gateway request path (chat, pass-through) has a call and a principal. */
+type GuardrailOwner = Pick<ChatState, 'call' | 'principal'>;
+
 /** Saved guardrails by id or slug, inline ones validated; `param` names where the list sits. */
-export async function resolveGuardrails(state: ChatState, refs: unknown, param: string): Promise<GuardrailDefinition[]> {
+export async function resolveGuardrails(state: GuardrailOwner, refs: unknown, param: string): Promise<GuardrailDefinition[]> {
   if (!Array.isArray(refs) || refs.length === 0) return [];
   const { principal } = state;
   return Promise.all(
@@ -38,12 +41,13 @@ export async function resolveGuardrails(state: ChatState, refs: unknown, param: 
   );
 }
 
-export function defaultGuardrails(state: ChatState, phase: GuardrailPhase): Promise<GuardrailDefinition[]> {
+export function defaultGuardrails(state: GuardrailOwner, phase: GuardrailPhase): Promise<GuardrailDefinition[]> {
   const { principal } = state;
   return state.call.services.guardrails.defaultsFor(principal.organisationId, principal.gatewayWorkspaceId, phase);
 }
 
-function flatHeaders(state: ChatState): Record<string, string | undefined> {
+/** The request's headers as guardrail checks see them (CheckSubject.headers). */
+export function subjectHeaders(state: GuardrailOwner): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(state.call.req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
@@ -57,7 +61,7 @@ function subjectOf(state: ChatState, phase: GuardrailPhase, request: ChatRequest
     text: completion ? completionText(completion) : requestText(request),
     metadata: state.headers?.metadata ?? {},
     requestType: 'chatComplete',
-    headers: flatHeaders(state),
+    headers: subjectHeaders(state),
   };
 }
 

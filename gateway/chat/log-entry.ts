@@ -10,7 +10,8 @@ import type { ChatState } from './chat-state.js';
 import { servingProvider } from './respond.js';
 import { remoteParentOf } from '../telemetry/trace-context.js';
 
-function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+/** Request headers as the log keeps them: one string each. */
+export function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;

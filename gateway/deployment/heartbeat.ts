@@ -31,6 +31,8 @@ export async function startDeploymentHeartbeat(jobs: JobQueue, options: Heartbea
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-gw-api-key': options.deploymentKey },
           body: JSON.stringify({ version: `v${options.version}`, gateway_base_url: options.publicUrl }),
+          // The deployment key goes to the configured control plane only, never where a redirect points.
+          redirect: 'error',
           signal: AbortSignal.timeout(TIMEOUT_MS),
         });
         const answer = (await response.json().catch(() => ({}))) as { heartbeat_interval_seconds?: number; unsupported_policies?: Array<{ message: string }> };

@@ -23,6 +23,11 @@ export class ClientCredentialsTokens {
     private readonly now: () => number,
   ) {}
 
+  /** Drops a token the MCP server refused, so the next `token` fetches a new one. */
+  forget(cacheKey: string, token: string): void {
+    if (this.cache.get(cacheKey)?.token === token) this.cache.delete(cacheKey);
+  }
+
   async token(cacheKey: string, credentials: McpCredentials): Promise<string> {
     const cached = this.cache.get(cacheKey);
     if (cached && cached.expiresAt > this.now()) return cached.token;

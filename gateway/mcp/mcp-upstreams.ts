@@ -18,6 +18,9 @@ export interface McpUpstreamsOptions {
   timeoutMs: number;
 }
 
+/** Tokens are kept per integration version, so changed credentials fetch a new one. */
+const tokenCacheKey = (integration: McpIntegrationRecord) => `${integration.id}:${integration.updated_at}`;
+
 /** Where an integration's MCP server is and how gw reaches it. */
 export class McpUpstreams {
   private readonly tokens: ClientCredentialsTokens;
@@ -39,14 +42,38 @@ export class McpUpstreams {
     const credentials = openMcpConfigurations(this.options.secrets, integration);
     const headers: Record<string, string> = { ...(credentials.custom_headers ?? {}) };
     if (integration.auth_type === 'oauth_client_credentials') {
-      headers.authorization = `Bearer ${await this.tokens.token(`${integration.id}:${integration.updated_at}`, credentials)}`;
+      headers.authorization = `Bearer ${await this.tokens.token(tokenCacheKey(integration), credentials)}`;
     }
     return { url: integration.url, transport: integration.transport, headers };
   }
 
+  /**
+   * For client-credentials integrations, every request carries the current token, and a 401 from
+   * the MCP server (a token revoked or expired early) drops it, fetches a new one and retries once.
+   */
+  private fetchFor(integration: McpIntegrationRecord): GuardedFetch {
+    const fetch = this.options.fetch;
+    if (integration.auth_type !== 'oauth_client_credentials') return fetch;
+    const cacheKey = tokenCacheKey(integration);
+    const credentials = () => openMcpConfigurations(this.options.secrets, integration);
+    const send = async (input: Parameters<GuardedFetch>[0], init: RequestInit | undefined, token: string) => {
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', `Bearer ${token}`);
+      return fetch(input, { ...init, headers });
+    };
+    return (async (input: Parameters<GuardedFetch>[0], init?: RequestInit) => {
+      const token = await this.tokens.token(cacheKey, credentials());
+      const response = await send(input, init, token);
+      if (response.status !== 401) return response;
+      await response.body?.cancel().catch(() => undefined);
+      this.tokens.forget(cacheKey, token);
+      return send(input, init, await this.tokens.token(cacheKey, credentials()));
+    }) as GuardedFetch;
+  }
+
   async connect(integration: McpIntegrationRecord, resume?: { sessionId: string | null; protocolVersion: string | null }): Promise<UpstreamConnection> {
     return connectUpstream(await this.target(integration), {
-      fetch: this.options.fetch,
+      fetch: this.fetchFor(integration),
       clientName: 'gw',
       clientVersion: GW_VERSION,
       resume,

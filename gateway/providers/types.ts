@@ -49,6 +49,18 @@ export interface UpstreamRequest {
   body?: string;
 }
 
+/** A pass-through call (`/v1/*` without a route of its own): where it goes below the provider's API base. */
+export interface ProxyCall {
+  /** The request path after `/v1`, with its query string: `/images/generations`, `/files?limit=2`. */
+  path: string;
+}
+
+/** Where a pass-through goes and the provider's own headers (credentials, version); the transport streams the body. */
+export interface ProxyUpstream {
+  url: string;
+  headers: Record<string, string>;
+}
+
 /** What an adapter knows while translating one call. */
 export interface ChatContext {
   target: ProviderTarget;
@@ -90,4 +102,6 @@ export interface ProviderAdapter {
   /** The provider's own models list, when it has one. */
   buildModelsRequest?(target: ProviderTarget): Promise<UpstreamRequest> | UpstreamRequest;
   parseModelsResponse?(body: unknown): ModelList;
+  /** The URL and credential headers of a pass-through call; absent when the provider has none (a 400 names it). */
+  buildProxyRequest?(target: ProviderTarget, call: ProxyCall): Promise<ProxyUpstream> | ProxyUpstream;
 }

@@ -3,7 +3,7 @@
  * per output item `response.output_item.added`, its deltas (reasoning summary text, output text
  * with its content part, function call arguments) and its `.done` events, then
  * `response.completed` (or `response.incomplete`) with the whole response. A stream that fails
- * midway ends with an `error` event and `response.failed`. Every event carries its sequence_number.
+ * midway ends with `response.failed` and an `error` event. Every event carries its sequence_number.
  */
 import type { ChatCompletionChunk, FinishReason, Usage } from '../providers/types.js';
 import type { SseWriter } from '../chat/sse-writer.js';
@@ -69,9 +69,10 @@ export class ResponseEventStream {
   async fail(failure: StreamFailure, usage: Usage | undefined): Promise<void> {
     const code = failure.code ?? 'server_error';
     const message = failure.message ?? 'The model stream ended early';
-    await this.emit('error', { code, message, param: failure.param ?? null });
     const response: ResponseObject = { ...finishedResponse(this.pending, this.output, null, usage), status: 'failed', error: { code, message } };
     await this.emit('response.failed', { response });
+    // Last: the official client raises the `error` event as an APIError, so it reads response.failed first.
+    await this.emit('error', { code, message, param: failure.param ?? null });
   }
 
   private async openItem(entry: Open): Promise<void> {

@@ -6,6 +6,7 @@
  * are off so they never cut a call the caller allowed longer.
  */
 import type { EventEmitter } from 'node:events';
+import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { createGuardedLookup } from '../outbound/pinned-lookup.js';
 import type { ResolveHost } from '../outbound/url-guard.js';
@@ -31,6 +32,14 @@ export interface SendOptions {
   signal: AbortSignal | EventEmitter;
 }
 
+/** What the transport sends: a provider request, or a pass-through whose body streams from the client as it arrives. */
+export interface OutboundCall {
+  method: UpstreamRequest['method'] | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  headers: Record<string, string>;
+  body?: string | Readable;
+}
+
 const POOL = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, headersTimeout: 0, bodyTimeout: 0, pipelining: 1 } as const;
 
 export class UpstreamClient {
@@ -44,13 +53,13 @@ export class UpstreamClient {
     this.overrides = new Map(Object.entries(options.originOverrides ?? {}));
   }
 
-  send(upstream: UpstreamRequest, options: SendOptions): Promise<Dispatcher.ResponseData> {
+  send(upstream: OutboundCall, options: SendOptions): Promise<Dispatcher.ResponseData> {
     const { origin, path } = splitUrl(this.urlFor(upstream.url, options));
     const dispatcher = options.guarded ? this.guarded : this.direct;
     return dispatcher.request({
       origin,
       path,
-      method: upstream.method as Dispatcher.HttpMethod,
+      method: upstream.method,
       headers: upstream.headers,
       body: upstream.body,
       signal: options.signal,

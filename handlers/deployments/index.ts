@@ -3,11 +3,14 @@ import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { actorOf } from '../../server/auth/principal.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../server/auth/api-key-secret.js';
 import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../server/errors.js';
+import { ConflictError, NotFoundError } from '../../server/errors.js';
 import type { DeploymentRecord } from '../../store/repositories/deployments.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { slugFromName } from '../workspace-target.js';
 import { unsupportedPolicies } from './version-gates.js';
+import { callingDeployment } from './calling-deployment.js';
+
+export { deploymentShipLogs, deploymentSync } from './sync.js';
 
 /** How often a self-hosted gateway heartbeats; three missed intervals make it `unreachable`. */
 const HEARTBEAT_INTERVAL_SECONDS = 15;
@@ -148,8 +151,7 @@ export const deleteDeployment: Handler = async (c, call) => {
 
 export const deploymentHeartbeat: Handler = async (c, call) => {
   const principal = principalOf(call);
-  const deployment = principal.keyId ? await call.services.store.deployments.byKey(principal.keyId) : undefined;
-  if (!deployment) throw new ForbiddenError('Only a deployment key may heartbeat', 'not_a_deployment_key');
+  const deployment = await callingDeployment(call, 'heartbeat');
   const input = body<'deploymentHeartbeat'>(c) as { version: string; gateway_base_url?: string; mcp_gateway_base_url?: string };
   const changes: Partial<DeploymentRecord> = { version: input.version.replace(/^v/, ''), last_heartbeat_at: isoNow(call) };
   if (input.gateway_base_url) changes.gateway_base_url = input.gateway_base_url;

@@ -33,7 +33,7 @@ async function timeCalls(url: string, headers: Record<string, string>, warmup: n
   return { calls, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
 }
 
-/** Registers the MCP server in gw (integration, server), then times both paths, interleaved per round. */
+/** Registers the MCP server in gw (integration, server), then times the direct path, then the path through gw. */
 export async function measureMcp(gwUrl: string, adminKey: string, mcpUrl: string, options: { warmup: number; calls: number }): Promise<{ direct: LatencyResult; gw: LatencyResult }> {
   const admin = { 'x-gw-api-key': adminKey, 'content-type': 'application/json' };
   const integration = await fetch(`${gwUrl}/v1/mcp-integrations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench mcp', url: mcpUrl, transport: 'http', auth_type: 'none', global_workspace_access: true }) });

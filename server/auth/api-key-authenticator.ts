@@ -8,6 +8,8 @@ import type { Principal } from './principal.js';
 import { roleOf, scopesWithinRole } from './roles.js';
 
 export const API_KEYS_TOPIC = 'api_keys';
+/** Published as the id when any key may have changed (a data plane applied a snapshot): unknown secrets are forgotten too. */
+export const ALL_API_KEYS = '*';
 
 /** An unknown secret is remembered briefly so a flood of bad keys does not become a flood of queries. */
 const UNKNOWN_KEY_TTL_MS = 5_000;
@@ -102,9 +104,10 @@ export class ApiKeyAuthenticator {
     };
   }
 
-  /** Drops every cached entry of one key (current and previous secret). */
+  /** Drops every cached entry of one key (current and previous secret), or of all keys (ALL_API_KEYS). */
   evict(keyId: string): void {
     this.generation++;
+    if (keyId === ALL_API_KEYS) return void this.cache.clear();
     for (const [hash, entry] of this.cache.entries()) {
       if ('principal' in entry && entry.principal.keyId === keyId) this.cache.delete(hash);
     }

@@ -41,6 +41,7 @@ export class OAuthTokenAuthenticator {
         validUntil: expiresAt,
         credentialId: record.family_id,
         oauthClientId: record.client_id,
+        oauthResource: record.resource ?? undefined,
       }));
     return principal ? { principal, extra: undefined } : undefined;
   }

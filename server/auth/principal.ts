@@ -33,6 +33,8 @@ export interface Principal {
   role?: Role;
   /** The OAuth client an access token was issued to. */
   oauthClientId?: string;
+  /** The resource (RFC 8707) an access token was issued for, when the client named one: the token is good there only. */
+  oauthResource?: string;
 }
 
 /** Who made a change, for created_by columns: the user, else the key (or the token's subject). */

@@ -11,6 +11,7 @@ export interface UserPrincipalOptions {
   validUntil: number | null;
   credentialId?: string;
   oauthClientId?: string;
+  oauthResource?: string;
 }
 
 /**
@@ -33,6 +34,7 @@ export async function userPrincipal(store: Store, user: User, options: UserPrinc
     validUntil: options.validUntil,
     credentialId: options.credentialId,
     oauthClientId: options.oauthClientId,
+    oauthResource: options.oauthResource,
   };
   if (isOrganisationManager(user.role)) {
     const role = { organisation: user.role, workspace: null };

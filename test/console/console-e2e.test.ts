@@ -123,6 +123,13 @@ describe('the console in a browser', () => {
     }
   }
 
+  /** Form controls in the page with no accessible name (no label, aria-label or text): none allowed. */
+  async function unlabelledControls(): Promise<string[]> {
+    return page.evaluate(`[...document.querySelectorAll('main input, main select, main textarea, main button')]
+      .filter((el) => !(el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.labels && el.labels.length > 0) || (el.tagName === 'BUTTON' && el.textContent.trim())))
+      .map((el) => el.outerHTML.slice(0, 160))`);
+  }
+
   test('a wrong key shows the API error; the right one signs in, kept in session storage and never in the URL', async () => {
     await page.goto(`${gw.app.url}/console/`);
     await page.getByRole('heading', { name: 'gw console' }).waitFor();
@@ -297,42 +304,187 @@ describe('the console in a browser', () => {
     await page.getByTestId('playground-log').waitFor();
   });
 
-  test('the other pages load from the API: providers (no secrets), guardrails, policies, workspaces, prompts', async () => {
+  test('providers: one is created with its key typed in, shown only masked, and deleted from the page', async () => {
+    const secret = 'sk-e2e-typed-secret-9876';
     await open('Providers');
     await page.getByRole('table', { name: 'Providers' }).getByText(`@${PROVIDER}`).waitFor();
-    assert.doesNotMatch(await page.locator('main').innerText(), /sk-fake-provider-0000/);
+    // By keyboard: Enter on the button opens the form with the focus on its heading.
+    await page.getByRole('button', { name: 'New provider' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('form h2:focus', { hasText: 'New provider' }).waitFor();
+    assert.deepEqual(await unlabelledControls(), []);
+    await page.getByLabel('Name', { exact: true }).fill('e2e backup');
+    await page.getByLabel('Slug').fill('e2e-backup');
+    await page.getByLabel('Provider key').fill(secret);
+    assert.equal(await page.getByLabel('Provider key').getAttribute('type'), 'password', 'the key is never displayed as it is typed');
+    await page.getByRole('button', { name: 'Create provider' }).click();
+    const table = page.getByRole('table', { name: 'Providers' });
+    await table.getByText('@e2e-backup').waitFor();
+    const saved = (await gw.app.http.get('/v1/providers/e2e-backup').set(admin())).body;
+    assert.equal(saved.name, 'e2e backup');
+    assert.ok(saved.masked_key && saved.masked_key !== secret);
+    await table.getByText(saved.masked_key).waitFor();
+    assert.doesNotMatch(await page.content(), new RegExp(`${secret}|sk-fake-provider-0000`), 'no secret anywhere in the page');
+    // The saved key works: a gateway call through the new provider reaches the fake upstream with it.
+    await gw.openai({ 'x-gw-provider': '@e2e-backup' }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'via backup' }] });
+    assert.equal(gw.fake.requests.at(-1)!.headers.authorization, `Bearer ${secret}`);
     await screenshot(page, 'providers');
-    for (const name of ['Guardrails', 'Workspaces']) {
-      await open(name);
-      await page.locator('main').getByText(/No .* yet|\(default\)/).first().waitFor();
-      assert.equal(await page.getByRole('alert').count(), 0, `${name} shows no error`);
-      await screenshot(page, name.toLowerCase());
-    }
 
+    await page.getByRole('button', { name: 'Edit e2e backup' }).click();
+    assert.equal(await page.getByLabel('Provider key').inputValue(), '', 'editing never fills the secret back in');
+    await page.getByText(`Stored as ${saved.masked_key}; leave empty to keep it`).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByRole('button', { name: 'Delete e2e backup' }).click();
+    await page.getByRole('button', { name: 'Confirm deleting e2e backup' }).click();
+    await table.getByText('@e2e-backup').waitFor({ state: 'detached' });
+    assert.equal((await gw.app.http.get('/v1/providers/e2e-backup').set(admin())).status, 404);
+  });
+
+  test('integrations: an OAuth client-credentials integration from the page; its client secret typed once, stored masked, never in the page', async () => {
+    const secret = 'oauth-e2e-client-secret-4321';
+    await open('Providers');
+    await page.getByRole('button', { name: 'New integration' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('e2e entra');
+    await page.getByLabel('Slug').fill('e2e-entra');
+    await page.getByLabel('Auth type').selectOption('oauthClientCredentials');
+    assert.equal(await page.getByLabel('Provider key').count(), 0, 'no key box for an OAuth integration');
+    await page.getByLabel('Token endpoint').fill('https://login.example.com/oauth2/token');
+    await page.getByLabel('Client id').fill('e2e-client');
+    await page.getByLabel('Client secret').fill(secret);
+    assert.equal(await page.getByLabel('Client secret').getAttribute('type'), 'password');
+    assert.deepEqual(await unlabelledControls(), []);
+    await page.getByRole('button', { name: 'Create integration' }).click();
+    await page.getByRole('table', { name: 'Integrations' }).getByText('e2e-entra').waitFor();
+    const saved = (await gw.app.http.get('/v1/integrations/e2e-entra').set(admin())).body;
+    assert.equal(saved.auth_type, 'oauthClientCredentials');
+    assert.equal(saved.configurations.oauth_client_id, 'e2e-client');
+    assert.equal(saved.configurations.oauth_token_endpoint, 'https://login.example.com/oauth2/token');
+    assert.ok(saved.configurations.oauth_client_secret && saved.configurations.oauth_client_secret !== secret, 'stored masked');
+
+    await page.getByRole('button', { name: 'Edit e2e entra' }).click();
+    assert.equal(await page.getByLabel('Client id').inputValue(), 'e2e-client');
+    assert.equal(await page.getByLabel('Client secret').inputValue(), '', 'editing never fills the secret back in');
+    await page.getByLabel('Scope').fill('api://e2e/.default');
+    await page.getByRole('button', { name: 'Save integration' }).click();
+    await page.getByRole('form', { name: 'Edit integration e2e entra' }).waitFor({ state: 'detached' });
+    const edited = (await gw.app.http.get('/v1/integrations/e2e-entra').set(admin())).body;
+    assert.equal(edited.configurations.oauth_scope, 'api://e2e/.default');
+    assert.equal(edited.configurations.oauth_client_secret, saved.configurations.oauth_client_secret, 'the secret left empty is kept');
+    assert.doesNotMatch(await page.content(), new RegExp(secret), 'no secret anywhere in the page');
+    await gw.app.http.delete('/v1/integrations/e2e-entra').set(admin());
+  });
+
+  test('policies: a usage limit is created from the page, and after traffic its usage per entity shows', async () => {
     await open('Policies');
-    await page.getByRole('button', { name: 'Show current usage of team budget' }).click();
+    await page.getByRole('button', { name: 'New usage limit' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('e2e per team');
+    await page.getByLabel('Counts').selectOption('requests');
+    await page.getByLabel('Limit', { exact: true }).fill('100');
+    await page.getByLabel('Group by').fill('metadata.team');
+    assert.deepEqual(await unlabelledControls(), []);
+    await page.getByRole('button', { name: 'Create usage limit' }).click();
+    await page.getByRole('table', { name: 'Usage-limit policies' }).getByText('e2e per team').waitFor();
+    const client = gw.openai({ 'x-gw-provider': `@${PROVIDER}`, 'x-gw-metadata': JSON.stringify({ team: 'blue' }) });
+    for (let i = 0; i < 2; i++) await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `budgeted ${i}` }] });
+
+    await page.getByRole('button', { name: 'Show current usage of e2e per team' }).click();
     const usage = page.getByRole('table', { name: 'Usage per entity' });
     await usage.waitFor();
-    assert.match(await usage.innerText(), /api_key=/);
+    assert.match(await usage.innerText(), /metadata\.team=blue\s+2 \/ 100\s+98/);
     await screenshot(page, 'policies');
+  });
 
+  test('prompts: a new version saved from the page, and the render preview of the default and of that version', async () => {
     await open('Prompts');
-    await page.getByRole('button', { name: 'Preview greeting' }).click();
+    await page.getByRole('button', { name: 'Open greeting' }).click();
     await page.getByLabel('Variables (JSON)').fill('{"name": "Ada"}');
     await page.getByRole('button', { name: 'Render', exact: true }).click();
     const rendered = page.getByLabel('Rendered request');
     await rendered.waitFor();
     assert.match(await rendered.innerText(), /"content": "Hi Ada"/);
+
+    await page.getByRole('button', { name: 'New version' }).click();
+    await page.getByLabel('Template').fill(JSON.stringify([{ role: 'user', content: 'Hello {{name}}, from version 2' }]));
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await page.getByText('Saved as version 2').waitFor();
+    await page.getByLabel('Version to render').selectOption('2');
+    assert.deepEqual(await unlabelledControls(), []);
+    await page.getByRole('button', { name: 'Render', exact: true }).click();
+    await rendered.getByText('Hello Ada, from version 2', { exact: false }).waitFor();
+    assert.equal((await gw.app.http.get('/v1/prompts/greeting').set(admin())).body.prompt_version, 1, 'a new version is not the default');
+    assert.equal((await gw.app.http.get('/v1/prompts/greeting@2').set(admin())).body.virtual_key, `@${PROVIDER}`, 'the new version keeps the fields not edited');
     await screenshot(page, 'prompts');
+
+    // A label created below is offered in the versions' label select; a partial is saved.
+    await page.getByRole('button', { name: 'New label' }).click();
+    await page.getByLabel('Label name').fill('e2e-canary');
+    await page.getByRole('button', { name: 'Create label' }).click();
+    await page.getByRole('table', { name: 'Labels' }).getByText('e2e-canary').waitFor();
+    await page.getByLabel('Label of version 2').selectOption({ label: 'e2e-canary' });
+    await page.getByRole('button', { name: 'New partial' }).click();
+    await page.getByLabel('Partial name').fill('e2e sign-off');
+    await page.getByLabel('Partial slug').fill('e2e-sign-off');
+    await page.getByLabel('Partial text').fill('Thanks, {{name}}');
+    assert.deepEqual(await unlabelledControls(), []);
+    await page.getByRole('button', { name: 'Create partial' }).click();
+    await page.getByRole('table', { name: 'Partials' }).getByText('{{>e2e-sign-off}}').waitFor();
+    assert.equal((await gw.app.http.get('/v1/prompts/partials/e2e-sign-off').set(admin())).body.string, 'Thanks, {{name}}');
+    assert.equal((await gw.app.http.get('/v1/prompts/greeting@e2e-canary').set(admin())).body.prompt_version, 2, 'the new label points at version 2');
   });
 
-  test('a narrow window: the logs page fits without sideways scrolling of the page', async () => {
+  test('guardrails: checks that break the spec are refused in the browser; a valid guardrail is created', async () => {
+    await open('Guardrails');
+    await page.getByRole('button', { name: 'New guardrail' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('No SSNs');
+    const checks = page.getByLabel('Checks (JSON)');
+    const starter = await checks.inputValue();
+    await checks.fill('[{"parameters": {}}]');
+    await page.getByRole('button', { name: 'Create guardrail' }).click();
+    const problem = page.getByRole('alert');
+    await problem.waitFor();
+    assert.equal(await problem.innerText(), 'Not saved: checks.0 needs "id"');
+    assert.equal((await gw.app.http.get('/v1/guardrails').set(admin())).body.data.length, 0, 'nothing reached gw');
+    assert.deepEqual(await unlabelledControls(), []);
+
+    await checks.fill(starter);
+    await page.getByRole('button', { name: 'Create guardrail' }).click();
+    await page.getByRole('table', { name: 'Guardrails' }).getByText('default.regexMatch').waitFor();
+    const saved = (await gw.app.http.get('/v1/guardrails').set(admin())).body.data;
+    assert.deepEqual(saved.map((g: { name: string; checks: Array<{ id: string }> }) => [g.name, g.checks[0]!.id]), [['No SSNs', 'default.regexMatch']]);
+    await screenshot(page, 'guardrails');
+  });
+
+  test('workspaces: one is created from the page, and its members panel opens', async () => {
+    await open('Workspaces');
+    await page.locator('main').getByText('(default)').first().waitFor();
+    await page.getByRole('button', { name: 'New workspace' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('e2e lab');
+    await page.getByLabel('Slug').fill('e2e-lab');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByRole('table', { name: 'Workspaces' }).getByText('e2e-lab').waitFor();
+    assert.equal((await gw.app.http.get('/v1/workspaces/e2e-lab').set(admin())).body.name, 'e2e lab');
+    await page.getByRole('button', { name: 'Show the members of e2e lab' }).click();
+    await page.getByRole('form', { name: 'Add a member to e2e lab' }).waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0);
+    assert.deepEqual(await unlabelledControls(), []);
+    await screenshot(page, 'workspaces');
+  });
+
+  test('a narrow window: the logs and management pages fit without sideways scrolling of the page', async () => {
     const narrow = await browser.newPage(390, 800);
     await signIn(narrow, gw.app.adminKey);
     await narrow.goto(`${gw.app.url}/console/logs`);
     await narrow.locator('.vlist-row').first().waitFor();
     assert.ok(await narrow.evaluate(`document.documentElement.scrollWidth <= window.innerWidth + 1`));
     await screenshot(narrow, 'logs-narrow');
+    // The management pages' wide tables scroll in their own box, not the page.
+    for (const [path, table] of [['providers', 'Providers'], ['policies', 'Usage-limit policies'], ['prompts', 'Prompts']] as const) {
+      await narrow.goto(`${gw.app.url}/console/${path}`);
+      await narrow.getByRole('table', { name: table }).waitFor();
+      assert.ok(await narrow.evaluate(`document.documentElement.scrollWidth <= window.innerWidth + 1`), `${path} fits a narrow window`);
+    }
+    await screenshot(narrow, 'policies-narrow');
     await narrow.close();
   });
 

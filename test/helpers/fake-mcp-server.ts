@@ -1,12 +1,13 @@
 /**
- * A real MCP server built with the MCP SDK (McpServer + Streamable HTTP, sessions on) on a
- * loopback port: tools with arguments, a slow tool, a failing tool, a prompt, a resource and a
+ * A real MCP server built with the MCP SDK (McpServer + Streamable HTTP, sessions on; or the
+ * older HTTP+SSE transport) on a loopback port: tools with arguments, a slow tool, a failing tool, a prompt, a resource and a
  * resource template. It records the headers and tool calls it receives.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
@@ -25,6 +26,10 @@ export interface FakeMcpOptions {
   name?: string;
   /** Stateless: no Mcp-Session-Id, a fresh server per request. */
   stateless?: boolean;
+  /** The older HTTP+SSE transport instead: `GET /sse` opens the stream, `POST /messages?sessionId=` carries requests. */
+  sse?: boolean;
+  /** Answers 401 to any request whose headers this refuses (a bearer token check, say). */
+  authorize?: (headers: IncomingHttpHeaders) => boolean;
 }
 
 function buildServer(name: string, state: { toolCalls: FakeMcpServer['toolCalls']; slowWaiters: Array<() => void> }): McpServer {
@@ -70,12 +75,30 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
   const state = { toolCalls: [] as FakeMcpServer['toolCalls'], slowWaiters: [] as Array<() => void> };
   const requests: IncomingHttpHeaders[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sseSessions = new Map<string, SSEServerTransport>();
   const http: Server = createServer(async (req, res) => {
     requests.push(req.headers);
+    if (options.authorize && !options.authorize(req.headers)) {
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify({ error: 'invalid_token' }));
+      return;
+    }
+    if (options.sse && req.method === 'GET') {
+      const transport = new SSEServerTransport('/messages', res);
+      sseSessions.set(transport.sessionId, transport);
+      res.on('close', () => sseSessions.delete(transport.sessionId));
+      await buildServer(name, state).connect(transport);
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const body = text ? JSON.parse(text) : undefined;
+    if (options.sse) {
+      const transport = sseSessions.get(new URL(req.url ?? '/', 'http://fake').searchParams.get('sessionId') ?? '');
+      if (!transport) res.writeHead(404).end('Session not found');
+      else await transport.handlePostMessage(req, res, body);
+      return;
+    }
     if (options.stateless) {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await buildServer(name, state).connect(transport);
@@ -100,7 +123,7 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/${options.sse ? 'sse' : 'mcp'}`,
     requests,
     toolCalls: state.toolCalls,
     releaseSlow() {
@@ -108,7 +131,7 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
     },
     async close() {
       for (const release of state.slowWaiters.splice(0)) release();
-      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+      for (const transport of [...sessions.values(), ...sseSessions.values()]) await transport.close().catch(() => undefined);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

@@ -6,11 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { base64url, type JWTPayload } from 'jose';
+import OpenAI from 'openai';
 import { fullEngines } from '../helpers/engines.js';
+import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { newSigningKey, signJwt, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { makeUser } from '../admin/people.js';
+import { addMcpServer, gwClient } from '../mcp/mcp-fixtures.js';
 
 const ISSUER = 'https://idp.example.test';
 const AUDIENCE = 'gw-api';
@@ -19,6 +22,7 @@ for (const engine of fullEngines()) {
   describe(`JWT authentication (${engine.name})`, () => {
     let app: TestApp;
     let fake: FakeOpenAi;
+    let mcp: FakeMcpServer;
     let primary: JwksServer;
     let secondary: JwksServer;
     let rsaKey: SigningKey;
@@ -45,6 +49,7 @@ for (const engine of fullEngines()) {
       primary = await startJwksServer([rsaKey]);
       secondary = await startJwksServer([ecKey]);
       fake = await startFakeOpenAi();
+      mcp = await startFakeMcpServer({ name: 'jwt-mcp' });
       app = await startTestApp({
         engine,
         now: () => clock,
@@ -62,6 +67,7 @@ for (const engine of fullEngines()) {
     after(async () => {
       await app.close();
       await fake.close();
+      await mcp.close();
       await primary.close();
       await secondary.close();
     });
@@ -193,6 +199,60 @@ for (const engine of fullEngines()) {
       assert.equal(logs.body.data.length, 1);
       assert.equal(logs.body.data[0].auth_subject, 'auditor-7');
       assert.equal(logs.body.data[0].api_key_id, null);
+    });
+
+    test('a JWT with mcp.invoke calls tools on the MCP gateway, its user in the tool-call log; without the scope it is refused', async () => {
+      await addMcpServer(app, { url: mcp.url, slug: 'jwt-tools' });
+      const key = await newSigningKey('rsa-mcp', 'RS256');
+      primary.keys = [...primary.keys, key];
+      clock += 31_000;
+      const token = await signJwt(key, claims({ sub: 'tool-user-9', permissions: ['mcp.invoke'] }));
+      const { client } = await gwClient(app.url, 'jwt-tools', { authorization: `Bearer ${token}`, 'x-gw-trace-id': 'jwt-mcp-call' });
+      const sum = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+      assert.deepEqual(sum.content, [{ type: 'text', text: '3' }]);
+      await client.close();
+      const viaHeader = await gwClient(app.url, 'jwt-tools', { 'x-gw-api-key': token });
+      assert.deepEqual((await viaHeader.client.listTools()).tools.map((tool) => tool.name).sort(), ['add', 'delete_everything', 'echo', 'fail', 'slow']);
+      await viaHeader.client.close();
+      await app.services.requestLogs.flush();
+      const logs = await app.http.get('/v1/logs').query({ endpoint: 'mcp', trace_id: 'jwt-mcp-call' }).set('x-gw-api-key', app.adminKey);
+      assert.equal(logs.status, 200, JSON.stringify(logs.body));
+      assert.equal(logs.body.data.length, 1);
+      assert.equal(logs.body.data[0].model, 'add');
+      assert.equal(logs.body.data[0].auth_subject, 'tool-user-9');
+      assert.equal(logs.body.data[0].api_key_id, null);
+
+      const noScope = await signJwt(key, claims({ sub: 'tool-user-9', permissions: ['logs.list'] }));
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+      const refused = await app.http.post('/jwt-tools/mcp').set({ authorization: `Bearer ${noScope}`, accept: 'application/json, text/event-stream' }).send(initialize);
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error.code, 'missing_scope');
+    });
+
+    test('a JWT with the assistants and threads scopes creates and runs a thread on /v1/threads/runs', async () => {
+      const key = await newSigningKey('rsa-runs', 'RS256');
+      primary.keys = [...primary.keys, key];
+      clock += 31_000;
+      const token = await signJwt(key, claims({ sub: 'runner-3', permissions: ['assistants.write', 'assistants.read', 'threads.write', 'threads.read'] }));
+      const openai = new OpenAI({ apiKey: 'sk-upstream', baseURL: `${app.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-api-key': token, 'x-gw-provider': 'openai', 'x-gw-custom-host': fake.url } });
+      const assistant = await openai.beta.assistants.create({ model: 'gpt-4o-mini', instructions: 'Answer briefly.' });
+      const run = await openai.beta.threads.createAndRunPoll({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'Run as a JWT' }] } }, { pollIntervalMs: 20 });
+      assert.equal(run.status, 'completed', JSON.stringify(run.last_error));
+      const messages = await openai.beta.threads.messages.list(run.thread_id, { order: 'asc' });
+      assert.equal(messages.data.length, 2);
+      assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer sk-upstream');
+      await app.services.requestLogs.flush();
+      const turn = await app.http.get('/v1/logs').query({ trace_id: run.id }).set('x-gw-api-key', app.adminKey);
+      assert.equal(turn.body.data.length, 1, 'the turn is logged');
+      assert.equal(turn.body.data[0].auth_subject, 'runner-3');
+
+      const readOnly = await signJwt(key, claims({ sub: 'runner-3', permissions: ['assistants.read', 'threads.read'] }));
+      const refused = await app.http
+        .post('/v1/threads/runs')
+        .set({ 'x-gw-api-key': readOnly, 'x-gw-provider': 'openai', 'x-gw-custom-host': fake.url, authorization: 'Bearer sk-upstream' })
+        .send({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'no' }] } });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error.code, 'missing_scope');
     });
   });
 }

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { storeEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { keyFor } from '../admin/people.js';
+import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/auth/opaque-token.js';
 
 const SCIM_JSON = 'application/scim+json';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -117,6 +118,45 @@ for (const engine of storeEngines()) {
       assert.equal(reactivated.body.active, true);
       // Revoked keys stay revoked.
       assert.equal((await app.http.get('/v1/workspaces').set('x-gw-api-key', userKey)).status, 401);
+    });
+
+    test('deactivating a user ends their live session and API keys at once; so does deleting one', async () => {
+      /** A provisioned member signed in (a session cookie) and holding a key, both in use (so cached) before the change. */
+      const signedIn = async (email: string) => {
+        const created = await send('post', '/Users', { schemas: [USER], userName: email, active: true });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const id = created.body.id as string;
+        await app.services.store.workspaceMembers.add({ organisation_id: app.boot.organisationId, workspace_id: app.boot.workspaceId, user_id: id, role: 'member' }, new Date().toISOString());
+        const key = await keyFor(app, { userId: id, type: 'workspace', workspaceId: app.boot.workspaceId, scopes: ['workspaces.list'] });
+        const token = newOpaqueToken(TOKEN_PREFIXES.session);
+        await app.services.store.sessions.create(
+          { token_hash: hashOpaqueToken(token), organisation_id: app.boot.organisationId, user_id: id, csrf_token: 'csrf', ip_address: null, user_agent: null, expires_at: '2999-01-01T00:00:00.000Z' },
+          new Date().toISOString(),
+        );
+        const cookie = `gw_session=${token}`;
+        const self = await app.http.get('/v1/auth/self').set('cookie', cookie);
+        assert.equal(self.status, 200, JSON.stringify(self.body));
+        assert.equal(self.body.user.email, email);
+        assert.equal((await app.http.get('/v1/workspaces').set('x-gw-api-key', key)).status, 200);
+        return { id, key, cookie };
+      };
+      const refused = async (user: { key: string; cookie: string }) => {
+        const session = await app.http.get('/v1/auth/self').set('cookie', user.cookie);
+        assert.equal(session.status, 401);
+        assert.equal(session.body.error.code, 'invalid_session');
+        assert.equal((await app.http.get('/v1/workspaces').set('x-gw-api-key', user.key)).status, 401);
+      };
+
+      const deactivated = await signedIn('dora@corp.example');
+      const patched = await send('patch', `/Users/${deactivated.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      await refused(deactivated);
+
+      const deleted = await signedIn('dan@corp.example');
+      assert.equal((await app.http.delete(`/v1/scim/v2/Users/${deleted.id}`).set(scim())).status, 204);
+      await refused(deleted);
+      const keys = await app.services.db('api_keys').where({ user_id: deleted.id });
+      assert.ok(keys.length > 0 && keys.every((row: { status: string }) => row.status !== 'active'), JSON.stringify(keys.map((row: { status: string }) => row.status)));
     });
 
     test('Entra: capitalised ops, "False" strings and value paths; filters on externalId and with and/or; paging', async () => {

@@ -9,6 +9,7 @@ import { storeEngines } from '../helpers/engines.js';
 import { newSigningKey, signJwt, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
 import { followToCallback, startOidcIdp, type IdpAccount, type OidcIdp } from '../helpers/oidc-idp.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { cookieIsSecure } from '../../server/auth/session-cookie.js';
 
 const PUBLIC_URL = 'http://gw.test';
 const CALLBACK = `${PUBLIC_URL}/v1/auth/sso/callback`;
@@ -215,5 +216,36 @@ describe('the session cookie is a credential on every API route', () => {
       }
     }
     assert.deepEqual(missing, []);
+  });
+});
+
+describe('the session cookie is Secure when gw is reached over TLS', () => {
+  test('an https public URL (TLS ended at a proxy) or a TLS connection makes it Secure, at sign-in and at sign-out', async () => {
+    const callback = 'https://gw.test/v1/auth/sso/callback';
+    const idp = await startOidcIdp([callback]);
+    const app = await startTestApp({ env: { GW_PUBLIC_URL: 'https://gw.test', TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
+    try {
+      const saved = await app.http.put('/v1/admin/organisation/sso').set('x-gw-api-key', app.adminKey).send({ issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret });
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      idp.signInAs({ sub: 'idp-tls', email: 'tls@corp.example' });
+      const start = await app.http.get('/v1/auth/sso/login');
+      const back = await followToCallback(start.headers.location!, callback);
+      const done = await app.http.get(back.pathname + back.search);
+      assert.equal(done.status, 302, JSON.stringify(done.body));
+      const header = ([] as string[]).concat(done.headers['set-cookie'] ?? [])[0]!;
+      assert.match(header, /^gw_session=gws_[\w-]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/);
+      const pair = header.split(';')[0]!;
+      const csrf = (await app.http.get('/v1/auth/self').set('cookie', pair)).body.csrf_token;
+      const out = await app.http.post('/v1/auth/sign-out').set({ cookie: pair, 'x-gw-csrf-token': csrf });
+      assert.equal(out.status, 200);
+      assert.match(([] as string[]).concat(out.headers['set-cookie'] ?? [])[0]!, /^gw_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      await app.close();
+      await idp.close();
+    }
+    // gw serving TLS itself: the connection decides, whatever the public URL says.
+    const over = (encrypted: boolean) => ({ socket: { encrypted } }) as unknown as Parameters<typeof cookieIsSecure>[1];
+    assert.equal(cookieIsSecure('http://gw.test', over(true)), true);
+    assert.equal(cookieIsSecure('http://gw.test', over(false)), false);
   });
 });

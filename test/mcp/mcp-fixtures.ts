@@ -4,9 +4,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { TestApp } from '../helpers/test-app.js';
 
 /** Registers an MCP server's URL as an integration and adds it to the default workspace as a server. */
-export async function addMcpServer(app: TestApp, options: { url: string; slug: string; disabledTools?: string[] }): Promise<{ integrationId: string; serverId: string }> {
+export async function addMcpServer(
+  app: TestApp,
+  options: { url: string; slug: string; disabledTools?: string[]; transport?: 'http' | 'sse'; auth?: { auth_type: string; configurations: Record<string, unknown> } },
+): Promise<{ integrationId: string; serverId: string }> {
   const admin = { 'x-gw-api-key': app.adminKey };
-  const integration = await app.http.post('/v1/mcp-integrations').set(admin).send({ name: `${options.slug} upstream`, url: options.url, transport: 'http', auth_type: 'none', global_workspace_access: true });
+  const integration = await app.http
+    .post('/v1/mcp-integrations')
+    .set(admin)
+    .send({ name: `${options.slug} upstream`, url: options.url, transport: options.transport ?? 'http', auth_type: 'none', global_workspace_access: true, ...options.auth });
   assert.equal(integration.status, 201, JSON.stringify(integration.body));
   assert.equal(integration.body.sync_status, 'synced');
   if (options.disabledTools?.length) {

@@ -6,6 +6,7 @@ import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/au
 import { keyFor, makeUser } from '../admin/people.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
+import { startFakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
 import { startTestApp, startTestCluster, type TestApp } from '../helpers/test-app.js';
 import { addMcpServer, gwClient, workspaceKey } from './mcp-fixtures.js';
 
@@ -113,6 +114,33 @@ for (const engine of fullEngines()) {
       await app.http.put('/v1/mcp-servers/tools/user-access').set(admin).send({ default_user_access: 'allow' });
     });
 
+    test('connections: a session shows up once opened; DELETE ends it, so the next call needs a new session', async () => {
+      const admin = { 'x-gw-api-key': app.adminKey };
+      const member = await makeUser(app, 'member', { id: app.boot.workspaceId, role: 'member' });
+      const memberKey = await keyFor(app, { userId: member.id, type: 'workspace', workspaceId: app.boot.workspaceId, scopes: ['mcp.invoke'] });
+      const { client, transport } = await gwClient(app.url, 'tools', { 'x-gw-api-key': memberKey });
+      const service = await gwClient(app.url, 'tools', { 'x-gw-api-key': key });
+
+      const mine = await app.http.get('/v1/mcp-servers/tools/connections').query({ user_id: member.id }).set(admin);
+      assert.equal(mine.status, 200, JSON.stringify(mine.body));
+      assert.equal(mine.body.total, 1);
+      assert.equal(mine.body.data[0].session_id, transport.sessionId);
+      assert.equal(mine.body.data[0].user_id, member.id);
+      assert.equal(mine.body.data[0].connected, true);
+      const all = await app.http.get('/v1/mcp-servers/tools/connections').set(admin);
+      assert.ok(all.body.data.some((row: { session_id: string }) => row.session_id === service.transport.sessionId));
+
+      const dropped = await app.http.delete('/v1/mcp-servers/tools/connections').query({ user_id: member.id }).set(admin);
+      assert.deepEqual(dropped.body, { success: true });
+      assert.equal((await app.http.get('/v1/mcp-servers/tools/connections').query({ user_id: member.id }).set(admin)).body.total, 0);
+      await assert.rejects(client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }), /404|Session not found/);
+      // Another user's session is untouched; the member opens a new one.
+      assert.equal(textOf(await service.client.callTool({ name: 'add', arguments: { a: 2, b: 2 } })), '4');
+      const again = await gwClient(app.url, 'tools', { 'x-gw-api-key': memberKey });
+      assert.equal(textOf(await again.client.callTool({ name: 'add', arguments: { a: 3, b: 3 } })), '6');
+      await Promise.all([client.close(), service.client.close(), again.client.close()]);
+    });
+
     test('an OAuth access token gw issued, with mcp.invoke, is accepted like a key', async () => {
       const user = await makeUser(app, 'owner');
       const at = new Date(app.services.now()).toISOString();
@@ -153,6 +181,100 @@ for (const engine of fullEngines()) {
       const analytics = await app.http.get('/v1/analytics/groups/endpoint').set({ 'x-gw-api-key': app.adminKey });
       assert.equal(analytics.status, 200, JSON.stringify(analytics.body));
       assert.ok(JSON.stringify(analytics.body).includes('"mcp"'), JSON.stringify(analytics.body));
+    });
+
+    test('the tool-call log row holds server, tool, caller, status, latency and sizes; analytics count the calls', async () => {
+      await addMcpServer(app, { url: upstream.url, slug: 'counted', disabledTools: ['delete_everything'] });
+      const keyId = (await app.http.get('/v1/auth/key').set({ 'x-gw-api-key': key })).body.api_key.id as string;
+      const { client } = await gwClient(app.url, 'counted', { 'x-gw-api-key': key });
+      await client.callTool({ name: 'echo', arguments: { text: 'count me' } });
+      await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+      await client.callTool({ name: 'add', arguments: { a: 3, b: 4 } });
+      await client.callTool({ name: 'delete_everything', arguments: {} }).catch(() => undefined);
+      await client.close();
+      await app.services.requestLogs.flush();
+      const admin = { 'x-gw-api-key': app.adminKey };
+
+      const listed = await app.http.get('/v1/logs').query({ provider: 'mcp:counted', model: 'echo' }).set(admin);
+      assert.equal(listed.body.data.length, 1);
+      const row = (await app.http.get(`/v1/logs/${listed.body.data[0].id}`).set(admin)).body;
+      assert.equal(row.endpoint, 'mcp');
+      assert.equal(row.provider, 'mcp:counted');
+      assert.equal(row.metadata.mcp_server, 'counted');
+      assert.equal(row.model, 'echo');
+      assert.equal(row.metadata.mcp_tool, 'echo');
+      assert.equal(row.api_key_id, keyId, 'the caller');
+      assert.equal(row.status, 200);
+      assert.equal(typeof row.latency_ms, 'number');
+      assert.ok(row.latency_ms >= 0);
+      assert.deepEqual(row.request_body, { name: 'echo', arguments: { text: 'count me' } });
+      assert.equal(Number(row.metadata.mcp_request_bytes), Buffer.byteLength(JSON.stringify(row.request_body)));
+      assert.equal(Number(row.metadata.mcp_response_bytes), Buffer.byteLength(JSON.stringify(row.response_body)));
+      assert.equal(row.guardrail_results, null, 'no guardrail mapped here (verdicts: mcp-guardrail-checks.test.ts)');
+
+      const summary = await app.http.get('/v1/analytics/summary').query({ provider: 'mcp:counted' }).set(admin);
+      assert.equal(summary.status, 200, JSON.stringify(summary.body));
+      assert.equal(summary.body.requests, 4);
+      assert.equal(summary.body.errors, 1, 'the refused disabled tool');
+      assert.ok(summary.body.latency_p50_ms !== null);
+      const byTool = await app.http.get('/v1/analytics/groups/model').query({ provider: 'mcp:counted' }).set(admin);
+      assert.equal(byTool.status, 200, JSON.stringify(byTool.body));
+      const requestsOf = (tool: string) => byTool.body.data.find((group: { key?: string; value?: string }) => (group.key ?? group.value) === tool)?.requests;
+      assert.deepEqual([requestsOf('echo'), requestsOf('add'), requestsOf('delete_everything')], [1, 2, 1], JSON.stringify(byTool.body.data));
+      const byEndpoint = await app.http.get('/v1/analytics/groups/endpoint').query({ api_key_id: keyId }).set(admin);
+      const mcpGroup = byEndpoint.body.data.find((group: { key?: string; value?: string }) => (group.key ?? group.value) === 'mcp');
+      assert.ok(mcpGroup && mcpGroup.requests >= 4, JSON.stringify(byEndpoint.body.data));
+    });
+
+    test('an integration over the older HTTP+SSE transport is served through gw over Streamable HTTP', async () => {
+      const sse = await startFakeMcpServer({ name: 'sse-mcp', sse: true });
+      try {
+        const { integrationId } = await addMcpServer(app, { url: sse.url, slug: 'sse-tools', transport: 'sse', disabledTools: ['delete_everything'] });
+        const metadata = await app.http.get(`/v1/mcp-integrations/${integrationId}/metadata`).set({ 'x-gw-api-key': app.adminKey });
+        assert.equal(metadata.body.server_name, 'sse-mcp', JSON.stringify(metadata.body));
+        const { client } = await gwClient(app.url, 'sse-tools', { 'x-gw-api-key': key });
+        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ['add', 'echo', 'fail', 'slow']);
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'over sse' } })), 'over sse');
+        assert.equal(textOf(await client.callTool({ name: 'add', arguments: { a: 5, b: 6 } })), '11');
+        assert.deepEqual(sse.toolCalls, [{ name: 'echo', args: { text: 'over sse' } }, { name: 'add', args: { a: 5, b: 6 } }]);
+        // The SSE stream was opened with GET and the requests posted to the endpoint it announced.
+        assert.ok(sse.requests.some((headers) => String(headers.accept).includes('text/event-stream')));
+        await client.close();
+      } finally {
+        await sse.close();
+      }
+    });
+
+    test('oauth_client_credentials: the token is sent, and refetched when the MCP server answers 401', async () => {
+      const tokens = await startFakeTokenEndpoints();
+      const revoked = new Set<string>();
+      const live = (headers: { authorization?: string }) => {
+        const token = headers.authorization?.replace(/^Bearer /, '') ?? '';
+        return tokens.issued.oauth.includes(token) && !revoked.has(token);
+      };
+      const guarded = await startFakeMcpServer({ name: 'guarded', authorize: live });
+      try {
+        const configurations = { token_url: `${tokens.url}/oauth/token`, client_id: tokens.oauthClient.id, client_secret: tokens.oauthClient.secret };
+        await addMcpServer(app, { url: guarded.url, slug: 'guarded', auth: { auth_type: 'oauth_client_credentials', configurations } });
+        assert.equal(tokens.issued.oauth.length, 1, 'one token served the capability sync');
+        const { client } = await gwClient(app.url, 'guarded', { 'x-gw-api-key': key });
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'first' } })), 'first');
+        assert.equal(tokens.issued.oauth.length, 1, 'the cached token is reused');
+
+        // The MCP server stops accepting the token mid-session: gw fetches a new one and the call goes through.
+        revoked.add(tokens.issued.oauth[0]!);
+        const seen = guarded.requests.length;
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'second' } })), 'second');
+        assert.equal(tokens.issued.oauth.length, 2);
+        assert.equal(guarded.requests.at(-1)!.authorization, `Bearer ${tokens.issued.oauth[1]}`);
+        const authorizations = guarded.requests.slice(seen).map((headers) => headers.authorization);
+        assert.deepEqual(authorizations, [`Bearer ${tokens.issued.oauth[0]}`, `Bearer ${tokens.issued.oauth[1]}`], 'refused once, then retried with the new token');
+        assert.deepEqual(guarded.toolCalls.map((call) => call.args), [{ text: 'first' }, { text: 'second' }]);
+        await client.close();
+      } finally {
+        await guarded.close();
+        await tokens.close();
+      }
     });
 
     test('an upstream going away mid-session: a clear error, no hang', async () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Engine } from '../helpers/engines.js';
+import { clockFromMinuteStart } from '../helpers/minute-clock.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
 import { startTestCluster, type TestApp, type TestCluster } from '../helpers/test-app.js';
 import { addMcpServer, gwClient, workspaceKey } from './mcp-fixtures.js';
@@ -30,7 +31,8 @@ for (const setup of setups) {
 
     before(async () => {
       upstream = await startFakeMcpServer({ name: 'limited' });
-      cluster = await startTestCluster(setup.instances, { engine: setup.engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
+      // Per-minute windows: a clock that starts a minute, so none rolls over mid-test.
+      cluster = await startTestCluster(setup.instances, { engine: setup.engine, now: clockFromMinuteStart(), env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
       apps = cluster.apps;
       await addMcpServer(apps[0]!, { url: upstream.url, slug: 'limited' });
       key = await workspaceKey(apps[0]!);
@@ -56,8 +58,8 @@ for (const setup of setups) {
     }
 
     /** One SDK client per instance (its session opened there), all sending x-gw-metadata {test: name}. */
-    async function clients(name: string): Promise<Client[]> {
-      const headers = { 'x-gw-api-key': key, 'x-gw-metadata': JSON.stringify({ test: name }) };
+    async function clients(name: string, metadata: Record<string, string> = {}, apiKey = key): Promise<Client[]> {
+      const headers = { 'x-gw-api-key': apiKey, 'x-gw-metadata': JSON.stringify({ test: name, ...metadata }) };
       return Promise.all(apps.map(async (app) => (await gwClient(app.url, 'limited', headers)).client));
     }
 
@@ -76,6 +78,34 @@ for (const setup of setups) {
       // Listing is not a tool call: not counted, not refused.
       assert.ok((await open[0]!.listTools()).tools.length > 0);
       await Promise.all(open.map((client) => client.close()));
+    });
+
+    /** Sends `count` tool calls spread over the clients at once; answers how many passed and how many were rate limited. */
+    async function burst(open: Client[], count: number): Promise<{ passed: number; limited: number }> {
+      const outcomes = await Promise.allSettled(Array.from({ length: count }, (_, i) => open[i % open.length]!.callTool({ name: 'add', arguments: { a: i, b: 1 } })));
+      return {
+        passed: outcomes.filter((outcome) => outcome.status === 'fulfilled').length,
+        limited: outcomes.filter((outcome) => outcome.status === 'rejected' && /429|Rate limit/.test(String(outcome.reason))).length,
+      };
+    }
+
+    test('group_by api_key: each key has its own exact count, over every instance', async () => {
+      await policy('per-key', { type: 'requests', unit: 'minute', value: 2, target: 'mcp_tools', group_by: [{ key: 'api_key' }] });
+      const other = await workspaceKey(apps[0]!);
+      const [first, second] = [await clients('per-key'), await clients('per-key', {}, other)];
+      assert.deepEqual(await burst(first!, 6), { passed: 2, limited: 4 });
+      assert.deepEqual(await burst(second!, 6), { passed: 2, limited: 4 }, 'the other key counts apart');
+      await Promise.all([...first!, ...second!].map((client) => client.close()));
+    });
+
+    test('group_by a metadata key: each value (a team, say) has its own count', async () => {
+      await policy('per-team', { type: 'requests', unit: 'minute', value: 3, target: 'mcp_tools', group_by: [{ key: 'metadata.team' }] });
+      const red = await clients('per-team', { team: 'red' });
+      const blue = await clients('per-team', { team: 'blue' });
+      assert.deepEqual(await burst(red, 5), { passed: 3, limited: 2 });
+      assert.deepEqual(await burst(blue, 5), { passed: 3, limited: 2 });
+      assert.deepEqual(await burst(red, 1), { passed: 0, limited: 1 });
+      await Promise.all([...red, ...blue].map((client) => client.close()));
     });
 
     test('over the limit: HTTP 429 with a JSON-RPC error, logged; llm policies do not count tool calls', async () => {

@@ -182,19 +182,25 @@ for (const engine of fullEngines()) {
       ]);
     });
 
-    it('ends a stream that fails midway with an error event and response.failed', async () => {
+    it('ends a stream that fails midway with response.failed, then an error event the client raises', async () => {
       gw.fake.next({ kind: 'stream-error', message: 'upstream broke' });
       const stream = await client.responses.create({ model: 'gpt-4o', input: 'hi', stream: true });
       const events: Array<{ type: string; [key: string]: unknown }> = [];
-      for await (const event of stream) events.push(event as unknown as { type: string });
+      await assert.rejects(
+        (async () => {
+          for await (const event of stream) events.push(event as unknown as { type: string });
+        })(),
+        (error: unknown) => {
+          assert.ok(error instanceof OpenAI.APIError, String(error));
+          assert.match(error.message, /upstream broke/);
+          return true;
+        },
+      );
       const failed = events.at(-1) as unknown as OpenAI.Responses.ResponseFailedEvent;
       assert.equal(failed.type, 'response.failed');
       assert.equal(responseSchemaErrors(failed.response), '');
       assert.equal(failed.response.status, 'failed');
       assert.match(failed.response.error!.message, /upstream broke/);
-      const error = events.at(-2) as unknown as OpenAI.Responses.ResponseErrorEvent;
-      assert.equal(error.type, 'error');
-      assert.match(error.message, /upstream broke/);
       assert.ok(events.some((event) => event.type === 'response.output_text.delta' && event.delta === 'partial'));
     });
 
@@ -265,6 +271,30 @@ for (const engine of fullEngines()) {
       assert.equal(entry.status, 499);
       for (let i = 0; i < 200 && gw.fake.abortedByCaller === abortedBefore; i++) await new Promise((resolve) => setTimeout(resolve, 10));
       assert.equal(gw.fake.abortedByCaller, abortedBefore + 1, 'gw closed its upstream call');
+    });
+
+    it('applies the config: its input guardrails deny with 446 before the upstream, its cache answers a repeat', async () => {
+      const config = {
+        provider: 'openai',
+        api_key: 'sk-upstream',
+        custom_host: gw.fake.url,
+        cache: { mode: 'simple', max_age: 60 },
+        input_guardrails: [{ checks: [{ id: 'default.contains', parameters: { words: ['forbidden'], operator: 'none' } }], actions: { deny: true } }],
+      };
+      const configured = new OpenAI({ apiKey: gw.app.adminKey, baseURL: `${gw.app.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-config': JSON.stringify(config) } });
+      const calls = gw.fake.requests.length;
+      await assert.rejects(configured.responses.create({ model: 'gpt-4o', input: 'a forbidden word' }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError && error.status === 446, String(error));
+        return true;
+      });
+      assert.equal(gw.fake.requests.length, calls, 'the denied request never reached the upstream');
+
+      const first = await configured.responses.create({ model: 'gpt-4o', input: 'cache me' }).withResponse();
+      const second = await configured.responses.create({ model: 'gpt-4o', input: 'cache me' }).withResponse();
+      assert.deepEqual([first.response.headers.get('x-gw-cache-status'), second.response.headers.get('x-gw-cache-status')], ['MISS', 'HIT']);
+      assert.equal(gw.fake.requests.length, calls + 1, 'the repeat was answered from the cache');
+      assert.equal(second.data.output_text, 'You said: cache me');
+      assert.notEqual(second.data.id, first.data.id);
     });
 
     it('answers errors in the spec error shape: upstream failure, unknown previous_response_id, unsupported tool', async () => {

@@ -1,5 +1,6 @@
-declare module 'virtual:config-validator' {
+declare module 'virtual:spec-validators' {
   import type { ValidateFunction } from 'ajv';
-  const validate: ValidateFunction;
-  export default validate;
+  /** One validator per name in VALIDATED_SCHEMAS (src/api/validated-schemas.ts). */
+  const validators: Record<string, ValidateFunction | undefined>;
+  export default validators;
 }

@@ -2,7 +2,8 @@ import type { CheckSubject } from '../check-types.js';
 
 /** What webhook and log checks POST: the request, the answer (output phase), metadata and where in the call this runs. */
 export interface HookEvent {
-  request: CheckSubject['request'];
+  /** null on a pass-through call: its body is streamed to the provider, not read. */
+  request: CheckSubject['request'] | null;
   response: CheckSubject['completion'] | null;
   metadata: Record<string, string>;
   phase: 'input' | 'output';
@@ -17,7 +18,7 @@ export interface HookEvent {
 
 export function hookEvent(subject: CheckSubject, includeProxy: boolean): HookEvent {
   const event: HookEvent = {
-    request: subject.request,
+    request: subject.requestType === 'proxy' ? null : subject.request,
     response: subject.completion ?? null,
     metadata: subject.metadata,
     phase: subject.phase,

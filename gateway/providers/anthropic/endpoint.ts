@@ -7,7 +7,7 @@ import type { ProviderTarget } from '../types.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
-export function anthropicUrl(target: ProviderTarget, path: 'messages' | 'models'): string {
+export function anthropicUrl(target: ProviderTarget, path: string): string {
   const base = (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
-  return `${/\/v1$/.test(base) ? base : `${base}/v1`}/${path}`;
+  return `${/\/v1$/.test(base) ? base : `${base}/v1`}/${path.replace(/^\//, '')}`;
 }

@@ -3,7 +3,7 @@
  * credential becomes `x-api-key`; `anthropic-version` pins the wire format. Translation rules live
  * in request-body.ts and messages.ts; vertex-ai reuses them for Claude models.
  */
-import type { ChatContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import type { ChatContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
 import { anthropicUrl } from './endpoint.js';
 import { parseAnthropicError } from './errors.js';
 import { toModelList } from './models.js';
@@ -47,4 +47,9 @@ export const anthropic: ProviderAdapter = {
   },
 
   parseModelsResponse: toModelList,
+
+  buildProxyRequest(target: ProviderTarget, call: ProxyCall): ProxyUpstream {
+    const { 'content-type': _type, accept: _accept, ...headers } = headersFor(target, '');
+    return { url: anthropicUrl(target, call.path), headers };
+  },
 };

@@ -29,6 +29,17 @@ function deploymentUrl(target: ProviderTarget): string {
   return `${resourceOrigin(target)}/openai/deployments/${deployment}/chat/completions?api-version=${apiVersion(target)}`;
 }
 
+/**
+ * Pass-through: Azure serves the OpenAI paths (images, audio, ...) below the deployment, and every
+ * call needs api-version, added to the caller's query.
+ */
+function deploymentProxyUrl(target: ProviderTarget, _base: string, path: string): string {
+  const deployment = encodeURIComponent(required(target.azure?.deploymentId, 'x-gw-cloud1-deployment-id'));
+  const url = new URL(`${resourceOrigin(target)}/openai/deployments/${deployment}${path}`);
+  url.searchParams.set('api-version', required(target.azure?.apiVersion, 'x-gw-cloud1-api-version'));
+  return url.toString();
+}
+
 export const azureOpenAi = createOpenAiCompatibleAdapter({
   name: 'azure-openai',
   // Only a placeholder for the base check: the URL comes from the cloud1 fields.
@@ -37,4 +48,5 @@ export const azureOpenAi = createOpenAiCompatibleAdapter({
   checkRequest: (request, target) => assertTokenLimitField(target.azure?.modelName ? { ...request, model: target.azure.modelName } : request),
   chatUrl: deploymentUrl,
   modelsUrl: (target) => `${resourceOrigin(target)}/openai/models?api-version=${apiVersion(target)}`,
+  proxyUrl: deploymentProxyUrl,
 });

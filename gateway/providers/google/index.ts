@@ -9,7 +9,7 @@ import { parseGeminiError } from '../gemini/errors.js';
 import { toGeminiBody } from '../gemini/request-body.js';
 import { toChatCompletion } from '../gemini/response.js';
 import { GeminiStreamTranslator } from '../gemini/stream.js';
-import type { ChatContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import type { ChatContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
 import { toModelList } from './models.js';
 
 export const GOOGLE_AI_STUDIO_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -46,4 +46,8 @@ export const google: ProviderAdapter = {
   },
 
   parseModelsResponse: toModelList,
+
+  buildProxyRequest(target: ProviderTarget, call: ProxyCall): ProxyUpstream {
+    return { url: url(target, call.path.replace(/^\//, '')), headers: headersFor(target) };
+  },
 };

@@ -11,6 +11,8 @@ import type {
   ProviderAdapter,
   ProviderError,
   ProviderTarget,
+  ProxyCall,
+  ProxyUpstream,
   StreamTranslator,
   UpstreamRequest,
 } from '../types.js';
@@ -40,6 +42,8 @@ export interface OpenAiCompatibleOptions {
   chatUrl?: (target: ProviderTarget, base: string) => string;
   /** Full models-list URL; default `<base>/models`. */
   modelsUrl?: (target: ProviderTarget, base: string) => string;
+  /** Full pass-through URL for a path below /v1 (Azure's deployment URL); default `<base><path>`. */
+  proxyUrl?: (target: ProviderTarget, base: string, path: string) => string;
 }
 
 export interface OpenAiCompatibleAdapter extends ProviderAdapter {
@@ -125,6 +129,11 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
         method: 'GET',
         url: options.modelsUrl ? options.modelsUrl(target, baseFor(target)) : `${baseFor(target)}/models`,
         headers: { ...target.forwardHeaders, accept: 'application/json', ...authHeaders(target) } };
+    },
+
+    buildProxyRequest(target: ProviderTarget, call: ProxyCall): ProxyUpstream {
+      const base = baseFor(target);
+      return { url: options.proxyUrl ? options.proxyUrl(target, base, call.path) : `${base}${call.path}`, headers: { ...target.forwardHeaders, ...authHeaders(target) } };
     },
 
     parseModelsResponse(body: unknown): ModelList {

@@ -27,8 +27,13 @@ export type UsageLimitsEntity = Schemas['UsageLimitsEntity'];
 export type RateLimitsPolicy = Schemas['RateLimitsPolicy'];
 export type Workspace = Schemas['Workspace'];
 export type WorkspaceMember = Schemas['WorkspaceMember'];
+export type WorkspaceRole = Schemas['WorkspaceRole'];
+export type User = Schemas['User'];
 export type Prompt = Schemas['Prompt'];
+export type PromptSummary = Schemas['PromptSummary'];
 export type RenderPromptResponse = Schemas['RenderPromptResponse'];
+export type PromptVersion = Schemas['PromptVersion'];
+export type Label = Schemas['Label'];
 export type ChatCompletionChunk = Schemas['ChatCompletionChunk'];
 export type ErrorBody = Schemas['Error'];
 

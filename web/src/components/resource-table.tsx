@@ -9,33 +9,39 @@ export interface Column<T> {
   cell: (item: T) => ReactNode;
 }
 
-/** A list endpoint's first page as a table (secrets are never among the columns). */
-export function ResourceTable<T extends { id?: string }>({ path, label, columns, query }: { path: string; label: string; columns: Column<T>[]; query?: Record<string, string | number> }) {
+/**
+ * A list endpoint's first page as a table (secrets are never among the columns). A change of
+ * `refresh` loads it again (after a write).
+ */
+export function ResourceTable<T extends { id?: string }>({ path, label, columns, query, refresh = 0, rowKey }: { path: string; label: string; columns: Column<T>[]; query?: Record<string, string | number>; refresh?: number; rowKey?: (item: T) => string }) {
   const { api } = useIdentity();
-  const list = useAsync(() => api.get<Page<T>>(path, { limit: 100, ...query }), [api, path, JSON.stringify(query)]);
+  const list = useAsync(() => api.get<Page<T>>(path, { limit: 100, ...query }), [api, path, JSON.stringify(query), refresh]);
   if (list.error) return <ErrorNote error={list.error} title={`Could not load ${label.toLowerCase()}`} />;
   if (!list.data) return <Loading what={`Loading ${label.toLowerCase()}`} />;
   if (!list.data.data.length) return <Empty>No {label.toLowerCase()} yet.</Empty>;
+  // The table scrolls sideways in its own box, so a narrow window never scrolls the whole page.
   return (
-    <table aria-label={label}>
-      <thead>
-        <tr>
-          {columns.map((c) => (
-            <th scope="col" key={c.name}>
-              {c.name}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {list.data.data.map((item, i) => (
-          <tr key={item.id ?? i}>
+    <div className="table-scroll">
+      <table aria-label={label}>
+        <thead>
+          <tr>
             {columns.map((c) => (
-              <td key={c.name}>{c.cell(item)}</td>
+              <th scope="col" key={c.name}>
+                {c.name}
+              </th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {list.data.data.map((item, i) => (
+            <tr key={rowKey?.(item) ?? item.id ?? i}>
+              {columns.map((c) => (
+                <td key={c.name}>{c.cell(item)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

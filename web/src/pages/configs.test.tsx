@@ -41,4 +41,22 @@ describe('the config editor', () => {
     await settle();
     expect(([...view.container.querySelectorAll('button')].find((b) => b.textContent === 'Create config') as HTMLButtonElement).disabled).toBe(true);
   });
+
+  test('an existing config shows its version history, and a version loads into the editor', async () => {
+    const config = { id: 'c1', name: 'Main', slug: 'main', version: 2, config: { provider: '@new' } };
+    const versions = { object: 'list', has_more: false, next_cursor: null, data: [
+      { id: 'v2', version: 2, config: { provider: '@new' }, created_at: '2026-01-02T00:00:00Z' },
+      { id: 'v1', version: 1, config: { provider: '@old' }, created_at: '2026-01-01T00:00:00Z' },
+    ] };
+    const get = async (path: string) => (path.endsWith('/versions') ? versions : config) as never;
+    const view = await render(<ConfigsPage rest="/c1" />, fakeIdentity({ get }, ['configs.list', 'configs.read', 'configs.update']));
+    cleanup = view.unmount;
+    await settle();
+    const items = [...view.container.querySelectorAll('.versions summary')].map((s) => s.textContent);
+    expect(items.map((t) => t?.split(' · ')[0])).toEqual(['Version 2', 'Version 1']);
+    const editor = byLabel<HTMLTextAreaElement>(view.container, 'Config (JSON)');
+    expect(JSON.parse(editor.value)).toEqual({ provider: '@new' });
+    await click([...view.container.querySelectorAll('.versions li')][1]!.querySelector('button')!);
+    expect(JSON.parse(editor.value)).toEqual({ provider: '@old' });
+  });
 });

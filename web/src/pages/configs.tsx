@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { configProblem } from '../api/config-schema';
+import { configProblem } from '../api/spec-validation';
 import { can } from '../api/identity';
 import type { ConfigRecord, ConfigVersion, CreateConfig, Page } from '../api/types';
 import { Field } from '../components/field';

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { can } from '../api/identity';
 import type { ApiKey, ApiKeyWithSecret, Page, Scope } from '../api/types';
+import { ConfirmButton } from '../components/confirm-button';
 import { Field } from '../components/field';
 import { SecretOnce } from '../components/secret-once';
 import { ErrorNote, Loading, Empty } from '../components/status';
@@ -14,7 +15,6 @@ export function KeysPage() {
   const keys = useAsync(() => api.get<Page<ApiKey>>('/v1/api-keys', { limit: 100 }), [api]);
   const [secret, setSecret] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<unknown>();
-  const [confirming, setConfirming] = useState<string>();
 
   const act = async (run: () => Promise<void>) => {
     setError(undefined);
@@ -33,7 +33,6 @@ export function KeysPage() {
   const revoke = (key: ApiKey) =>
     act(async () => {
       await api.send('DELETE', `/v1/api-keys/${key.id}`);
-      setConfirming(undefined);
     });
 
   const mayUpdate = can(identity, 'api_keys.update');
@@ -75,20 +74,7 @@ export function KeysPage() {
                   <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs api_keys.update'} onClick={() => void rotate(key)} aria-label={`Rotate ${key.name}`}>
                     Rotate
                   </button>
-                  {confirming === key.id ? (
-                    <>
-                      <button type="button" className="danger" onClick={() => void revoke(key)} aria-label={`Confirm revoking ${key.name}`}>
-                        Confirm revoke
-                      </button>
-                      <button type="button" className="secondary" onClick={() => setConfirming(undefined)}>
-                        Cancel
-                      </button>
-                    </>
-                  ) : (
-                    <button type="button" className="danger" disabled={!mayDelete} title={mayDelete ? undefined : 'Needs api_keys.delete'} onClick={() => setConfirming(key.id)} aria-label={`Revoke ${key.name}`}>
-                      Revoke
-                    </button>
-                  )}
+                  <ConfirmButton verb="Revoke" gerund="revoking" name={key.name} scope="api_keys.delete" allowed={mayDelete} onConfirm={() => revoke(key)} />
                 </td>
               </tr>
             ))}

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { configProblem } from './config-schema';
+import { bodyProblem, configProblem } from './spec-validation';
 
 describe("config validation against the spec's Config schema", () => {
   test('a valid config passes', () => {
@@ -17,5 +17,20 @@ describe("config validation against the spec's Config schema", () => {
 
   test('text that is not JSON says so before any schema check', () => {
     expect(configProblem('{ "strategy": ')).toMatch(/^Not valid JSON: /);
+  });
+});
+
+describe('request bodies against their spec schemas', () => {
+  test('a guardrail without checks is refused, naming the missing field', () => {
+    expect(bodyProblem('CreateGuardrail', { name: 'g' })).toBe('the body needs "checks"');
+  });
+
+  test('a policy with an unknown period names the allowed values', () => {
+    expect(bodyProblem('CreateUsageLimitsPolicy', { name: 'p', type: 'cost', credit_limit: 5, periodic_reset: 'yearly' })).toMatch(/^periodic_reset must be one of "monthly", "weekly"/);
+  });
+
+  test('valid bodies pass', () => {
+    expect(bodyProblem('CreateProvider', { name: 'p', ai_provider_id: 'openai', key: 'sk-x' })).toBeNull();
+    expect(bodyProblem('CreateRateLimitsPolicy', { name: 'r', type: 'requests', unit: 'minute', value: 10 })).toBeNull();
   });
 });

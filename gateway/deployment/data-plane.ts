@@ -1,0 +1,155 @@
+/**
+ * Data-plane mode (GW_CONTROL_PLANE_URL with GW_DEPLOYMENT_KEY): two jobs in the worker room.
+ * `deployment.sync` polls the control plane's snapshot with If-None-Match, applies a new one to
+ * this gw's own store (its last good copy, served from while the control plane is away, across
+ * restarts too) and empties the caches that read those tables. `deployment.ship-logs` sends the
+ * request logs stored since its durable cursor, in batches, and moves the cursor only once the
+ * control plane has acknowledged them (it stores each log id once, so a lost ack costs nothing).
+ */
+import type { Knex } from 'knex';
+import type { JobQueue } from '../../jobs/job-queue.js';
+import type { InvalidationBus } from '../../server/invalidation.js';
+import type { Logger } from '../../server/logger.js';
+import { ALL_API_KEYS, API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
+import { dialectOf } from '../../store/db.js';
+import type { SecretBox } from '../../store/secret-box.js';
+import { DeploymentSyncStateRepository } from '../../store/repositories/deployment-sync-state.js';
+import { readLogsAfter } from '../../store/shipped-logs.js';
+import type { ChangedRows } from '../../store/deployment-snapshot.js';
+import { LIMIT_POLICIES_TOPIC } from '../limits/policy-cache.js';
+import { GUARDRAILS_TOPIC } from '../guardrails/saved-guardrails.js';
+import { SECRET_REFERENCES_TOPIC } from '../secrets/secret-values.js';
+import { SAVED_RESOURCE_TOPICS } from '../saved-resources-store.js';
+import { applySnapshot, type Snapshot } from './snapshot.js';
+import { TransferKeys } from './transfer-seal.js';
+
+export const SYNC_JOB = 'deployment.sync';
+export const SHIP_LOGS_JOB = 'deployment.ship-logs';
+const SNAPSHOT_VERSION = 'snapshot_version';
+const LOG_CURSOR = 'log_cursor';
+/** Rows per shipped batch: with bodies at GW_LOG_BODY_MAX_BYTES a batch stays well under the 32 MB body cap. */
+export const SHIP_BATCH = 50;
+const TIMEOUT_MS = 10_000;
+
+/** Caches that clear wholesale on any message (the id is not read). */
+const CLEARED_TOPICS = [LIMIT_POLICIES_TOPIC, GUARDRAILS_TOPIC, SECRET_REFERENCES_TOPIC, ...Object.values(SAVED_RESOURCE_TOPICS)];
+
+export interface DataPlaneOptions {
+  controlPlaneUrl: string;
+  deploymentKey: string;
+  /** How often to poll the snapshot and ship logs (GW_SYNC_INTERVAL_MS). */
+  intervalMs: number;
+  db: Knex;
+  secrets: SecretBox;
+  bus: InvalidationBus;
+  logger: Logger;
+  now: () => number;
+}
+
+export type PullOutcome = 'applied' | 'current' | 'failed';
+
+export class DataPlaneSync {
+  private readonly keys = new TransferKeys();
+  private readonly state: DeploymentSyncStateRepository;
+  private readonly base: string;
+
+  constructor(private readonly options: DataPlaneOptions) {
+    this.state = new DeploymentSyncStateRepository(options.db);
+    this.base = options.controlPlaneUrl.replace(/\/+$/, '');
+  }
+
+  /** One poll; a control plane that is down or refuses leaves the last good copy in place. */
+  async pull(): Promise<PullOutcome> {
+    const { logger } = this.options;
+    try {
+      const known = await this.state.get(SNAPSHOT_VERSION);
+      const response = await fetch(`${this.base}/v1/deployments/sync`, {
+        headers: { 'x-gw-api-key': this.options.deploymentKey, 'x-gw-sync-key': this.keys.publicKey, ...(known ? { 'if-none-match': `"${known}"` } : {}) },
+        // The deployment key goes to the configured control plane only, never where a redirect points.
+        redirect: 'error',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      if (response.status === 304) return 'current';
+      if (!response.ok) {
+        logger.warn({ status: response.status, body: (await response.text()).slice(0, 500) }, 'control plane refused the deployment sync; serving the last good copy');
+        return 'failed';
+      }
+      const snapshot = (await response.json()) as Snapshot;
+      const changed = await applySnapshot(this.options.db, this.options.secrets, this.keys, snapshot);
+      await this.state.set(SNAPSHOT_VERSION, snapshot.version, this.isoNow());
+      await this.invalidate(changed);
+      logger.info({ version: snapshot.version }, 'applied the control plane snapshot');
+      return 'applied';
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'control plane unreachable for the deployment sync; serving the last good copy');
+      return 'failed';
+    }
+  }
+
+  /** Ships one batch; true when a full batch went (more may wait). A failure leaves the cursor where it was. */
+  async shipLogs(): Promise<{ shipped: number; more: boolean }> {
+    const cursor = Number((await this.state.get(LOG_CURSOR)) ?? 0);
+    const batch = await readLogsAfter(this.options.db, cursor, SHIP_BATCH);
+    if (!batch.rows.length) return { shipped: 0, more: false };
+    const response = await fetch(`${this.base}/v1/deployments/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gw-api-key': this.options.deploymentKey },
+      body: JSON.stringify({ logs: batch.rows }),
+      redirect: 'error',
+      signal: AbortSignal.timeout(TIMEOUT_MS * 3),
+    });
+    if (!response.ok) throw new Error(`control plane answered ${response.status} to shipped logs: ${(await response.text()).slice(0, 500)}`);
+    await this.state.set(LOG_CURSOR, String(batch.cursor), this.isoNow());
+    return { shipped: batch.rows.length, more: batch.rows.length === SHIP_BATCH };
+  }
+
+  /** Registers both jobs and starts them; each re-schedules itself, so one of each waits at a time. */
+  async start(jobs: JobQueue): Promise<void> {
+    const { intervalMs, logger } = this.options;
+    jobs.register(
+      SYNC_JOB,
+      async () => {
+        try {
+          await this.pull();
+        } finally {
+          await jobs.enqueue(SYNC_JOB, {}, { singletonKey: 'sync', delayMs: intervalMs });
+        }
+      },
+      { concurrency: 1 },
+    );
+    if (dialectOf(this.options.db) !== 'sqlite') {
+      // The cursor is SQLite's insertion order (store/shipped-logs.ts); Postgres has none that is safe.
+      logger.warn('request logs are shipped only from a data plane on the SQLite store; these stay local');
+      await jobs.enqueue(SYNC_JOB, {}, { singletonKey: 'sync' });
+      return;
+    }
+    jobs.register(
+      SHIP_LOGS_JOB,
+      async () => {
+        let delayMs = intervalMs;
+        try {
+          if ((await this.shipLogs()).more) delayMs = 0;
+        } catch (error) {
+          logger.warn({ err: (error as Error).message }, 'request logs not shipped yet; kept for the next try');
+        } finally {
+          await jobs.enqueue(SHIP_LOGS_JOB, {}, { singletonKey: 'ship-logs', delayMs });
+        }
+      },
+      { concurrency: 1 },
+    );
+    await jobs.enqueue(SYNC_JOB, {}, { singletonKey: 'sync' });
+    await jobs.enqueue(SHIP_LOGS_JOB, {}, { singletonKey: 'ship-logs' });
+  }
+
+  private async invalidate(changed: ChangedRows): Promise<void> {
+    const { bus } = this.options;
+    if (changed.api_keys?.length) await bus.publish(API_KEYS_TOPIC, ALL_API_KEYS);
+    for (const id of changed.users ?? []) await bus.publish(USERS_TOPIC, id);
+    for (const topic of CLEARED_TOPICS) await bus.publish(topic, '*');
+  }
+
+  private isoNow(): string {
+    return new Date(this.options.now()).toISOString();
+  }
+}

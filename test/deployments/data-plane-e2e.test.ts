@@ -1,0 +1,212 @@
+/**
+ * A control-plane gw and a data-plane gw as two processes on loopback (the entry `make run`
+ * starts, each with its own SQLite store and encryption key): a key made on the control plane
+ * serves on the data plane within seconds, a config change reaches it, admin writes there are
+ * refused, the control plane stopped mid-load and restarted receives every log row exactly once,
+ * and the data plane restarted while the control plane is down serves from its last good copy.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import OpenAI from 'openai';
+import { createDb } from '../../store/db.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+
+const ADMIN_KEY = 'gw-test-admin-key-dataplane-0123456789';
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** Bounded waits: a sync is due every 300 ms; a process (tsx compiling gw) starts within three minutes on a crowded machine. */
+const WAIT_MS = 60_000;
+const START_MS = 180_000;
+/** Requests in each phase of the load (before, during and after the outage), and a bound on the whole. */
+const PHASE = 10;
+const MAX_LOAD = 2_000;
+/** Between requests of the load: it spans the control plane's restart (a tsx start, up to a few minutes) without piling up rows. */
+const PACE_MS = 100;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Gw {
+  url: string;
+  dataDir: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+describe('a data-plane gw synced from a control-plane gw (two processes)', () => {
+  const children = new Set<ChildProcess>();
+  const dirs: string[] = [];
+  let fake: FakeOpenAi | undefined;
+  after(async () => {
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+    }
+    await fake?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function gw(name: string, env: Record<string, string>): Promise<Gw> {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(tmpdir(), `gw-${name}-`));
+    dirs.push(dataDir);
+    const url = `http://127.0.0.1:${port}`;
+    const encryptionKey = randomBytes(32).toString('hex');
+    let child: ChildProcess | undefined;
+    return {
+      url,
+      dataDir,
+      async start() {
+        const started = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH,
+            GW_DATA_DIR: dataDir,
+            GW_PORT: String(port),
+            GW_HOST: '127.0.0.1',
+            GW_ENCRYPTION_KEY: encryptionKey,
+            GW_LOG_LEVEL: 'warn',
+            GW_REQUEST_LOG_LEVEL: 'silent',
+            GW_LOG_FLUSH_INTERVAL_MS: '100',
+            GW_JOBS_POLL_MS: '100',
+            GW_SHUTDOWN_TIMEOUT_MS: '5000',
+            TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
+            ...env,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        child = started;
+        children.add(started);
+        let output = '';
+        started.stdout!.on('data', (chunk) => (output += chunk));
+        started.stderr!.on('data', (chunk) => (output += chunk));
+        await until(`${name} to start`, async () => {
+          assert.equal(started.exitCode, null, `${name} exited: ${output}`);
+          return (await fetch(`${url}/health`)).ok || undefined;
+        }, START_MS);
+      },
+      async stop() {
+        if (!child || child.exitCode !== null) return;
+        const exited = new Promise((resolve) => child!.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      },
+    };
+  }
+
+  test('keys and configs reach the data plane, writes there are refused, logs survive a control-plane outage, and a restart serves the last good copy', async () => {
+    fake = await startFakeOpenAi();
+    const cp = await gw('control-plane', { GW_ADMIN_API_KEY: ADMIN_KEY });
+    await cp.start();
+    const admin = { 'x-gw-api-key': ADMIN_KEY, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${cp.url}${path}`, { method: 'POST', headers: admin, body: JSON.stringify(body) });
+      const json = (await response.json()) as Record<string, unknown>;
+      assert.ok(response.status < 300, `${path}: ${response.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    await post('/v1/providers', { name: 'Upstream', slug: 'upstream', ai_provider_id: 'openai', key: 'sk-upstream-e2e-0123456789', configurations: { custom_host: fake.url } });
+    const deployment = await post('/v1/deployments', { name: 'edge' });
+
+    const dp = await gw('data-plane', { GW_CONTROL_PLANE_URL: cp.url, GW_DEPLOYMENT_KEY: String(deployment.deployment_key), GW_SYNC_INTERVAL_MS: '300' });
+    await dp.start();
+    const workspaces = (await (await fetch(`${cp.url}/v1/workspaces`, { headers: admin })).json()) as { data: Array<{ id: string }> };
+    const key = await post('/v1/api-keys/workspace/service', { name: 'edge traffic', workspace_id: workspaces.data[0]!.id, scopes: ['completions.write'] });
+    const client = (headers: Record<string, string> = {}) => new OpenAI({ baseURL: `${dp.url}/v1`, apiKey: String(key.key), maxRetries: 0, defaultHeaders: headers });
+    const chat = (content: string, headers?: Record<string, string>) => client(headers).chat.completions.create({ model: '@upstream/gpt-4o', messages: [{ role: 'user', content }] });
+
+    const keyArrived = Date.now();
+    await until('the new key to serve on the data plane', async () => (await chat('first')).choices[0]!.message.content === 'You said: first' || undefined);
+    assert.ok(Date.now() - keyArrived < 15_000, `the key served after ${Date.now() - keyArrived} ms`);
+
+    await post('/v1/configs', { name: 'Edge route', slug: 'edge-route', config: { virtual_key: 'upstream', override_params: { max_tokens: 9 } } });
+    await until('the config to reach the data plane', async () => {
+      await chat('configured', { 'x-gw-config': 'edge-route' });
+      return fake!.requests.at(-1)!.body.max_tokens === 9 || undefined;
+    });
+
+    const updated = await fetch(`${cp.url}/v1/configs/edge-route`, { method: 'PUT', headers: admin, body: JSON.stringify({ config: { virtual_key: 'upstream', override_params: { max_tokens: 5 } } }) });
+    assert.equal(updated.status, 200, await updated.text());
+    await until('the config update to reach the data plane', async () => {
+      await chat('updated', { 'x-gw-config': 'edge-route' });
+      return fake!.requests.at(-1)!.body.max_tokens === 5 || undefined;
+    });
+
+    const refused = await fetch(`${dp.url}/v1/configs`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'local', config: { virtual_key: 'upstream' } }) });
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'data_plane_read_only');
+
+    // Load on the data plane while the control plane stops and comes back, with requests in each phase.
+    const dpDb = createDb({ sqliteFile: path.join(dp.dataDir, 'gw.sqlite') });
+    const cpDb = createDb({ sqliteFile: path.join(cp.dataDir, 'gw.sqlite') });
+    try {
+      const localIds = async () => (await dpDb('request_logs').select('id')).map((row) => row.id as string);
+      const arrivedOf = async (ids: string[]) => Number((await cpDb('request_logs').whereIn('id', ids).count({ n: '*' }).first())!.n);
+      let sent = 0;
+      let loading = true;
+      const load = (async () => {
+        for (; loading && sent < MAX_LOAD; sent++) {
+          assert.equal((await chat(`load ${sent}`)).choices[0]!.message.content, `You said: load ${sent}`);
+          await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+        }
+      })();
+      const sentAfter = (count: number) => until(`${count} requests of load`, async () => sent >= count || undefined);
+      await sentAfter(PHASE);
+      await cp.stop();
+      const atStop = sent;
+      await sentAfter(atStop + PHASE);
+      // Past a few ship rounds with the control plane down: what was logged meanwhile is still only on the data plane.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const duringOutage = await localIds();
+      assert.ok((await arrivedOf(duringOutage)) < duringOutage.length, 'rows wait on the data plane during the outage');
+      await cp.start();
+      const atRestart = sent;
+      await sentAfter(atRestart + PHASE);
+      loading = false;
+      await load;
+
+      const shippedAll = async () => {
+        const local = await localIds();
+        return local.length >= sent && (await arrivedOf(local)) === local.length ? local : undefined;
+      };
+      const local = await until('every log row on the control plane', shippedAll);
+      // The control plane serves no traffic of its own here: each of its rows and rollup counts is a shipped one, once.
+      assert.equal(Number((await cpDb('request_logs').count({ n: '*' }).first())!.n), local.length);
+      const rolled = await cpDb('analytics_rollups').where({ grain: 'day', dimension_set: 'workspace' }).sum({ n: 'requests' }).first();
+      assert.equal(Number(rolled!.n), local.length, 'each shipped row counted once');
+
+      // The data plane restarts while the control plane is down: it serves from its own store.
+      await cp.stop();
+      await dp.stop();
+      await dp.start();
+      assert.equal((await chat('after restart', { 'x-gw-config': 'edge-route' })).choices[0]!.message.content, 'You said: after restart');
+      assert.equal(fake.requests.at(-1)!.body.max_tokens, 5, 'with the last config it was sent');
+    } finally {
+      await dpDb.destroy();
+      await cpDb.destroy();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { byLabel, click, fakeIdentity, render, settle, typeInto } from '../test/render';
+import { GuardrailsPage } from './guardrails';
+
+let cleanup: (() => void) | undefined;
+afterEach(() => cleanup?.());
+
+const empty = { object: 'list', data: [], has_more: false, next_cursor: null } as never;
+const button = (container: HTMLElement, name: string) => [...container.querySelectorAll('button')].find((b) => b.textContent === name) as HTMLButtonElement;
+
+async function newGuardrail(sent: unknown[][]) {
+  const view = await render(<GuardrailsPage />, fakeIdentity({ get: async () => empty, send: async (...args) => (sent.push(args), {} as never) }, ['guardrails.list', 'guardrails.create']));
+  cleanup = view.unmount;
+  await settle();
+  await click(button(view.container, 'New guardrail'));
+  await typeInto(byLabel(view.container, 'Name'), 'No SSNs');
+  return view;
+}
+
+const alertText = (container: HTMLElement) => container.querySelector('[role="alert"]')?.textContent;
+
+describe('the guardrail form', () => {
+  test('a check without its id is refused before sending, naming the check', async () => {
+    const sent: unknown[][] = [];
+    const view = await newGuardrail(sent);
+    await typeInto(byLabel(view.container, 'Checks (JSON)'), '[{"parameters": {}}]');
+    await click(button(view.container, 'Create guardrail'));
+    await settle();
+    expect(alertText(view.container)).toBe('Not saved: checks.0 needs "id"');
+    expect(sent).toEqual([]);
+  });
+
+  test('checks that are not JSON say so', async () => {
+    const sent: unknown[][] = [];
+    const view = await newGuardrail(sent);
+    await typeInto(byLabel(view.container, 'Checks (JSON)'), '[{"id": ');
+    await click(button(view.container, 'Create guardrail'));
+    await settle();
+    expect(alertText(view.container)).toMatch(/^Not saved: checks: Not valid JSON/);
+    expect(sent).toEqual([]);
+  });
+
+  test('a valid guardrail is sent with its checks and actions', async () => {
+    const sent: unknown[][] = [];
+    const view = await newGuardrail(sent);
+    await typeInto(byLabel(view.container, 'Checks (JSON)'), '[{"id": "default.contains", "parameters": {"words": ["x"], "operator": "any"}}]');
+    const deny = [...view.container.querySelectorAll('label')].find((l) => l.textContent === 'Deny the request (446); otherwise only monitor')!;
+    await click(deny.querySelector('input')!);
+    await click(button(view.container, 'Create guardrail'));
+    await settle();
+    expect(sent).toEqual([
+      ['POST', '/v1/guardrails', { name: 'No SSNs', checks: [{ id: 'default.contains', parameters: { words: ['x'], operator: 'any' } }], actions: { deny: true, hold_stream: false }, failOnError: false, timeout_ms: 10000 }],
+    ]);
+  });
+});
