@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { principalOf, type Call } from '../../server/call.js';
-import { ApiError, ValidationError } from '../../server/errors.js';
+import { ApiError, InternalError, ValidationError } from '../../server/errors.js';
 import { logRefusedChat } from '../chat/refused-chat-log.js';
 import { runChat, type ChatOrigin } from '../chat/run-chat.js';
 import { SseWriter } from '../chat/sse-writer.js';
@@ -122,6 +122,8 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
       return { status: 200, headers: {} };
     }
     await sink.settled();
+    // Every streamed answer of the pipeline (upstream, cache, mock) opens its stream; a pipeline that did not has failed.
+    if (!sink.opened) throw new InternalError(call.traceId);
     await sink.opened;
     if (sink.streamError) await events!.fail(sink.streamError, usage);
     else {
