@@ -1,7 +1,7 @@
 /**
  * Chat chunks as the Responses API's stream: `response.created` and `response.in_progress`, then
  * per output item `response.output_item.added`, its deltas (reasoning summary text, output text
- * with its content part, function call arguments) and its `.done` events, then
+ * with its content part or a refusal, function call arguments) and its `.done` events, then
  * `response.completed` (or `response.incomplete`) with the whole response. A stream that fails
  * midway ends with `response.failed` and an `error` event. Every event carries its sequence_number.
  */
@@ -13,7 +13,7 @@ import type { FunctionCallOutput, OutputItem, OutputMessage, ReasoningOutput, Re
 
 type Open =
   | { kind: 'reasoning'; index: number; item: ReasoningOutput; text: string }
-  | { kind: 'message'; index: number; item: OutputMessage; text: string }
+  | { kind: 'message'; index: number; item: OutputMessage; text: string; refusal?: boolean }
   | { kind: 'function_call'; index: number; item: FunctionCallOutput; toolIndex: number };
 
 export interface StreamFailure {
@@ -51,7 +51,8 @@ export class ResponseEventStream {
     if (!choice) return;
     const delta = choice.delta as typeof choice.delta & { reasoning_content?: string | null };
     if (delta.reasoning_content) await this.reasoningDelta(delta.reasoning_content);
-    if (delta.content) await this.textDelta(delta.content);
+    if (delta.content) await this.textDelta(delta.content, false);
+    if (delta.refusal) await this.textDelta(delta.refusal, true);
     for (const call of delta.tool_calls ?? []) await this.toolCallDelta(call);
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }
@@ -93,16 +94,20 @@ export class ResponseEventStream {
     await this.emit('response.reasoning_summary_text.delta', { item_id: entry.item.id, output_index: entry.index, summary_index: 0, delta: text });
   }
 
-  private async textDelta(text: string): Promise<void> {
-    let entry = this.open.find((open) => open.kind === 'message');
+  /** Output text, or a refusal (OpenAI's models), as the message item's one content part. */
+  private async textDelta(text: string, refusal: boolean): Promise<void> {
+    let entry = this.open.find((open): open is Extract<Open, { kind: 'message' }> => open.kind === 'message');
     if (!entry) {
       await this.closeKind('reasoning');
-      entry = { kind: 'message', index: this.output.length, item: { type: 'message', id: newItemId('msg'), status: 'in_progress', role: 'assistant', content: [] }, text: '' };
+      entry = { kind: 'message', index: this.output.length, item: { type: 'message', id: newItemId('msg'), status: 'in_progress', role: 'assistant', content: [] }, text: '', refusal };
       await this.openItem(entry);
-      await this.emit('response.content_part.added', { item_id: entry.item.id, output_index: entry.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      const part = refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [] };
+      await this.emit('response.content_part.added', { item_id: entry.item.id, output_index: entry.index, content_index: 0, part });
     }
     entry.text += text;
-    await this.emit('response.output_text.delta', { item_id: entry.item.id, output_index: entry.index, content_index: 0, delta: text, logprobs: [] });
+    const at = { item_id: entry.item.id, output_index: entry.index, content_index: 0 };
+    if (entry.refusal) await this.emit('response.refusal.delta', { ...at, delta: text });
+    else await this.emit('response.output_text.delta', { ...at, delta: text, logprobs: [] });
   }
 
   private async toolCallDelta(call: NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number]): Promise<void> {
@@ -136,6 +141,11 @@ export class ResponseEventStream {
       entry.item.summary = [part];
       await this.emit('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: entry.text });
       await this.emit('response.reasoning_summary_part.done', { ...at, summary_index: 0, part });
+    } else if (entry.kind === 'message' && entry.refusal) {
+      const part = { type: 'refusal' as const, refusal: entry.text };
+      entry.item.content = [part];
+      await this.emit('response.refusal.done', { ...at, content_index: 0, refusal: entry.text });
+      await this.emit('response.content_part.done', { ...at, content_index: 0, part });
     } else if (entry.kind === 'message') {
       const part = { type: 'output_text' as const, text: entry.text, annotations: [] };
       entry.item.content = [part];
