@@ -2078,6 +2078,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a model response (OpenAI's Responses API), streamed or not, through any provider.
+         * @description Translated to a chat completion and run through the chat pipeline (provider selection as for chat, configs, limits, guardrails, cache, logs and cost; the log's endpoint is `responses`), then translated back. Input items become chat messages (`function_call` items assistant tool calls, `function_call_output` items tool messages), `instructions` the system message, `text.format` the chat `response_format`, `reasoning.effort` `reasoning_effort`, `max_output_tokens` `max_completion_tokens`. With `store` (default true) the response and its input are kept in the workspace for GET, `input_items` and `previous_response_id`. With `stream: true`, a `text/event-stream` of Responses events (`event: <type>` and `data: <event>` with `sequence_number`), from `response.created` to `response.completed` (or `response.failed`).
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A stored response (made with `store` true) of the caller's workspace. */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /** Delete a stored response and its input items. */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The input items of a stored response (its own input, not the earlier turns), in OpenAI's list shape. */
+        get: operations["listResponseInputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scim/groups": {
         parameters: {
             query?: never;
@@ -3249,6 +3304,11 @@ export interface components {
             role: "assistant";
             tool_calls?: components["schemas"]["ToolCall"][];
         };
+        assistants_FunctionTool: {
+            function: components["schemas"]["FunctionDefinition"];
+            /** @enum {string} */
+            type: "function";
+        };
         /** @description OpenAI's list envelope, paged with `after`/`before` (object ids) and `limit`. */
         AssistantsList: {
             data: unknown[];
@@ -3265,7 +3325,7 @@ export interface components {
         /** @description `auto` (or the seed's `none`: the model's default), or the chat response_format object. */
         AssistantsResponseFormat: ("auto" | "none") | components["schemas"]["ResponseFormat"] | null;
         /** @description A function, file_search or code_interpreter tool. gw has no code sandbox, so a run with a code_interpreter tool is refused with 400 naming `tools[i].type`. */
-        AssistantTool: components["schemas"]["FunctionTool"] | components["schemas"]["FileSearchTool"] | components["schemas"]["CodeInterpreterTool"];
+        AssistantTool: components["schemas"]["assistants_FunctionTool"] | components["schemas"]["FileSearchTool"] | components["schemas"]["CodeInterpreterTool"];
         /** @description Rate limits on this record alone (API key, workspace or provider). null removes them. */
         AttachedRateLimits: {
             type: components["schemas"]["RateLimitsType"];
@@ -3669,6 +3729,10 @@ export interface components {
         CollectionList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["Collection"][];
         };
+        /** @description Free-form string map. */
+        common_Metadata: {
+            [key: string]: string;
+        };
         CompletionRequest: {
             best_of?: number | null;
             echo?: boolean | null;
@@ -3842,7 +3906,7 @@ export interface components {
             object: "list";
         };
         CreateFeedback: {
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["common_Metadata"];
             trace_id: string;
             value: number;
             /** @default 1 */
@@ -3939,6 +4003,42 @@ export interface components {
             unit: components["schemas"]["RateLimitsUnit"];
             value: number;
             workspace_id?: string;
+        };
+        CreateResponseRequest: {
+            /** @description Accepted; gw adds no optional output data. */
+            include?: string[] | null;
+            /** @description A text (one user message) or a list of input items. */
+            input?: string | components["schemas"]["InputItem"][];
+            /** @description A system message placed first; not carried over by `previous_response_id`. */
+            instructions?: string | null;
+            max_output_tokens?: number | null;
+            metadata?: components["schemas"]["Metadata"];
+            /** @description A model id, or `@provider-slug/model` to select a saved provider. */
+            model: string;
+            parallel_tool_calls?: boolean | null;
+            /** @description Continue the conversation of a stored response (its input and output come before this input). */
+            previous_response_id?: string | null;
+            reasoning?: components["schemas"]["ReasoningConfig"];
+            /**
+             * @description Keep the response (and its input) for GET, input_items and `previous_response_id`. Default true.
+             * @default true
+             */
+            store: boolean | null;
+            stream?: boolean | null;
+            temperature?: number | null;
+            text?: components["schemas"]["TextConfig"];
+            /** @description gw extension, as on chat: extended thinking for providers that take it (Anthropic, Gemini, Bedrock) with a config's `strict_openai_compliance: false`; their thinking comes back as a reasoning item. `reasoning.effort` is for providers that take `reasoning_effort`. */
+            thinking?: {
+                budget_tokens?: number;
+                /** @enum {string} */
+                type: "enabled" | "disabled";
+            } | null;
+            tool_choice?: components["schemas"]["responses_ToolChoice"];
+            tools?: components["schemas"]["FunctionTool"][];
+            top_p?: number | null;
+            /** @enum {string|null} */
+            truncation?: "auto" | "disabled" | null;
+            user?: string;
         };
         CreateRunRequest: components["schemas"]["RunOptions"] & {
             additional_instructions?: string | null;
@@ -4059,6 +4159,12 @@ export interface components {
             id: string;
             object: string;
         };
+        DeletedResponse: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "response";
+        };
         Deployment: {
             created_at: components["schemas"]["Timestamp"];
             /** @description Only in the answer to create: the deployment key, shown once (stored hashed). */
@@ -4168,7 +4274,7 @@ export interface components {
         Feedback: {
             created_at: components["schemas"]["Timestamp"];
             id: string;
-            metadata: components["schemas"]["Metadata"];
+            metadata: components["schemas"]["common_Metadata"];
             /** @enum {string} */
             object: "feedback";
             trace_id: string;
@@ -4238,6 +4344,35 @@ export interface components {
             /** @description The workspace the copy goes to (id or slug); a workspace key can fork into its own only. */
             workspace_id: string;
         };
+        FunctionCallItem: {
+            arguments: string;
+            call_id: string;
+            id?: string;
+            name: string;
+            /** @enum {string} */
+            status?: "in_progress" | "completed" | "incomplete";
+            /** @enum {string} */
+            type: "function_call";
+        };
+        FunctionCallOutput: {
+            arguments: string;
+            call_id: string;
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "incomplete";
+            /** @enum {string} */
+            type: "function_call";
+        };
+        FunctionCallOutputItem: {
+            call_id: string;
+            id?: string | null;
+            output: string;
+            /** @enum {string|null} */
+            status?: "in_progress" | "completed" | "incomplete" | null;
+            /** @enum {string} */
+            type: "function_call_output";
+        };
         FunctionDefinition: {
             description?: string;
             name: string;
@@ -4255,8 +4390,14 @@ export interface components {
             role: "function";
         };
         FunctionTool: {
-            function: components["schemas"]["FunctionDefinition"];
-            /** @enum {string} */
+            description?: string | null;
+            name: string;
+            parameters?: Record<string, never> | null;
+            strict?: boolean | null;
+            /**
+             * @description Function tools only; gw hosts no built-in tools (web search, file search, ...).
+             * @enum {string}
+             */
             type: "function";
         };
         /** @description Keys whose values split the policy into one counter per entity (none given -> one shared counter). */
@@ -4400,6 +4541,34 @@ export interface components {
         InlineGuardrail: {
             name?: string;
         } & WithRequired<components["schemas"]["GuardrailBody"], "checks">;
+        InputContent: {
+            annotations?: unknown[];
+            text: string;
+            /** @enum {string} */
+            type: "input_text" | "output_text";
+        } | {
+            /** @enum {string} */
+            detail?: "low" | "high" | "auto";
+            /** @description An https URL or a data URL (gw does not resolve `file_id` images). */
+            image_url?: string | null;
+            /** @enum {string} */
+            type: "input_image";
+        } | {
+            refusal: string;
+            /** @enum {string} */
+            type: "refusal";
+        };
+        /** @description A message, a function call the model made, the output of a function call, or a reasoning item (replayed and dropped). */
+        InputItem: components["schemas"]["InputMessage"] | components["schemas"]["FunctionCallItem"] | components["schemas"]["FunctionCallOutputItem"] | components["schemas"]["ReasoningItem"];
+        InputMessage: {
+            content: string | components["schemas"]["InputContent"][];
+            id?: string;
+            /** @enum {string} */
+            role: "user" | "assistant" | "system" | "developer";
+            status?: string;
+            /** @enum {string} */
+            type?: "message";
+        };
         Integration: {
             ai_provider_id: string;
             auth_type: components["schemas"]["AuthType"];
@@ -4532,10 +4701,10 @@ export interface components {
             received: number;
         };
         /**
-         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call; `embeddings` and `completions`: POST /v1/embeddings and the legacy POST /v1/completions).
+         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call; `embeddings` and `completions`: POST /v1/embeddings and the legacy POST /v1/completions; `responses`: a Responses API call).
          * @enum {string}
          */
-        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy" | "embeddings" | "completions";
+        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy" | "embeddings" | "completions" | "responses";
         LogError: {
             code: string;
             message: string;
@@ -4571,7 +4740,7 @@ export interface components {
             api_key_id?: string;
             end_time?: components["schemas"]["Timestamp"];
             endpoint?: components["schemas"]["LogEndpoint"];
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["common_Metadata"];
             model?: string;
             prompt_id?: string;
             prompt_label?: string;
@@ -4628,7 +4797,7 @@ export interface components {
             first_byte_ms?: number | null;
             id: string;
             latency_ms: number;
-            metadata: components["schemas"]["Metadata"];
+            metadata: components["schemas"]["common_Metadata"];
             model: string | null;
             /** @enum {string} */
             object: "log";
@@ -4934,10 +5103,9 @@ export interface components {
             /** @enum {string} */
             type: "text" | "image_file" | "image_url";
         }[];
-        /** @description Free-form string map. */
         Metadata: {
             [key: string]: string;
-        };
+        } | null;
         Model: {
             created: number;
             id: string;
@@ -5067,6 +5235,27 @@ export interface components {
          * @description An http(s) URL gw calls. Checked for form when saved; private and reserved addresses are refused when the gateway uses it.
          */
         OutboundUrl: string;
+        OutputItem: components["schemas"]["OutputMessage"] | components["schemas"]["FunctionCallOutput"] | components["schemas"]["ReasoningOutput"];
+        OutputMessage: {
+            content: ({
+                annotations: unknown[];
+                logprobs?: unknown[];
+                text: string;
+                /** @enum {string} */
+                type: "output_text";
+            } | {
+                refusal: string;
+                /** @enum {string} */
+                type: "refusal";
+            })[];
+            id: string;
+            /** @enum {string} */
+            role: "assistant";
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "incomplete";
+            /** @enum {string} */
+            type: "message";
+        };
         /**
          * @description Resets on each calendar month's first day (UTC) or every 7 days. Not with periodic_reset_days.
          * @enum {string|null}
@@ -5390,6 +5579,31 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "not_ready";
         };
+        ReasoningConfig: {
+            /**
+             * @description Sent to chat as `reasoning_effort` (each adapter maps it for its model).
+             * @enum {string|null}
+             */
+            effort?: "minimal" | "low" | "medium" | "high" | null;
+            /** @enum {string|null} */
+            summary?: "auto" | "concise" | "detailed" | null;
+        } | null;
+        ReasoningItem: {
+            id?: string;
+            /** @enum {string} */
+            status?: "in_progress" | "completed" | "incomplete";
+            summary: components["schemas"]["SummaryText"][];
+            /** @enum {string} */
+            type: "reasoning";
+        };
+        ReasoningOutput: {
+            id: string;
+            /** @enum {string} */
+            status?: "in_progress" | "completed" | "incomplete";
+            summary: components["schemas"]["SummaryText"][];
+            /** @enum {string} */
+            type: "reasoning";
+        };
         RefusalPart: {
             refusal: string;
             /** @enum {string} */
@@ -5431,6 +5645,42 @@ export interface components {
             /** @default 7 */
             expires_in_days: number;
         };
+        /** @description OpenAI's Response object. Output items are assistant messages (`output_text`), function calls, and reasoning summaries when the provider returned its reasoning (configs with `strict_openai_compliance: false`). */
+        Response: {
+            created_at: number;
+            error: null | {
+                code: string;
+                message: string;
+            };
+            hook_results?: components["schemas"]["HookResults"];
+            id: string;
+            incomplete_details: null | {
+                /** @enum {string} */
+                reason?: "max_output_tokens" | "content_filter";
+            };
+            instructions: string | null;
+            max_output_tokens?: number | null;
+            metadata: components["schemas"]["Metadata"];
+            model: string;
+            /** @enum {string} */
+            object: "response";
+            output: components["schemas"]["OutputItem"][];
+            parallel_tool_calls: boolean;
+            previous_response_id?: string | null;
+            reasoning?: components["schemas"]["ReasoningConfig"];
+            /** @enum {string} */
+            status: "completed" | "failed" | "in_progress" | "cancelled" | "queued" | "incomplete";
+            store?: boolean;
+            temperature: number | null;
+            text?: components["schemas"]["TextConfig"];
+            tool_choice: components["schemas"]["responses_ToolChoice"];
+            tools: components["schemas"]["FunctionTool"][];
+            top_p: number | null;
+            /** @enum {string|null} */
+            truncation?: "auto" | "disabled" | null;
+            usage?: components["schemas"]["ResponseUsage"];
+            user?: string | null;
+        };
         ResponseFormat: {
             /** @enum {string} */
             type: "text";
@@ -5447,6 +5697,21 @@ export interface components {
             /** @enum {string} */
             type: "json_schema";
         };
+        /** @description One input item of a stored response, with the id gw gave it. */
+        ResponseItem: {
+            id: string;
+            /** @enum {string} */
+            type: "message" | "function_call" | "function_call_output" | "reasoning";
+        };
+        /** @description OpenAI's list envelope; pass `last_id` as `after` for the next page. */
+        ResponseItemList: {
+            data: components["schemas"]["ResponseItem"][];
+            first_id: string | null;
+            has_more: boolean;
+            last_id: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
         ResponseMessage: {
             content: string | null;
             function_call?: {
@@ -5459,6 +5724,22 @@ export interface components {
             /** @enum {string} */
             role: "assistant";
             tool_calls?: components["schemas"]["ToolCall"][];
+        };
+        responses_ToolChoice: ("none" | "auto" | "required") | {
+            name: string;
+            /** @enum {string} */
+            type: "function";
+        };
+        ResponseUsage: {
+            input_tokens: number;
+            input_tokens_details: {
+                cached_tokens: number;
+            };
+            output_tokens: number;
+            output_tokens_details: {
+                reasoning_tokens: number;
+            };
+            total_tokens: number;
         };
         /** @description Retries of one target, on the listed statuses and on refused or reset connections, after an exponential backoff with full jitter (250 ms doubling, capped at 8 s). */
         Retry: {
@@ -5821,6 +6102,11 @@ export interface components {
         Success: {
             success: boolean;
         };
+        SummaryText: {
+            text: string;
+            /** @enum {string} */
+            type: "summary_text";
+        };
         SystemMessage: {
             content: components["schemas"]["TextContent"];
             name?: string;
@@ -5868,8 +6154,24 @@ export interface components {
             system_fingerprint?: string | null;
             usage?: components["schemas"]["Usage"];
         };
+        TextConfig: {
+            format?: components["schemas"]["TextFormat"];
+            /** @enum {string|null} */
+            verbosity?: "low" | "medium" | "high" | null;
+        };
         /** @description A string, or at least one text part. */
         TextContent: string | components["schemas"]["TextPart"][];
+        TextFormat: {
+            /** @enum {string} */
+            type: "text" | "json_object";
+        } | {
+            description?: string;
+            name: string;
+            schema: Record<string, never>;
+            strict?: boolean | null;
+            /** @enum {string} */
+            type: "json_schema";
+        };
         TextPart: {
             cache_control?: components["schemas"]["CacheControl"];
             text: string;
@@ -6004,7 +6306,7 @@ export interface components {
         };
         UpdateDeployment: components["schemas"]["DeploymentFields"];
         UpdateFeedback: {
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["common_Metadata"];
             value?: number;
             weight?: number;
         };
@@ -6454,6 +6756,7 @@ export interface components {
         Provider: string;
         /** @description Milliseconds; covers the wait for upstream headers and the body. */
         RequestTimeout: string;
+        ResponseIdPath: string;
         /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
         SensitiveHeaders: string;
         /** @description Your span id for this request, kept in its log. */
@@ -12380,6 +12683,186 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Google Vertex AI request type. */
+                "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
+                "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
+                "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description The span this request belongs under, kept in its log. */
+                "x-gw-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /** @description Milliseconds; covers the wait for upstream headers and the body. */
+                "x-gw-request-timeout"?: components["parameters"]["RequestTimeout"];
+                /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
+                "x-gw-sensitive-headers"?: components["parameters"]["SensitiveHeaders"];
+                /** @description Your span id for this request, kept in its log. */
+                "x-gw-span-id"?: components["parameters"]["SpanId"];
+                /** @description A name for this request's span, kept in its log. */
+                "x-gw-span-name"?: components["parameters"]["SpanName"];
+                /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
+                "x-gw-trace-id"?: components["parameters"]["TraceId"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The response; with `stream: true` a stream of Responses events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A monitor-only guardrail failed; the response passes, with `hook_results`. */
+            246: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["Error"];
+            429: components["responses"]["TooManyRequests"];
+            446: components["responses"]["GuardrailDenied"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ResponseIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ResponseIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: {
+                /** @description The id of the last item of the previous page (OpenAI's cursor). */
+                after?: components["parameters"]["AfterId"];
+                /** @description Accepted; gw adds no optional data. */
+                include?: string[];
+                limit?: number;
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["ResponseIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseItemList"];
                 };
             };
             400: components["responses"]["BadRequest"];

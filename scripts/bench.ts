@@ -2,7 +2,8 @@
  * `make bench`: gw's chat path against the bare upstream and a bare Node proxy, in one run,
  * each server and the load generator in its own process, all on 127.0.0.1; then MCP tools/call
  * through gw against the same call made directly (scripts/bench/mcp-latency.ts); then an assistant
- * run of one model turn against the same turn as a chat call (scripts/bench/run-latency.ts).
+ * run of one model turn against the same turn as a chat call (scripts/bench/run-latency.ts). The
+ * `gw responses` row sends a Responses API call that gw translates to the chat row's request.
  *
  *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
  *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).
@@ -21,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuMessage } from './bench/child-ipc.js';
 import type { LoadResult } from './bench/load-generator.js';
-import { BENCH_PROMPT, CHAT_BODY, EMBEDDINGS_BODY, PLAIN_HEADERS, PROMPT_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { BENCH_PROMPT, CHAT_BODY, EMBEDDINGS_BODY, PLAIN_HEADERS, PROMPT_BODY, RESPONSES_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 import { measureMcp, reportMcp } from './bench/mcp-latency.js';
 import { measureRuns, reportRuns } from './bench/run-latency.js';
@@ -102,6 +103,8 @@ async function main(): Promise<void> {
       { name: 'gw', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort) },
       // The same chat call, sent as a saved prompt rendered by gw (item 8 of issue 17).
       { name: 'gw prompt', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/prompts/${BENCH_PROMPT.slug}/completions`, headers: gwHeaders(adminKey, upstreamPort), body: PROMPT_BODY },
+      // The same chat call, sent as a Responses API call and translated by gw (issue 20).
+      { name: 'gw responses', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/responses`, headers: gwHeaders(adminKey, upstreamPort), body: RESPONSES_BODY },
       // POST /v1/embeddings through gw against the same request sent straight to the upstream (issue 20).
       { name: 'upstream embeddings', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/embeddings`, headers: PLAIN_HEADERS, body: EMBEDDINGS_BODY },
       { name: 'gw embeddings', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/embeddings`, headers: gwHeaders(adminKey, upstreamPort), body: EMBEDDINGS_BODY },
@@ -261,6 +264,12 @@ function report(results: Map<string, LoadResult>, { cpu, loop, gc }: PerRequest,
     const added = at('gw prompt', low).p50Ms - at('gw', low).p50Ms;
     console.log(`prompt completion p50 added vs the same chat call sent whole (${low} conns): ${added.toFixed(3)} ms  (target < 1 ms)`);
     console.log(`prompt completion / chat throughput (${high} conns): ${ratio(at('gw prompt', high).requestsPerSecond, gw.requestsPerSecond)}`);
+  }
+  if (names.includes('gw responses')) {
+    const responses = at('gw responses', high);
+    console.log(`responses (translated to chat) / upstream throughput (${high} conns): ${ratio(responses.requestsPerSecond, at('upstream', high).requestsPerSecond)}`);
+    console.log(`responses / chat throughput through gw (${high} conns): ${ratio(responses.requestsPerSecond, gw.requestsPerSecond)}  (same overhead budget as chat)`);
+    console.log(`responses p50 overhead vs upstream (${low} conns): ${(at('gw responses', low).p50Ms - at('upstream', low).p50Ms).toFixed(3)} ms; vs chat through gw: ${(at('gw responses', low).p50Ms - at('gw', low).p50Ms).toFixed(3)} ms`);
   }
   if (gwFailed) console.log('note: gw answered non-2xx statuses (see the table); its figures do not measure a working chat path.');
 }

@@ -15,11 +15,17 @@ import { sendJson, sendText } from './respond.js';
 import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
+import type { LogEndpoint } from '../gateway/request-log.js';
 import { authorizationIsProviderCredential } from '../gateway/resolve/provider-plan.js';
 import { assertTokenResource, withResourceChallenge } from './auth/oauth/resource-challenge.js';
 
-/** Gateway chat calls are logged whatever their outcome, refusals before the handler included. */
-const CHAT_OPERATION = 'createChatCompletion';
+/** Gateway calls that run the chat pipeline are logged whatever their outcome, refusals before the handler included. */
+const PIPELINE_OPERATIONS: Record<string, LogEndpoint> = { createChatCompletion: 'chat.completions', createResponse: 'responses' };
+
+function logRefused(c: Context, call: Call, error: ApiError): void {
+  const endpoint = PIPELINE_OPERATIONS[c.operation.operationId ?? ''];
+  if (endpoint) logRefusedChat(call, c.request.requestBody, error, endpoint);
+}
 
 type SecurityResult = { error?: unknown } | undefined;
 
@@ -80,7 +86,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
     },
     validationFail: async (c: Context, call: Call) => {
       const error = toValidationError(c.validation.errors);
-      if (c.operation.operationId === CHAT_OPERATION) logRefusedChat(call, c.request.requestBody, error);
+      logRefused(c, call, error);
       throw inErrorFormat(errorFormatOf(c.operation), error);
     },
     unauthorizedHandler: async (c: Context) => {
@@ -109,7 +115,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
       } catch (denied) {
         // A refused administrative write is itself worth auditing.
         if (denied instanceof ApiError) await recordAudit(c, call, denied.status);
-        if (denied instanceof ApiError && c.operation.operationId === CHAT_OPERATION) logRefusedChat(call, c.request.requestBody, denied);
+        if (denied instanceof ApiError) logRefused(c, call, denied);
         throw inErrorFormat(errorFormatOf(c.operation), withResourceChallenge(c, denied, services.config.publicUrl));
       }
     },

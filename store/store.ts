@@ -35,6 +35,7 @@ import { McpSessionsRepository } from './repositories/mcp-sessions.js';
 import { McpGuardrailServersRepository } from './repositories/mcp-guardrail-servers.js';
 import { AssistantObjectsRepository } from './repositories/assistant-objects.js';
 import { AssistantRunsRepository } from './repositories/assistant-runs.js';
+import { ResponsesRepository } from './repositories/responses.js';
 import type { components } from '../generated/types.js';
 import type { StoredRunState } from './repositories/assistant-runs.js';
 
@@ -84,6 +85,7 @@ export class Store {
   readonly assistantMessages: AssistantObjectsRepository<components['schemas']['Message']>;
   readonly assistantRuns: AssistantRunsRepository<components['schemas']['Run'], StoredRunState>;
   readonly assistantRunSteps: AssistantObjectsRepository<components['schemas']['RunStep']>;
+  readonly responses: ResponsesRepository<components['schemas']['Response'], components['schemas']['ResponseItem'], components['schemas']['ChatMessage']>;
 
   constructor(readonly db: Knex | Knex.Transaction) {
     this.organisations = new OrganisationsRepository(db);
@@ -126,6 +128,7 @@ export class Store {
     this.assistantMessages = new AssistantObjectsRepository(db, 'assistant_messages');
     this.assistantRuns = new AssistantRunsRepository(db);
     this.assistantRunSteps = new AssistantObjectsRepository(db, 'assistant_run_steps');
+    this.responses = new ResponsesRepository(db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -22,6 +22,11 @@ export class SseWriter {
     await this.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
   }
 
+  /** A named event (`event: <name>`), as the Responses API frames its stream. */
+  async event(name: string, payload: unknown): Promise<void> {
+    await this.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+  }
+
   end(): void {
     if (this.open) this.res.end();
   }

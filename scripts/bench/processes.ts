@@ -54,6 +54,8 @@ export const PROMPT_BODY = JSON.stringify({ variables: { what: 'hello' } });
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
 /** The embeddings row's request: floats, as gw always asks its provider for them. */
 export const EMBEDDINGS_BODY = JSON.stringify({ model: 'text-embedding-3-small', input: 'Say hello.', encoding_format: 'float' });
+/** The Responses call the responses row sends: gw translates it to exactly CHAT_BODY's request (store false: no stored row). */
+export const RESPONSES_BODY = JSON.stringify({ model: 'gpt-4o-mini', input: 'Say hello.', store: false });
 export const PLAIN_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
 
 export function gwHeaders(adminKey: string, upstreamPort: number): Record<string, string> {

@@ -26,6 +26,7 @@ import * as deployments from './192_deployments.js';
 import * as batches from './207_batches.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
+import * as responses from './255_responses.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
 import * as deploymentSyncState from './265_deployment_sync_state.js';
 
@@ -60,6 +61,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '220_cost_unpriced': costUnpriced,
   '240_analytics_rollups': analyticsRollups,
   '241_rollup_unpriced': rollupUnpriced,
+  '255_responses': responses,
   '265_deployment_sync_state': deploymentSyncState,
   // Issue 17's range; after 240 because 171 adds rollup columns.
   '170_prompt_library': promptLibrary,
