@@ -6,6 +6,8 @@ import type { Call } from '../../server/call.js';
 import { runChat } from '../chat/run-chat.js';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../providers/types.js';
 import { runEmbeddings, runTextCompletion } from '../chat/run-operations.js';
+import { runResponse } from '../responses/run-response.js';
+import type { CreateResponseRequest } from '../responses/wire.js';
 
 /** What a line's request answered: the status and body that go in the output (or error) file. */
 export interface LineAnswer {
@@ -65,6 +67,17 @@ function completionsExecutor(): LineExecutor {
   };
 }
 
+function responsesExecutor(): LineExecutor {
+  let validate: ValidateFunction | undefined;
+  return async (call, body) => {
+    const request = { ...body, stream: false } as Record<string, unknown>;
+    validate ??= specValidator('CreateResponseRequest');
+    if (!validate(request)) throw toValidationError(validate.errors);
+    const result = await runResponse(call, request as unknown as CreateResponseRequest);
+    return { status: result.status === 246 ? 200 : result.status, body: result.body };
+  };
+}
+
 /**
  * Endpoint -> how its lines run. An endpoint OpenAI batches accept but gw cannot run yet is absent:
  * each of its lines fails into the error file, saying so.
@@ -73,6 +86,7 @@ export const LINE_EXECUTORS: ReadonlyMap<string, LineExecutor> = new Map([
   ['/v1/chat/completions', chatExecutor()],
   ['/v1/embeddings', embeddingsExecutor()],
   ['/v1/completions', completionsExecutor()],
+  ['/v1/responses', responsesExecutor()],
 ]);
 
 /** The endpoints `POST /v1/batches` accepts (OpenAI's list). */

@@ -134,6 +134,24 @@ for (const engine of fullEngines()) {
       assert.ok(gw.logs.some((entry) => entry.endpoint === 'embeddings') && gw.logs.some((entry) => entry.endpoint === 'completions'));
     });
 
+    test('responses lines run through the Responses path: a Response in the output, a bad line in the errors', async () => {
+      const input = await upload([
+        JSON.stringify({ custom_id: 'r1', method: 'POST', url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'Say this', stream: true } }),
+        JSON.stringify({ custom_id: 'r2', method: 'POST', url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 42 } }),
+      ]);
+      const batch = await waitFor(client, (await client.batches.create({ input_file_id: input.id, endpoint: '/v1/responses', completion_window: '24h' })).id);
+      assert.deepEqual(batch.request_counts, { total: 2, completed: 1, failed: 1 });
+      const [line] = await fileLines(client, batch.output_file_id);
+      assert.equal(line!.custom_id, 'r1');
+      assert.equal(line!.response.body.object, 'response');
+      assert.equal(line!.response.body.status, 'completed');
+      assert.match(line!.response.body.output[0].content[0].text, /Say this/);
+      const [refused] = await fileLines(client, batch.error_file_id);
+      assert.equal(refused!.custom_id, 'r2');
+      assert.equal(refused!.response.status_code, 400);
+      assert.ok(gw.logs.some((entry) => entry.endpoint === 'responses'));
+    });
+
     test('a line the provider rate-limits waits and runs again; it is neither lost nor failed', async () => {
       gw.fake.next({ kind: 'error', status: 429, message: 'slow down', headers: { 'retry-after': '1' } });
       const input = await upload([chatLine('r1', 'one'), chatLine('r2', 'two'), chatLine('r3', 'three')]);
