@@ -9,11 +9,6 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('log_outbox', (t) => {
     t.string('log_id', 36).primary();
   });
-  // A SQLite data plane shipped after a rowid cursor until now: what it had not shipped yet is queued.
-  const cursor = (await knex('deployment_sync_state').where({ name: 'log_cursor' }).first()) as { value: string } | undefined;
-  if (!cursor) return;
-  await knex.raw('insert into log_outbox (log_id) select id from request_logs where rowid > ?', [Number(cursor.value)]);
-  await knex('deployment_sync_state').where({ name: 'log_cursor' }).delete();
 }
 
 export async function down(knex: Knex): Promise<void> {

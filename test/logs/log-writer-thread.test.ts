@@ -44,6 +44,25 @@ describe('request logs through the SQLite writer thread', () => {
     }
   });
 
+  it('on a data plane each added row is queued in the outbox in its batch; a batch written again queues nothing more; elsewhere nothing', async () => {
+    const thread = new SqliteWriterThread(file);
+    const queued = async (entries: Array<{ id: string }>) => (await db('log_outbox').whereIn('log_id', entries.map((entry) => entry.id)).select('log_id')).length;
+    try {
+      const dataPlane = new ThreadedRequestLogWriter(thread, { outbox: true });
+      const batch = Array.from({ length: 5 }, () => logEntry(ids));
+      await dataPlane.insertMany(batch);
+      assert.equal(await queued(batch), 5);
+      await db('log_outbox').whereIn('log_id', batch.slice(0, 2).map((entry) => entry.id)).delete();
+      await dataPlane.insertMany(batch);
+      assert.equal(await queued(batch), 3, 'rows already stored are not queued again');
+      const elsewhere = Array.from({ length: 3 }, () => logEntry(ids));
+      await new ThreadedRequestLogWriter(thread, { outbox: false }).insertMany(elsewhere);
+      assert.equal(await queued(elsewhere), 0);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it('a batch the database refuses fails with its reason, whole, and the thread goes on writing', async () => {
     const thread = new SqliteWriterThread(file);
     try {
