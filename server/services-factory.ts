@@ -85,13 +85,15 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   await migrateToLatest(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   const bus: InvalidationBus = redis ? await RedisInvalidationBus.connect(redis, config.redisPrefix, logger) : new LocalInvalidationBus();
-  const store = new Store(db);
+  // A data plane queues every request log it writes for the control plane (docs/deployments.md, "Log shipping").
+  const logWrites = { outbox: config.controlPlane !== undefined };
+  const store = new Store(db, logWrites);
   const secrets = new SecretBox(config.encryptionKey);
   const now = options.now ?? Date.now;
   const semanticCache = new SemanticStore(store, bus, now, logger);
   const sqliteFile = sqliteFileOf(db);
   const logWriter = new BatchingLogSink(
-    sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile)) : store.requestLogs,
+    sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile), logWrites) : store.requestLogs,
     {
       batchSize: config.logBatchSize,
       flushIntervalMs: config.logFlushIntervalMs,

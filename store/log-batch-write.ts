@@ -2,7 +2,9 @@
  * Writes a batch of request-log rows and their rollup deltas in one transaction, on either
  * engine. A row whose id is already stored is skipped and adds nothing: a batch written again
  * after a lost acknowledgement, a crash or a retry counts once. The rollups are computed from
- * the rows the insert actually added.
+ * the rows the insert actually added. On a data plane (`outbox`) the ids the insert added also go
+ * into `log_outbox` in that transaction, for the log shipper (gateway/deployment/data-plane.ts);
+ * elsewhere nothing more is written.
  *
  * On Postgres: multi-row INSERT ... ON CONFLICT DO NOTHING RETURNING, then the rollup upserts.
  * On SQLite (the writer thread, or the main connection): one prepared single-row statement,
@@ -57,14 +59,24 @@ export function sameColumns(rows: Row[], columns: string[]): boolean {
   });
 }
 
+const OUTBOX_SQL = 'insert into log_outbox (log_id) values (?) on conflict (log_id) do nothing';
+
+export interface LogWriteOptions {
+  /** Data-plane mode: queue each added row's id for shipping to the control plane. */
+  outbox: boolean;
+}
+
 /** Rows already as bindable values (the writer thread receives them so); one transaction, synchronous. */
-export function writeLogRowsSqlite(connection: SqliteConnection, columns: readonly string[], rows: readonly unknown[][]): void {
+export function writeLogRowsSqlite(connection: SqliteConnection, columns: readonly string[], rows: readonly unknown[][], options: LogWriteOptions): void {
   const insert = statementFor(connection, insertLogSql(columns));
   const upsert = statementFor(connection, rollupUpsertSql('sqlite', 1));
+  const outbox = options.outbox ? statementFor(connection, OUTBOX_SQL) : undefined;
+  const idAt = columns.indexOf('id');
   connection.transaction(() => {
     const added: RollupFact[] = [];
     for (const values of rows) {
       if (!insert.run(values).changes) continue;
+      outbox?.run(values[idAt]);
       added.push(toFact(Object.fromEntries(columns.map((column, i) => [column, values[i]]))));
     }
     for (const delta of rollupDeltas(added, 1)) upsert.run(rollupValues(delta));
@@ -72,7 +84,7 @@ export function writeLogRowsSqlite(connection: SqliteConnection, columns: readon
 }
 
 /** Writes log rows (toLogRow's shape, all with the same columns) and their rollups. */
-export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[]): Promise<void> {
+export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[], options: LogWriteOptions): Promise<void> {
   if (!rows.length) return;
   const columns = Object.keys(rows[0]!);
   if (!sameColumns(rows, columns)) throw new Error('log rows differ in their columns');
@@ -82,7 +94,7 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[]): Pr
     const connection = (await db.client.acquireConnection()) as SqliteConnection;
     try {
       const all = [...columns, 'rolled_up'];
-      writeLogRowsSqlite(connection, all, marked.map((row: Row) => all.map((column) => sqliteValue(row[column]))));
+      writeLogRowsSqlite(connection, all, marked.map((row: Row) => all.map((column) => sqliteValue(row[column]))), options);
     } finally {
       await db.client.releaseConnection(connection);
     }
@@ -91,8 +103,9 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[]): Pr
   const write = async (trx: Knex.Transaction) => {
     const added: RollupFact[] = [];
     for (let i = 0; i < marked.length; i += INSERT_CHUNK) {
-      const inserted = await trx('request_logs').insert(marked.slice(i, i + INSERT_CHUNK)).onConflict('id').ignore().returning([...FACT_COLUMNS]);
-      for (const row of inserted as Row[]) added.push(toFact(row));
+      const inserted = (await trx('request_logs').insert(marked.slice(i, i + INSERT_CHUNK)).onConflict('id').ignore().returning(['id', ...FACT_COLUMNS])) as Row[];
+      for (const row of inserted) added.push(toFact(row));
+      if (options.outbox && inserted.length) await trx('log_outbox').insert(inserted.map((row) => ({ log_id: row.id }))).onConflict('log_id').ignore();
     }
     await applyRollupDeltas(trx, rollupDeltas(added, 1));
   };

@@ -1,33 +1,33 @@
 /**
- * Request logs shipped from a data plane to its control plane. The data plane reads its rows in
- * the order SQLite stored them (rowid: one writer at a time, so a row can never be committed
- * behind the cursor, which ids stamped at request start could be); the control plane stores them
+ * Request logs shipped from a data plane to its control plane. The data plane's log batch write
+ * queues each new row's id in `log_outbox` in the row's own transaction (store/log-batch-write.ts),
+ * so an id there always names a committed row, on either engine and in any commit order; ids
+ * leave only once the control plane has acknowledged them. The control plane stores the rows
  * under the deployment's organisation, each id once.
  */
 import type { Knex } from 'knex';
-import { dialectOf } from './db.js';
 import { writeLogRows } from './log-batch-write.js';
 
 type Row = Record<string, unknown>;
 
-export interface ShippableLogs {
+export interface OutboxBatch {
+  /** The outbox ids taken; to be cleared once acknowledged. */
+  ids: string[];
+  /** Their rows still stored (retention may have deleted some: those ids only leave). */
   rows: Row[];
-  /** The cursor after these rows (the last rowid); unchanged when there were none. */
-  cursor: number;
 }
 
-/** Data plane: up to `limit` rows stored after `cursor`. */
-export async function readLogsAfter(db: Knex, cursor: number, limit: number): Promise<ShippableLogs> {
-  if (dialectOf(db) !== 'sqlite') throw new Error('request logs are shipped only from a data plane on the SQLite store');
-  const rows = (await db('request_logs').select(db.raw('rowid as _rowid'), 'request_logs.*').where('rowid', '>', cursor).orderBy('rowid').limit(limit)) as Row[];
-  if (!rows.length && cursor > 0) {
-    // A cursor past the last row means the rows were renumbered (VACUUM does that): start over;
-    // the control plane keeps each id once, so what it has already adds nothing.
-    const last = (await db('request_logs').max({ n: 'rowid' }).first()) as { n: number | null } | undefined;
-    if (Number(last?.n ?? 0) < cursor) return readLogsAfter(db, 0, limit);
-  }
-  const last = rows.length ? Number(rows[rows.length - 1]!._rowid) : cursor;
-  return { rows: rows.map(({ _rowid: _, rolled_up: __, ...row }) => row), cursor: last };
+/** Data plane: up to `limit` queued ids and their rows, in no particular order. */
+export async function readOutbox(db: Knex, limit: number): Promise<OutboxBatch> {
+  const ids = ((await db('log_outbox').select('log_id').limit(limit)) as Array<{ log_id: string }>).map((row) => row.log_id);
+  if (!ids.length) return { ids, rows: [] };
+  const rows = (await db('request_logs').whereIn('id', ids).select('*')) as Row[];
+  return { ids, rows: rows.map(({ rolled_up: _, ...row }) => row) };
+}
+
+/** Data plane: the control plane holds these rows; exactly these ids leave the outbox. */
+export async function clearOutbox(db: Knex, ids: string[]): Promise<void> {
+  await db('log_outbox').whereIn('log_id', ids).delete();
 }
 
 const columnsOf = new WeakMap<Knex, Promise<Set<string>>>();
@@ -47,6 +47,7 @@ export async function writeShippedLogs(db: Knex, organisationId: string, rows: R
       }),
     ),
   );
-  await writeLogRows(db, stored);
+  // A control plane keeps what it receives: nothing of it goes into an outbox.
+  await writeLogRows(db, stored, { outbox: false });
 }
 

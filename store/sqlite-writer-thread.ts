@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { sameColumns, sqliteValue } from './log-batch-write.js';
+import { sameColumns, sqliteValue, type LogWriteOptions } from './log-batch-write.js';
 import type { BatchDone, WriteBatch } from './sqlite-writer-worker.js';
 
 type Row = Record<string, unknown>;
@@ -35,7 +35,7 @@ export class SqliteWriterThread {
   constructor(private readonly filename: string) {}
 
   /** Request-log rows (toLogRow's shape), written with their rollups (store/log-batch-write.ts). */
-  writeLogs(rows: Row[]): Promise<void> {
+  writeLogs(rows: Row[], options: LogWriteOptions): Promise<void> {
     if (!rows.length) return Promise.resolve();
     const columns = [...Object.keys(rows[0]!), 'rolled_up'];
     if (!sameColumns(rows, columns.slice(0, -1))) return Promise.reject(new Error('log rows differ in their columns'));
@@ -43,6 +43,7 @@ export class SqliteWriterThread {
       id: (this.nextId += 1),
       columns,
       rows: rows.map((row) => columns.map((column) => (column === 'rolled_up' ? 1 : sqliteValue(row[column])))),
+      outbox: options.outbox,
     };
     const worker = this.started();
     return new Promise<void>((resolve, reject) => {

@@ -13,6 +13,7 @@ export interface WriteBatch {
   id: number;
   columns: string[];
   rows: unknown[][];
+  outbox: boolean;
 }
 
 export interface BatchDone {
@@ -23,9 +24,9 @@ export interface BatchDone {
 const db = new Database((workerData as { filename: string }).filename);
 configureSqlite(db);
 
-parentPort!.on('message', ({ id, columns, rows }: WriteBatch) => {
+parentPort!.on('message', ({ id, columns, rows, outbox }: WriteBatch) => {
   try {
-    writeLogRowsSqlite(db, columns, rows);
+    writeLogRowsSqlite(db, columns, rows, { outbox });
     parentPort!.postMessage({ id } satisfies BatchDone);
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies BatchDone);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { LogWriteOptions } from './log-batch-write.js';
 import { ApiKeysRepository } from './repositories/api-keys.js';
 import { AuditLogsRepository } from './repositories/audit-logs.js';
 import { InvitationsRepository } from './repositories/invitations.js';
@@ -87,7 +88,11 @@ export class Store {
   readonly assistantRunSteps: AssistantObjectsRepository<components['schemas']['RunStep']>;
   readonly responses: ResponsesRepository<components['schemas']['Response'], components['schemas']['ResponseItem'], components['schemas']['ChatMessage']>;
 
-  constructor(readonly db: Knex | Knex.Transaction) {
+  /** `logWrites.outbox` in data-plane mode: request logs written here are queued for shipping. */
+  constructor(
+    readonly db: Knex | Knex.Transaction,
+    private readonly logWrites: LogWriteOptions = { outbox: false },
+  ) {
     this.organisations = new OrganisationsRepository(db);
     this.workspaces = new WorkspacesRepository(db);
     this.users = new UsersRepository(db);
@@ -106,7 +111,7 @@ export class Store {
     this.promptLabels = new PromptLabelsRepository(db);
     this.sharedPrompts = this.prompts;
     this.semanticCacheEntries = new SemanticCacheEntriesRepository(db);
-    this.requestLogs = new RequestLogsRepository(db);
+    this.requestLogs = new RequestLogsRepository(db, logWrites);
     this.logFeedback = new LogFeedbackRepository(db);
     this.logExports = new LogExportsRepository(db);
     this.guardrails = new GuardrailsRepository(db);
@@ -132,7 +137,7 @@ export class Store {
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    return this.db.transaction((trx) => work(new Store(trx)));
+    return this.db.transaction((trx) => work(new Store(trx, this.logWrites)));
   }
 
   /** One cheap round trip; /ready uses it. */

@@ -3,8 +3,8 @@
  * `deployment.sync` polls the control plane's snapshot with If-None-Match, applies a new one to
  * this gw's own store (its last good copy, served from while the control plane is away, across
  * restarts too) and empties the caches that read those tables. `deployment.ship-logs` sends the
- * request logs stored since its durable cursor, in batches, and moves the cursor only once the
- * control plane has acknowledged them (it stores each log id once, so a lost ack costs nothing).
+ * request logs queued in the store's outbox, in batches, and clears the ids of a batch only once
+ * the control plane has acknowledged it (it stores each log id once, so a lost ack costs nothing).
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../../jobs/job-queue.js';
@@ -12,10 +12,9 @@ import type { InvalidationBus } from '../../server/invalidation.js';
 import type { Logger } from '../../server/logger.js';
 import { ALL_API_KEYS, API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
-import { dialectOf } from '../../store/db.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { DeploymentSyncStateRepository } from '../../store/repositories/deployment-sync-state.js';
-import { readLogsAfter } from '../../store/shipped-logs.js';
+import { clearOutbox, readOutbox } from '../../store/shipped-logs.js';
 import type { ChangedRows } from '../../store/deployment-snapshot.js';
 import { LIMIT_POLICIES_TOPIC } from '../limits/policy-cache.js';
 import { GUARDRAILS_TOPIC } from '../guardrails/saved-guardrails.js';
@@ -27,7 +26,6 @@ import { TransferKeys } from './transfer-seal.js';
 export const SYNC_JOB = 'deployment.sync';
 export const SHIP_LOGS_JOB = 'deployment.ship-logs';
 const SNAPSHOT_VERSION = 'snapshot_version';
-const LOG_CURSOR = 'log_cursor';
 /** Rows per shipped batch: with bodies at GW_LOG_BODY_MAX_BYTES a batch stays well under the 32 MB body cap. */
 export const SHIP_BATCH = 50;
 const TIMEOUT_MS = 10_000;
@@ -87,11 +85,17 @@ export class DataPlaneSync {
     }
   }
 
-  /** Ships one batch; true when a full batch went (more may wait). A failure leaves the cursor where it was. */
+  /** Ships one batch; `more` when the outbox gave a full one (more may wait). A failure leaves the outbox as it was. */
   async shipLogs(): Promise<{ shipped: number; more: boolean }> {
-    const cursor = Number((await this.state.get(LOG_CURSOR)) ?? 0);
-    const batch = await readLogsAfter(this.options.db, cursor, SHIP_BATCH);
-    if (!batch.rows.length) return { shipped: 0, more: false };
+    const { db } = this.options;
+    const batch = await readOutbox(db, SHIP_BATCH);
+    if (!batch.ids.length) return { shipped: 0, more: false };
+    const more = batch.ids.length === SHIP_BATCH;
+    if (!batch.rows.length) {
+      // Retention deleted these rows before they went: nothing to send, the ids just leave.
+      await clearOutbox(db, batch.ids);
+      return { shipped: 0, more };
+    }
     const response = await fetch(`${this.base}/v1/deployments/logs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-gw-api-key': this.options.deploymentKey },
@@ -100,8 +104,8 @@ export class DataPlaneSync {
       signal: AbortSignal.timeout(TIMEOUT_MS * 3),
     });
     if (!response.ok) throw new Error(`control plane answered ${response.status} to shipped logs: ${(await response.text()).slice(0, 500)}`);
-    await this.state.set(LOG_CURSOR, String(batch.cursor), this.isoNow());
-    return { shipped: batch.rows.length, more: batch.rows.length === SHIP_BATCH };
+    await clearOutbox(db, batch.ids);
+    return { shipped: batch.rows.length, more };
   }
 
   /** Registers both jobs and starts them; each re-schedules itself, so one of each waits at a time. */
@@ -118,12 +122,6 @@ export class DataPlaneSync {
       },
       { concurrency: 1 },
     );
-    if (dialectOf(this.options.db) !== 'sqlite') {
-      // The cursor is SQLite's insertion order (store/shipped-logs.ts); Postgres has none that is safe.
-      logger.warn('request logs are shipped only from a data plane on the SQLite store; these stay local');
-      await jobs.enqueue(SYNC_JOB, {}, { singletonKey: 'sync' });
-      return;
-    }
     jobs.register(
       SHIP_LOGS_JOB,
       async () => {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * A data plane's own bookkeeping of its sync with the control plane, one row per name: the
- * version (ETag) of the snapshot it last applied, and the log shipper's cursor. Unused on a
+ * version (ETag) of the snapshot it last applied. Unused on a
  * control plane.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -29,6 +29,7 @@ import * as analyticsRollups from './240_analytics_rollups.js';
 import * as responses from './255_responses.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
 import * as deploymentSyncState from './265_deployment_sync_state.js';
+import * as logOutbox from './266_log_outbox.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -63,6 +64,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '241_rollup_unpriced': rollupUnpriced,
   '255_responses': responses,
   '265_deployment_sync_state': deploymentSyncState,
+  '266_log_outbox': logOutbox,
   // Issue 17's range; after 240 because 171 adds rollup columns.
   '170_prompt_library': promptLibrary,
   '171_prompt_in_logs': promptInLogs,

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
 import type { SqliteWriterThread } from '../sqlite-writer-thread.js';
 import { fromJson, toJson } from '../json-column.js';
-import { writeLogRows } from '../log-batch-write.js';
+import { writeLogRows, type LogWriteOptions } from '../log-batch-write.js';
 import { LogAnalytics } from '../log-analytics.js';
 import { applyLogFilter, type LogFilter } from '../log-filter.js';
 import { FACT_COLUMNS, rollupDeltas, toFact } from '../rollups/rollup-deltas.js';
@@ -126,10 +126,13 @@ export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
 
 /** Gateway request logs through a SQLite writer thread: the same rows, written off the event loop. */
 export class ThreadedRequestLogWriter {
-  constructor(private readonly thread: SqliteWriterThread) {}
+  constructor(
+    private readonly thread: SqliteWriterThread,
+    private readonly options: LogWriteOptions,
+  ) {}
 
   insertMany(entries: RequestLogEntry[]): Promise<void> {
-    return this.thread.writeLogs(entries.map((entry) => toLogRow(entry, 'gateway')));
+    return this.thread.writeLogs(entries.map((entry) => toLogRow(entry, 'gateway')), this.options);
   }
 
   close(): Promise<void> {
@@ -138,14 +141,17 @@ export class ThreadedRequestLogWriter {
 }
 
 export class RequestLogsRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  constructor(
+    private readonly db: Knex | Knex.Transaction,
+    private readonly options: LogWriteOptions = { outbox: false },
+  ) {}
 
   /**
    * One transaction holding the rows and their rollup deltas, so a batch lands whole or not at
    * all; rows already stored (a batch written again) are skipped and counted once.
    */
   async insertMany(entries: RequestLogEntry[], source: LogSource = 'gateway'): Promise<void> {
-    await writeLogRows(this.db, entries.map((entry) => toLogRow(entry, source)));
+    await writeLogRows(this.db, entries.map((entry) => toLogRow(entry, source)), this.options);
   }
 
   async get(filter: Pick<LogFilter, 'organisation_id' | 'workspace_id'>, id: string): Promise<RequestLogRecord | undefined> {

@@ -1,6 +1,7 @@
 /**
  * A control-plane gw and a data-plane gw as two processes on loopback (the entry `make run`
- * starts, each with its own SQLite store and encryption key): a key made on the control plane
+ * starts, each with its own store and encryption key; the data plane on Postgres, in a database
+ * of its own, when GW_TEST_DATABASE_URL is set, else both on SQLite): a key made on the control plane
  * serves on the data plane within seconds, a config change reaches it, admin writes there are
  * refused, the control plane stopped mid-load and restarted receives every log row exactly once,
  * and the data plane restarted while the control plane is down serves from its last good copy.
@@ -14,8 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import knexFactory from 'knex';
 import OpenAI from 'openai';
 import { createDb } from '../../store/db.js';
+import { storeEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-dataplane-0123456789';
@@ -47,6 +50,25 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, waitM
   }
 }
 
+/** A database of its own for the data-plane process (it takes a whole database, not a schema), dropped after. */
+async function ownPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `gw_dp_${randomBytes(6).toString('hex')}`;
+  const server = () => knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  const creating = server();
+  await creating.raw(`create database "${name}"`);
+  await creating.destroy();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      const dropping = server();
+      await dropping.raw(`drop database if exists "${name}" with (force)`);
+      await dropping.destroy();
+    },
+  };
+}
+
 interface Gw {
   url: string;
   dataDir: string;
@@ -58,6 +80,7 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
   const children = new Set<ChildProcess>();
   const dirs: string[] = [];
   let fake: FakeOpenAi | undefined;
+  let dpDatabase: Awaited<ReturnType<typeof ownPostgresDatabase>> | undefined;
   after(async () => {
     for (const child of children) {
       if (child.exitCode === null && child.signalCode === null) {
@@ -66,6 +89,7 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
       }
     }
     await fake?.close();
+    await dpDatabase?.drop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -131,7 +155,14 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
     await post('/v1/providers', { name: 'Upstream', slug: 'upstream', ai_provider_id: 'openai', key: 'sk-upstream-e2e-0123456789', configurations: { custom_host: fake.url } });
     const deployment = await post('/v1/deployments', { name: 'edge' });
 
-    const dp = await gw('data-plane', { GW_CONTROL_PLANE_URL: cp.url, GW_DEPLOYMENT_KEY: String(deployment.deployment_key), GW_SYNC_INTERVAL_MS: '300' });
+    const postgresUrl = storeEngines().find((engine) => engine.databaseUrl)?.databaseUrl;
+    if (postgresUrl) dpDatabase = await ownPostgresDatabase(postgresUrl);
+    const dp = await gw('data-plane', {
+      GW_CONTROL_PLANE_URL: cp.url,
+      GW_DEPLOYMENT_KEY: String(deployment.deployment_key),
+      GW_SYNC_INTERVAL_MS: '300',
+      ...(dpDatabase ? { GW_DATABASE_URL: dpDatabase.url } : {}),
+    });
     await dp.start();
     const workspaces = (await (await fetch(`${cp.url}/v1/workspaces`, { headers: admin })).json()) as { data: Array<{ id: string }> };
     const key = await post('/v1/api-keys/workspace/service', { name: 'edge traffic', workspace_id: workspaces.data[0]!.id, scopes: ['completions.write'] });
@@ -160,7 +191,7 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
     assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'data_plane_read_only');
 
     // Load on the data plane while the control plane stops and comes back, with requests in each phase.
-    const dpDb = createDb({ sqliteFile: path.join(dp.dataDir, 'gw.sqlite') });
+    const dpDb = createDb(dpDatabase ? { databaseUrl: dpDatabase.url } : { sqliteFile: path.join(dp.dataDir, 'gw.sqlite') });
     const cpDb = createDb({ sqliteFile: path.join(cp.dataDir, 'gw.sqlite') });
     try {
       const localIds = async () => (await dpDb('request_logs').select('id')).map((row) => row.id as string);

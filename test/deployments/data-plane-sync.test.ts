@@ -2,22 +2,48 @@
  * Data-plane sync in one process: a control-plane app and a data-plane app (each its own store),
  * the data plane's sync driven by hand. The snapshot carries credentials sealed for the data plane
  * only (never the clear key, never the control plane's sealed form) and re-sealed under the data
- * plane's key; a second poll is a 304; a change and a revocation apply at once; logs ship from a
- * durable cursor, a re-sent batch adds nothing, and a control plane that is down moves nothing.
+ * plane's key; a second poll is a 304; a change and a revocation apply at once; logs ship from the
+ * data plane's outbox on both engines, a re-sent batch adds nothing, and a control plane that is
+ * down keeps them queued.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { DataPlaneSync, SHIP_BATCH } from '../../gateway/deployment/data-plane.js';
+import { DataPlaneSync } from '../../gateway/deployment/data-plane.js';
 import { TransferKeys } from '../../gateway/deployment/transfer-seal.js';
-import { DeploymentSyncStateRepository } from '../../store/repositories/deployment-sync-state.js';
 import { storeEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const PROVIDER_KEY = 'sk-upstream-secret-0123456789abcdef';
+
+/**
+ * A loopback stand-in in front of the control plane: runs `meanwhile` while the request is held,
+ * forwards it, and answers with the control plane's answer, or drops the connection after the
+ * control plane has stored the batch (`drop the answer`: a lost acknowledgement).
+ */
+async function relayTo(target: string, meanwhile: () => Promise<void>, mode: 'answer' | 'drop the answer' = 'answer') {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      await meanwhile();
+      const headers = { 'content-type': String(req.headers['content-type']), 'x-gw-api-key': String(req.headers['x-gw-api-key']) };
+      const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) });
+      const text = await answer.text();
+      if (mode === 'drop the answer') return void req.socket.destroy();
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 for (const engine of storeEngines()) {
   describe(`data-plane sync (${engine.name})`, () => {
@@ -34,9 +60,10 @@ for (const engine of storeEngines()) {
       fake = await startFakeOpenAi();
       const env = { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' };
       cp = await startTestApp({ engine, env });
-      dp = await startTestApp({ engine, env });
       const created = await cp.http.post('/v1/deployments').set(admin()).send({ name: 'edge' });
       deploymentKey = created.body.deployment_key;
+      // A data plane whose own jobs find no control plane: the test drives its sync by hand.
+      dp = await startTestApp({ engine, env: { ...env, GW_CONTROL_PLANE_URL: 'http://127.0.0.1:1', GW_DEPLOYMENT_KEY: deploymentKey, GW_SYNC_INTERVAL_MS: '3600000' } });
       const provider = await cp.http.post('/v1/providers').set(admin()).send({ name: 'Upstream', slug: 'upstream', ai_provider_id: 'openai', key: PROVIDER_KEY, configurations: { custom_host: fake.url } });
       assert.equal(provider.status, 201, JSON.stringify(provider.body));
       sync = syncOf(cp.url);
@@ -100,50 +127,90 @@ for (const engine of storeEngines()) {
       await assert.rejects(chat(key.body.key), (error: { status?: number }) => error.status === 401, 'revoked on the data plane at the poll');
     });
 
-    // The cursor is SQLite's insertion order: a data plane on Postgres keeps its logs (docs/deployments.md).
-    const shipping = engine.databaseUrl ? { skip: 'log shipping runs from a data plane on SQLite only' } : {};
-    test('logs ship from a durable cursor; a batch sent again adds nothing; a control plane that is down moves nothing', shipping, async () => {
-      await sync.pull();
-      const dpLogs = async () => (await dp.services.db('request_logs').select('id')).map((row) => row.id as string);
-      const client = new OpenAI({ baseURL: `${dp.url}/v1`, apiKey: dp.adminKey, maxRetries: 0 });
-      for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: '@upstream/gpt-4o', messages: [{ role: 'user', content: `log ${i}` }] });
-      await dp.services.requestLogs.flush();
+    test('logs ship from the outbox: a control plane that is down keeps them queued; a lost ack adds nothing; a row written while a batch is in flight goes next', async () => {
+      const key = await cp.http.post('/v1/api-keys/workspace/service').set(admin()).send({ name: 'edge logs', workspace_id: cp.boot.workspaceId, scopes: ['completions.write'] });
+      assert.equal(key.status, 201, JSON.stringify(key.body));
+      assert.equal(await sync.pull(), 'applied');
+      const client = new OpenAI({ baseURL: `${dp.url}/v1`, apiKey: key.body.key, maxRetries: 0 });
+      const chatOnDp = async (content: string) => {
+        await client.chat.completions.create({ model: '@upstream/gpt-4o', messages: [{ role: 'user', content }] });
+        await dp.services.requestLogs.flush();
+      };
+      const dpLogs = async () => (await dp.services.db('request_logs').select('id')).map((row) => row.id as string).sort();
+      const queued = async () => (await dp.services.db('log_outbox').select('log_id')).map((row) => row.log_id as string).sort();
+      const onCp = async (ids: string[]) => (await cp.services.db('request_logs').whereIn('id', ids).select('id', 'organisation_id')) as Array<{ id: string; organisation_id: string }>;
+      const requestsRolledUp = async () => Number((await cp.services.db('analytics_rollups').where({ grain: 'hour' }).sum({ n: 'requests' }).first())?.n ?? 0);
+      const shipAll = async (through = sync) => {
+        let shipped = 0;
+        for (let more = true; more; ) {
+          const round = await through.shipLogs();
+          shipped += round.shipped;
+          more = round.more;
+        }
+        return shipped;
+      };
+
+      for (let i = 0; i < 3; i++) await chatOnDp(`log ${i}`);
       const local = await dpLogs();
       assert.ok(local.length >= 3);
+      assert.deepEqual(await queued(), local, 'every row the data plane wrote is queued, in its own transaction');
 
-      const state = new DeploymentSyncStateRepository(dp.services.db);
-      assert.equal(await state.get('log_cursor'), undefined);
       await assert.rejects(syncOf('http://127.0.0.1:1').shipLogs(), 'a control plane that is down');
-      assert.equal(await state.get('log_cursor'), undefined, 'moves nothing');
+      assert.deepEqual(await queued(), local, 'keeps every row queued');
 
-      let shipped = 0;
-      for (let more = true; more; ) {
-        const round = await sync.shipLogs();
-        shipped += round.shipped;
-        more = round.more;
-      }
-      assert.equal(shipped, local.length, 'every row after the cursor');
-      assert.ok(Number(await state.get('log_cursor')) > 0);
-      const onCp = async () => (await cp.services.db('request_logs').whereIn('id', local).select('id', 'organisation_id')) as Array<{ id: string; organisation_id: string }>;
-      const requestsRolledUp = async () => Number((await cp.services.db('analytics_rollups').where({ grain: 'hour' }).sum({ n: 'requests' }).first())?.n ?? 0);
-      assert.equal((await onCp()).length, local.length);
-      assert.ok((await onCp()).every((row) => row.organisation_id === cp.boot.organisationId), 'stored under the deployment organisation');
-      assert.deepEqual(await sync.shipLogs(), { shipped: 0, more: false }, 'the cursor holds');
+      assert.equal(await shipAll(), local.length);
+      assert.deepEqual(await queued(), [], 'acknowledged ids leave the outbox');
+      assert.equal((await onCp(local)).length, local.length);
+      assert.ok((await onCp(local)).every((row) => row.organisation_id === cp.boot.organisationId), 'stored under the deployment organisation');
+      assert.deepEqual(await sync.shipLogs(), { shipped: 0, more: false });
       const rolledUp = await requestsRolledUp();
       assert.ok(rolledUp >= local.length, 'shipped rows count in analytics');
+      // A gw that is not a data plane queues nothing: neither what it receives nor its own traffic.
+      await new OpenAI({ baseURL: `${cp.url}/v1`, apiKey: cp.adminKey, maxRetries: 0 }).chat.completions.create({ model: '@upstream/gpt-4o', messages: [{ role: 'user', content: 'on the control plane' }] });
+      await cp.services.requestLogs.flush();
+      assert.equal((await cp.services.db('log_outbox').count({ n: '*' }).first())?.n, 0);
 
-      // The acknowledgement was lost: the cursor goes back and every batch is sent again.
-      await state.set('log_cursor', '0', new Date().toISOString());
-      while ((await sync.shipLogs()).more);
-      assert.equal((await onCp()).length, local.length, 'each id once');
-      assert.equal(await requestsRolledUp(), rolledUp, 'and counted once');
-      // The rows were renumbered under the cursor (a VACUUM): the shipper starts over, adding nothing.
-      await state.set('log_cursor', String(1e12), new Date().toISOString());
-      assert.equal((await sync.shipLogs()).shipped, Math.min(local.length, SHIP_BATCH));
-      assert.ok(Number(await state.get('log_cursor')) <= local.length);
-      while ((await sync.shipLogs()).more);
-      assert.equal((await onCp()).length, local.length);
-      assert.equal(await requestsRolledUp(), rolledUp);
+      // The control plane stores a batch but its answer is lost: the rows stay queued and go again, counted once.
+      await chatOnDp('ack lost');
+      const lostAck = await relayTo(cp.url, async () => {}, 'drop the answer');
+      try {
+        await assert.rejects(syncOf(lostAck.url).shipLogs());
+      } finally {
+        await lostAck.close();
+      }
+      const pending = await queued();
+      assert.equal(pending.length, 1);
+      assert.equal((await onCp(pending)).length, 1, 'the control plane had stored it');
+      const afterLostAck = await requestsRolledUp();
+      assert.equal(await shipAll(), 1, 'sent again');
+      assert.deepEqual(await queued(), []);
+      assert.equal(await requestsRolledUp(), afterLostAck, 'and added nothing');
+
+      // A row committed while a batch is on the wire is not acknowledged with it: it goes with the next.
+      await chatOnDp('before the batch');
+      const [first] = await queued();
+      let written: string[] = [];
+      const slow = await relayTo(cp.url, async () => {
+        const before = await dpLogs();
+        await chatOnDp('during the batch');
+        written = (await dpLogs()).filter((id) => !before.includes(id));
+      });
+      try {
+        assert.deepEqual(await syncOf(slow.url).shipLogs(), { shipped: 1, more: false });
+      } finally {
+        await slow.close();
+      }
+      assert.equal(written.length, 1);
+      assert.deepEqual(await queued(), written, 'only the acknowledged id left');
+      assert.equal((await onCp([first!])).length, 1);
+      assert.equal((await onCp(written)).length, 0);
+      assert.equal(await shipAll(), 1);
+      assert.equal((await onCp(written)).length, 1);
+
+      // A queued row that retention deleted before it went: its id leaves without a request.
+      await dp.services.db('log_outbox').insert({ log_id: 'deleted-by-retention' });
+      assert.deepEqual(await syncOf('http://127.0.0.1:1').shipLogs(), { shipped: 0, more: false });
+      assert.deepEqual(await queued(), []);
       const audited = (await cp.services.db('audit_logs').select()).map((row) => JSON.stringify(row));
       assert.ok(!audited.some((row) => row.includes('deploymentShipLogs')), 'shipping is traffic, not an audited admin write');
     });
@@ -162,16 +229,13 @@ for (const engine of storeEngines()) {
       try {
         const redirected = syncOf(`http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`);
         assert.equal(await redirected.pull(), 'failed');
-        if (!engine.databaseUrl) {
-          // Rows to ship: the cursor goes back to the start for this one try.
-          const state = new DeploymentSyncStateRepository(dp.services.db);
-          const cursor = (await state.get('log_cursor')) ?? '0';
-          await state.set('log_cursor', '0', new Date().toISOString());
-          await assert.rejects(redirected.shipLogs());
-          assert.equal(await state.get('log_cursor'), '0');
-          await state.set('log_cursor', cursor, new Date().toISOString());
-        }
+        // A row to ship (one the control plane already holds): it stays queued.
+        const { id } = (await dp.services.db('request_logs').select('id').first()) as { id: string };
+        await dp.services.db('log_outbox').insert({ log_id: id });
+        await assert.rejects(redirected.shipLogs());
+        assert.equal((await dp.services.db('log_outbox').where({ log_id: id })).length, 1);
         assert.deepEqual(seen, []);
+        assert.equal((await sync.shipLogs()).shipped, 1);
       } finally {
         for (const server of [elsewhere, redirecting]) await new Promise((resolve) => server.close(resolve));
       }

@@ -27,7 +27,7 @@ describe('request logs through the SQLite writer thread', () => {
   });
 
   it('commits each batch before it resolves, with the rows the repository writes', async () => {
-    const writer = new ThreadedRequestLogWriter(new SqliteWriterThread(file));
+    const writer = new ThreadedRequestLogWriter(new SqliteWriterThread(file), { outbox: false });
     try {
       const streamed = logEntry({ ...ids, stream: true, cache_status: 'HIT', metadata: { _user: 'ada' }, first_byte_ms: 12 });
       const many = Array.from({ length: 300 }, () => logEntry(ids));
@@ -44,14 +44,33 @@ describe('request logs through the SQLite writer thread', () => {
     }
   });
 
+  it('on a data plane each added row is queued in the outbox in its batch; a batch written again queues nothing more; elsewhere nothing', async () => {
+    const thread = new SqliteWriterThread(file);
+    const queued = async (entries: Array<{ id: string }>) => (await db('log_outbox').whereIn('log_id', entries.map((entry) => entry.id)).select('log_id')).length;
+    try {
+      const dataPlane = new ThreadedRequestLogWriter(thread, { outbox: true });
+      const batch = Array.from({ length: 5 }, () => logEntry(ids));
+      await dataPlane.insertMany(batch);
+      assert.equal(await queued(batch), 5);
+      await db('log_outbox').whereIn('log_id', batch.slice(0, 2).map((entry) => entry.id)).delete();
+      await dataPlane.insertMany(batch);
+      assert.equal(await queued(batch), 3, 'rows already stored are not queued again');
+      const elsewhere = Array.from({ length: 3 }, () => logEntry(ids));
+      await new ThreadedRequestLogWriter(thread, { outbox: false }).insertMany(elsewhere);
+      assert.equal(await queued(elsewhere), 0);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it('a batch the database refuses fails with its reason, whole, and the thread goes on writing', async () => {
     const thread = new SqliteWriterThread(file);
     try {
       const good = logEntry(ids);
       const refused = logEntry({ ...ids, organisation_id: null as unknown as string });
-      await assert.rejects(new ThreadedRequestLogWriter(thread).insertMany([good, refused]), /NOT NULL constraint failed: request_logs\.organisation_id/);
+      await assert.rejects(new ThreadedRequestLogWriter(thread, { outbox: false }).insertMany([good, refused]), /NOT NULL constraint failed: request_logs\.organisation_id/);
       assert.equal(await db('request_logs').where({ id: good.id }).first(), undefined, 'the batch is one transaction');
-      await new ThreadedRequestLogWriter(thread).insertMany([good]);
+      await new ThreadedRequestLogWriter(thread, { outbox: false }).insertMany([good]);
       assert.equal((await db('request_logs').where({ id: good.id }).first())?.id, good.id);
     } finally {
       await thread.close();
@@ -60,7 +79,7 @@ describe('request logs through the SQLite writer thread', () => {
 
   it('a batch in flight when the thread stops fails (the sink keeps it), and the next insert starts a new thread', async () => {
     const thread = new SqliteWriterThread(file);
-    const writer = new ThreadedRequestLogWriter(thread);
+    const writer = new ThreadedRequestLogWriter(thread, { outbox: false });
     const lost = logEntry(ids);
     const inFlight = writer.insertMany([lost]);
     await thread.close();

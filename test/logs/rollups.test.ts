@@ -388,7 +388,7 @@ for (const engine of storeEngines()) {
           if (!file) return new RequestLogsRepository(db);
           const thread = new SqliteWriterThread(file);
           threads.push(thread);
-          return new ThreadedRequestLogWriter(thread);
+          return new ThreadedRequestLogWriter(thread, { outbox: false });
         };
         const writers = [writerFor(first), writerFor(second), new RequestLogsRepository(second)];
         const r = seededRandom(3);
