@@ -42,7 +42,7 @@ async function dropIndexes(db: Knex, table: string): Promise<string[]> {
 }
 
 export async function copySeed(db: Knex, rows: number, ids: SeededLogs): Promise<void> {
-  const phase = (name: string, started: number) => process.env.SEED_TRACE && console.log(name, ((performance.now() - started) / 1000).toFixed(1), 's');
+  const phase = (name: string, started: number) => console.log(`  ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   let started = performance.now();
   // A throwaway schema: no WAL for its bulk tables (reads are unchanged; a crash would empty them).
   await db.raw('alter table request_logs set unlogged');
@@ -54,7 +54,10 @@ export async function copySeed(db: Knex, rows: number, ids: SeededLogs): Promise
     const first = syntheticEntries(rows, ids, 1).next().value;
     if (first) columns = [...Object.keys(toLogRow(first[0]!, 'gateway')), 'rolled_up'];
     await copyInto(client, 'request_logs', columns, (async function* () {
+      let done = 0;
       for (const chunk of syntheticEntries(rows, ids, CHUNK)) {
+        done += chunk.length;
+        if (done % 1_000_000 === 0) console.log(`  ${done.toLocaleString()} of ${rows.toLocaleString()} log rows sent`);
         yield chunk.map((entry) => {
           const row: Record<string, unknown> = { ...toLogRow(entry, 'gateway'), rolled_up: true };
           return columns.map((column) => copyValue(row[column])).join('\t') + '\n';

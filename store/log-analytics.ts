@@ -3,6 +3,7 @@ import { dialectOf } from './db.js';
 import { applyLogFilter, isMetadataKey, type LogFilter } from './log-filter.js';
 import { setFor, type Grain, type RollupDimension, type RollupSet } from './rollups/dimensions.js';
 import { LatencySketch } from './rollups/latency-sketch.js';
+import { ALL_WORKSPACES } from './rollups/rollup-deltas.js';
 import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit } from './rollups/time-buckets.js';
 import { isSpecialMetadataKey, SPECIAL_METADATA_COLUMNS } from './special-metadata.js';
 
@@ -269,6 +270,8 @@ export class LogAnalytics {
     if (!plan.set || !plan.rollup.length) return undefined;
     const { db } = this;
     const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
+    // Without a workspace filter the all-workspaces rows answer, except a group-by workspace, which reads the others.
+    if (!plan.filter.workspace_id) query.where('analytics_rollups.workspace_id', plan.group === 'workspace_id' ? '<>' : '=', ALL_WORKSPACES);
     const byGrain = new Map<Grain, Array<{ from: number; to: number }>>();
     for (const piece of plan.rollup) {
       const ranges = byGrain.get(piece.grain) ?? [];

@@ -26,6 +26,8 @@ import * as deployments from './192_deployments.js';
 import * as batches from './207_batches.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
+import * as allWorkspaceRollups from './280_all_workspace_rollups.js';
+import * as analyticsCoveringIndex from './281_analytics_covering_index.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
 
 /**
@@ -62,4 +64,7 @@ export const migrations: Record<string, Knex.Migration> = {
   // Issue 17's range; after 240 because 171 adds rollup columns.
   '170_prompt_library': promptLibrary,
   '171_prompt_in_logs': promptInLogs,
+  // Issue 24's range.
+  '280_all_workspace_rollups': allWorkspaceRollups,
+  '281_analytics_covering_index': analyticsCoveringIndex,
 };
