@@ -4,7 +4,7 @@ import { applyLogFilter, isMetadataKey, type LogFilter } from './log-filter.js';
 import { setFor, type Grain, type RollupDimension, type RollupSet } from './rollups/dimensions.js';
 import { LatencySketch } from './rollups/latency-sketch.js';
 import { ALL_WORKSPACES } from './rollups/rollup-deltas.js';
-import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit } from './rollups/time-buckets.js';
+import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit, type Cover, type Sign } from './rollups/time-buckets.js';
 import { isSpecialMetadataKey, SPECIAL_METADATA_COLUMNS } from './special-metadata.js';
 
 export interface AnalyticsTotals {
@@ -59,17 +59,18 @@ const SUMS = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'c
 type Sums = Record<(typeof SUMS)[number], number>;
 
 // Plain columns derived at write time (is_error, cache_hit, rescued) keep these cheap on both engines.
-const RAW_SUMS = `count(*) as requests,
-  sum(case when is_error then 1 else 0 end) as errors,
-  sum(case when cache_hit then 0 else cost end) as cost,
-  sum(case when cache_hit then cost else 0 end) as cache_savings,
-  sum(prompt_tokens) as prompt_tokens,
-  sum(completion_tokens) as completion_tokens,
-  sum(total_tokens) as total_tokens,
-  sum(latency_ms) as latency_sum,
-  sum(case when cache_hit then 1 else 0 end) as cache_hits,
-  sum(case when rescued then 1 else 0 end) as rescued,
-  sum(case when cost_unpriced then 1 else 0 end) as unpriced`;
+// `sign` is -1 for rows a piece takes away (those outside the range in a whole rollup bucket).
+const RAW_SUMS = `sum(sign) as requests,
+  sum(case when is_error then sign else 0 end) as errors,
+  sum(case when cache_hit then 0 else sign * cost end) as cost,
+  sum(case when cache_hit then sign * cost else 0 end) as cache_savings,
+  sum(sign * prompt_tokens) as prompt_tokens,
+  sum(sign * completion_tokens) as completion_tokens,
+  sum(sign * total_tokens) as total_tokens,
+  sum(sign * latency_ms) as latency_sum,
+  sum(case when cache_hit then sign else 0 end) as cache_hits,
+  sum(case when rescued then sign else 0 end) as rescued,
+  sum(case when cost_unpriced then sign else 0 end) as unpriced`;
 
 /** Ranges are bounded for the planner: "no start" is the epoch, "no end" the last day a Date holds. */
 const EARLIEST = 0;
@@ -108,7 +109,7 @@ class Accumulator {
 }
 
 /** What one analytics call reads: the rollup buckets that fit, and the raw rows for the rest. */
-interface Plan {
+interface Plan extends Cover {
   filter: LogFilter;
   start: number;
   end: number;
@@ -117,8 +118,6 @@ interface Plan {
   /** The group column or expression, on both tables; null for totals. */
   group: string | null;
   set: RollupSet | undefined;
-  rollup: Array<{ grain: Grain; from: number; to: number }>;
-  raw: Array<{ from: number; to: number }>;
 }
 
 /**
@@ -142,7 +141,7 @@ export class LogAnalytics {
 
   async count(filter: LogFilter): Promise<number> {
     const plan = this.plan(filter, null, null);
-    const [rollup, raw] = await Promise.all([this.rollupSums(plan, ['requests']), this.rawSums(plan, 'count(*) as requests')]);
+    const [rollup, raw] = await Promise.all([this.rollupSums(plan, ['requests']), this.rawSums(plan, 'sum(sign) as requests')]);
     return [...rollup, ...raw].reduce((n, row) => n + Number(row.requests ?? 0), 0);
   }
 
@@ -226,7 +225,11 @@ export class LogAnalytics {
     const set = this.rollupSet(filter, group);
     const plan: Plan = { filter, start, end, boundaries, group, set, rollup: [], raw: [] };
     const edges = boundaries ?? [start, end];
-    for (let i = 0; i + 1 < edges.length; i++) coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan);
+    for (let i = 0; i + 1 < edges.length; i++) {
+      // A time series point may read a whole rollup bucket only inside itself (the first and last may reach past the range).
+      const bounds = boundaries ? { from: i === 0 ? -Infinity : edges[i]!, to: i + 2 === edges.length ? Infinity : edges[i + 1]! } : undefined;
+      coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan, 1, bounds);
+    }
     return plan;
   }
 
@@ -272,14 +275,7 @@ export class LogAnalytics {
     const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
     // Without a workspace filter the all-workspaces rows answer, except a group-by workspace, which reads the others.
     if (!plan.filter.workspace_id) query.where('analytics_rollups.workspace_id', plan.group === 'workspace_id' ? '<>' : '=', ALL_WORKSPACES);
-    const byGrain = new Map<Grain, Array<{ from: number; to: number }>>();
-    for (const piece of plan.rollup) {
-      const ranges = byGrain.get(piece.grain) ?? [];
-      const last = ranges[ranges.length - 1];
-      if (last && last.to === piece.from) last.to = piece.to;
-      else ranges.push({ from: piece.from, to: piece.to });
-      byGrain.set(piece.grain, ranges);
-    }
+    const byGrain = rangesByGrain(plan.rollup);
     return query.where((q) => {
       for (const [grain, ranges] of byGrain) {
         q.orWhere((g) => g.where('grain', grain).andWhere((r) => {
@@ -287,6 +283,21 @@ export class LogAnalytics {
         }));
       }
     });
+  }
+
+  /** SQL for -1 on the rollup rows the plan subtracts, 1 on the rest. */
+  private rollupSign(plan: Plan): { sql: string; bindings: number[] } {
+    const minus = rangesByGrain(plan.rollup.filter((piece) => piece.sign < 0));
+    if (!minus.size) return { sql: '1', bindings: [] };
+    const conditions: string[] = [];
+    const bindings: number[] = [];
+    for (const [grain, ranges] of minus) {
+      for (const { from, to } of ranges) {
+        conditions.push(`(analytics_rollups.grain = '${grain}' and analytics_rollups.bucket_start >= ? and analytics_rollups.bucket_start < ?)`);
+        bindings.push(from, to);
+      }
+    }
+    return { sql: `(case when ${conditions.join(' or ')} then -1 else 1 end)`, bindings };
   }
 
   private timeKey(plan: Plan, column: string): string {
@@ -297,7 +308,8 @@ export class LogAnalytics {
     const query = this.rollupRows(plan);
     if (!query) return Promise.resolve([]);
     const time = this.timeKey(plan, 'bucket_start');
-    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, ${time} as time_key, ${sums.map((name) => `sum(${name}) as ${name}`).join(', ')}`));
+    const sign = this.rollupSign(plan);
+    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, ${time} as time_key, ${sums.map((name) => `sum(${sign.sql} * ${name}) as ${name}`).join(', ')}`, sums.flatMap(() => sign.bindings)));
     const by = [plan.group, plan.boundaries ? 'bucket_start' : null].filter((column) => column !== null);
     if (by.length) query.groupByRaw(by.join(', '));
     return this.read(query, false);
@@ -313,9 +325,10 @@ export class LogAnalytics {
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
     const group = plan.group ? `analytics_rollups.${plan.group}` : 'null';
     const time = plan.boundaries ? 'analytics_rollups.bucket_start' : '0';
+    const sign = this.rollupSign(plan);
     query
       .joinRaw(`, ${this.postgres ? 'jsonb_each_text' : 'json_each'}(analytics_rollups.latency) as b`)
-      .select(this.db.raw(`${group} as group_key, ${time} as time_key, b.key as bin, sum(${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`))
+      .select(this.db.raw(`${group} as group_key, ${time} as time_key, b.key as bin, sum(${sign.sql} * ${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`, sign.bindings))
       .groupByRaw([plan.group ? group : null, plan.boundaries ? time : null, 'b.key'].filter(Boolean).join(', '));
     if (keys && plan.group) {
       const values = keys.filter((key) => key !== null);
@@ -328,27 +341,25 @@ export class LogAnalytics {
   }
 
   /**
-   * The raw rows the rollups do not hold: those in the plan's raw pieces, and those in its rollup
-   * pieces not yet rolled up (none once the backfill has run: a partial index finds that at once).
+   * The raw rows the rollups do not hold, each with its sign: with rollups, the rolled-up rows of
+   * the plan's raw pieces (added, or taken away from a whole bucket) and every row of the range
+   * not yet rolled up (none once the backfill has run: a partial index finds that at once);
+   * without, every row of the range.
    */
   private rawRows(plan: Plan, columns: string): Knex.QueryBuilder | undefined {
     const { db } = this;
-    const base = () => applyLogFilter(db, db('request_logs').select(db.raw(columns)), { ...plan.filter, start: undefined, end: undefined });
+    const base = (sign: Sign) => applyLogFilter(db, db('request_logs').select(db.raw(`${columns}, ${sign} as sign`)), { ...plan.filter, start: undefined, end: undefined });
     const inRanges = (q: Knex.QueryBuilder, ranges: Array<{ from: number; to: number }>) =>
       q.where((w) => {
         for (const { from, to } of ranges) w.orWhere((r) => r.where('created_at', '>=', from).andWhere('created_at', '<', to));
       });
+    if (!plan.rollup.length) return plan.raw.length ? inRanges(base(1), plan.raw) : undefined;
     const parts: Knex.QueryBuilder[] = [];
-    if (plan.raw.length) parts.push(inRanges(base(), plan.raw));
-    if (plan.rollup.length) {
-      const notRolledUp = base()
-        .whereRaw(this.postgres ? 'not rolled_up' : 'rolled_up = 0')
-        .where('created_at', '>=', plan.start)
-        .where('created_at', '<', plan.end);
-      if (plan.raw.length) notRolledUp.whereNot((q) => inRanges(q, plan.raw));
-      parts.push(notRolledUp);
+    for (const sign of [1, -1] as const) {
+      const ranges = plan.raw.filter((piece) => piece.sign === sign);
+      if (ranges.length) parts.push(inRanges(base(sign), ranges).whereRaw(this.postgres ? 'rolled_up' : 'rolled_up = 1'));
     }
-    if (!parts.length) return undefined;
+    parts.push(base(1).whereRaw(this.postgres ? 'not rolled_up' : 'rolled_up = 0').where('created_at', '>=', plan.start).where('created_at', '<', plan.end));
     return parts.length === 1 ? parts[0] : parts[0]!.unionAll(parts.slice(1));
   }
 
@@ -385,4 +396,17 @@ export class LogAnalytics {
       return (await query.transacting(trx)) as Array<Record<string, unknown>>;
     });
   }
+}
+
+/** Pieces of one sign per grain, adjacent ones joined. */
+function rangesByGrain(pieces: Plan['rollup']): Map<Grain, Array<{ from: number; to: number }>> {
+  const byGrain = new Map<Grain, Array<{ from: number; to: number }>>();
+  for (const piece of [...pieces].sort((a, b) => a.from - b.from)) {
+    const ranges = byGrain.get(piece.grain) ?? [];
+    const last = ranges[ranges.length - 1];
+    if (last && last.to === piece.from) last.to = piece.to;
+    else ranges.push({ from: piece.from, to: piece.to });
+    byGrain.set(piece.grain, ranges);
+  }
+  return byGrain;
 }

@@ -15,7 +15,9 @@ import { LogAnalytics, type AnalyticsTotals, type GroupDimension } from '../../s
 import type { LogFilter } from '../../store/log-filter.js';
 import { migrateToLatest } from '../../store/migrate.js';
 import { RequestLogsRepository, ThreadedRequestLogWriter } from '../../store/repositories/request-logs.js';
+import { addAllWorkspaceRows } from '../../store/migrations/280_all_workspace_rollups.js';
 import { backfillRollups, resetRollups, rowsToBackfill } from '../../store/rollups/backfill.js';
+import { ALL_WORKSPACES } from '../../store/rollups/rollup-deltas.js';
 import { SqliteWriterThread } from '../../store/sqlite-writer-thread.js';
 import { storeEngines } from '../helpers/engines.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -193,6 +195,16 @@ for (const engine of storeEngines()) {
       assert.equal(await rowsToBackfill(db), 0, 'new rows are counted as they are written');
     });
 
+    test('migration 280 builds the all-workspaces rows from the per-workspace rows already counted', async () => {
+      const all = await db('analytics_rollups').where('workspace_id', ALL_WORKSPACES).count({ n: '*' });
+      assert.ok(Number(all[0]!.n) > 0, 'the writers keep all-workspaces rows');
+      // A database from before 280: per-workspace rows only.
+      await db('analytics_rollups').where('workspace_id', ALL_WORKSPACES).del();
+      await assert.rejects(assertRollupsMatchRows(db, 'without them'), /rollup rows stored/);
+      await addAllWorkspaceRows(db);
+      await assertRollupsMatchRows(db, 'after 280');
+    });
+
     test('rollups equal the raw aggregation for random ranges across bucket edges, filters and groups', async () => {
       const ranges: Array<[number, number]> = [[T0, T0 + SPAN], [Date.parse('2026-10-31T00:00:00Z'), Date.parse('2026-11-02T00:00:00Z')]];
       for (let i = 0; i < 6; i++) {
@@ -316,9 +328,16 @@ for (const engine of storeEngines()) {
       const whole = { organisation_id: org, start: day, end: day + DAY };
       assert.equal((await analytics.summary(whole)).requests, 48, 'a whole day: the day rollup');
       assert.equal(await analytics.count({ ...whole, model: 'gpt-4o' }), 48, 'an export count: the model rollup');
-      // From 01:30:00.001: the row at 01:30:01 sits in the partial minute, read from the (emptied) rows; 44 later ones in rollups.
-      assert.equal((await analytics.summary({ ...whole, start: day + 90 * MIN + 1 })).requests, 44, 'edge minute read raw, the rest from rollups');
+      // Up to 01:30:01.500: the row at 01:30:01 sits in a small partial minute, read from the (emptied) rows; 3 earlier ones in rollups.
+      assert.equal((await analytics.summary({ ...whole, end: day + 90 * MIN + 1500 })).requests, 3, 'a small edge is read raw, the rest from rollups');
+      // From 01:30:00.500: most of that minute is in range, so it is the whole minute's rollup minus the rows before 01:30:00.500.
+      assert.equal((await analytics.summary({ ...whole, start: day + 90 * MIN + 500 })).requests, 45, 'a large edge is its whole bucket minus the rest');
       assert.equal((await analytics.summary({ ...whole, metadata: { team: 'a' } })).requests, 0, 'an arbitrary metadata key: the raw rows');
+      // Without a workspace filter the all-workspaces rows answer; with one, or grouped by workspace, that workspace's rows.
+      await db('analytics_rollups').where('organisation_id', org).whereNot('workspace_id', ALL_WORKSPACES).del();
+      assert.equal((await analytics.summary(whole)).requests, 48, 'all workspaces: the all-workspaces rows');
+      assert.equal((await analytics.summary({ ...whole, workspace_id: 'w' })).requests, 0, 'one workspace: its own rows');
+      assert.deepEqual(await analytics.groups(whole, 'workspace'), [], 'by workspace: the per-workspace rows');
       // Put the rollups back in step with the rows for the tests that check the whole table.
       await db('analytics_rollups').where('organisation_id', org).del();
     });
