@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
 import { applyLogFilter, isMetadataKey, type LogFilter } from './log-filter.js';
-import { setFor, type Grain, type RollupDimension, type RollupSet } from './rollups/dimensions.js';
+import { setFor, type Grain, type RollupDimension, type RollupSet, type SeriesGrain } from './rollups/dimensions.js';
 import { LatencySketch } from './rollups/latency-sketch.js';
 import { ALL_WORKSPACES } from './rollups/rollup-deltas.js';
 import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit, type Cover, type Sign } from './rollups/time-buckets.js';
@@ -156,7 +156,7 @@ export class LogAnalytics {
   }
 
   /** Totals per bucket of `grain` in `timeZone` (an IANA name), buckets without requests left out. */
-  async timeSeries(filter: LogFilter, grain: Grain, timeZone = 'UTC'): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
+  async timeSeries(filter: LogFilter, grain: SeriesGrain, timeZone = 'UTC'): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
     const plan = this.plan(filter, null, { grain, timeZone });
     const buckets = (await this.run(plan)).get(null) ?? new Map<number, Accumulator>();
     return [...buckets.entries()]
@@ -166,7 +166,7 @@ export class LogAnalytics {
   }
 
   /** Feedback count and weighted mean over time and workspace (feedback has no model or status), keyed by bucket start (0 without buckets). */
-  async feedback(filter: LogFilter, buckets?: { grain: Grain; timeZone?: string }): Promise<Map<number, FeedbackTotals>> {
+  async feedback(filter: LogFilter, buckets?: { grain: SeriesGrain; timeZone?: string }): Promise<Map<number, FeedbackTotals>> {
     const boundaries = buckets && filter.start !== undefined && filter.end !== undefined ? bucketBoundaries(filter.start, filter.end, buckets.grain, buckets.timeZone ?? 'UTC') : null;
     const unit = boundaries ? rawTimeUnit(boundaries) : 0;
     const bucket = unit ? `(created_at / ${unit}) * ${unit}` : '0';
@@ -218,7 +218,7 @@ export class LogAnalytics {
     return setFor(needed);
   }
 
-  private plan(filter: LogFilter, group: string | null, series: { grain: Grain; timeZone: string } | null): Plan {
+  private plan(filter: LogFilter, group: string | null, series: { grain: SeriesGrain; timeZone: string } | null): Plan {
     const start = filter.start ?? EARLIEST;
     const end = filter.end ?? LATEST;
     const boundaries = series ? bucketBoundaries(start, end, series.grain, series.timeZone) : null;

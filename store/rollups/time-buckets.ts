@@ -1,4 +1,4 @@
-import { GRAIN_MS, type Grain } from './dimensions.js';
+import { GRAIN_MS, type Grain, type SeriesGrain } from './dimensions.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -39,7 +39,7 @@ function floorLocal(t: number, size: number, timeZone: string): number {
  * `end`: local midnights for days (23 or 25 hours apart across a DST change), local hour starts
  * for hours (at :30 past the UTC hour in India), minutes everywhere.
  */
-export function bucketBoundaries(start: number, end: number, grain: Grain, timeZone: string): number[] {
+export function bucketBoundaries(start: number, end: number, grain: SeriesGrain, timeZone: string): number[] {
   const out: number[] = [];
   if (grain === 'minute') {
     for (let t = start - (start % MINUTE); t < end; t += MINUTE) out.push(t);
