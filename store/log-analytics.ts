@@ -324,12 +324,17 @@ export class LogAnalytics {
     const query = this.rollupRows(plan);
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
     const group = plan.group ? `analytics_rollups.${plan.group}` : 'null';
-    const time = plan.boundaries ? 'analytics_rollups.bucket_start' : '0';
+    let time = { sql: plan.boundaries ? 'analytics_rollups.bucket_start' : '0', bindings: [] as unknown[] };
+    if (plan.boundaries && this.postgres) {
+      // Each rollup row stamped with the start of its series point, so the bins of a point's many rows add up here, not in JavaScript.
+      const starts = plan.boundaries.slice(0, -1);
+      time = { sql: `(?::bigint[])[width_bucket(analytics_rollups.bucket_start, ?::bigint[]) + 1]`, bindings: [`{${starts.join(',')}}`, `{${starts.slice(1).join(',')}}`] };
+    }
     const sign = this.rollupSign(plan);
     query
       .joinRaw(`, ${this.postgres ? 'jsonb_each_text' : 'json_each'}(analytics_rollups.latency) as b`)
-      .select(this.db.raw(`${group} as group_key, ${time} as time_key, b.key as bin, sum(${sign.sql} * ${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`, sign.bindings))
-      .groupByRaw([plan.group ? group : null, plan.boundaries ? time : null, 'b.key'].filter(Boolean).join(', '));
+      .select(this.db.raw(`${group} as group_key, ${time.sql} as time_key, b.key as bin, sum(${sign.sql} * ${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`, [...time.bindings, ...sign.bindings] as Knex.Value[]))
+      .groupByRaw('1, 2, 3');
     if (keys && plan.group) {
       const values = keys.filter((key) => key !== null);
       query.where((q) => {
@@ -392,7 +397,7 @@ export class LogAnalytics {
     return this.db.transaction(async (trx) => {
       // A rollup read touches a few hundred rows, but the planner guesses 100 bins per sketch and
       // would start a parallel worker (measured: 170 ms to launch one on a loaded machine, for a 3 ms query).
-      await trx.raw(scan ? `set local jit = off; set local work_mem = '32MB'` : `set local jit = off; set local max_parallel_workers_per_gather = 0`);
+      await trx.raw(scan ? `set local jit = off; set local work_mem = '32MB'` : `set local jit = off; set local max_parallel_workers_per_gather = 0; set local work_mem = '32MB'`);
       return (await query.transacting(trx)) as Array<Record<string, unknown>>;
     });
   }
