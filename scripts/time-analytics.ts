@@ -17,8 +17,8 @@ import knexFactory, { type Knex } from 'knex';
 import { LogAnalytics } from '../store/log-analytics.js';
 import type { LogFilter } from '../store/log-filter.js';
 import { Store } from '../store/store.js';
-import { copySeed } from './copy-seed.js';
-import { newSeedIds, openSeedDb, type SeededLogs } from './seed-logs.js';
+import { schemaFor, seededSchema } from './copy-seed.js';
+import type { SeededLogs } from './seed-logs.js';
 
 const MAX_COPY_ROWS = 20_000_000;
 
@@ -85,46 +85,9 @@ async function timeEverything(db: Knex, ids: SeededLogs): Promise<Timing[]> {
   return out;
 }
 
-/** The schema a size is seeded into and kept in, so a later run times it again without seeding. */
-function schemaFor(rows: number): string {
-  return `analytics_bench_${rows}`;
-}
-
-/**
- * Opens the schema holding `rows` seeded rows, seeding it first when it does not hold them (or
- * when `force`): a seed that was interrupted left no `bench_seed` row, so it is started again.
- */
-async function seeded(url: string, rows: number, force: boolean): Promise<{ db: Knex; ids: SeededLogs }> {
-  const schema = schemaFor(rows);
-  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-  try {
-    const done = (await admin.raw(`select to_regclass(?) as t`, [`"${schema}".bench_seed`])).rows[0].t
-      ? ((await admin.raw(`select ids from "${schema}".bench_seed where rows = ?`, [rows])).rows[0]?.ids as SeededLogs | undefined)
-      : undefined;
-    if (done && !force) {
-      console.log(`schema ${schema} already holds ${rows.toLocaleString()} seeded rows (--force to seed again)`);
-      return { db: await openSeedDb(url, schema), ids: done };
-    }
-    await admin.raw(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await admin.destroy();
-  }
-  const db = await openSeedDb(url, schema);
-  const started = performance.now();
-  const ids = newSeedIds();
-  await copySeed(db, rows, ids);
-  await db.raw('vacuum analyze request_logs');
-  await db.raw('vacuum analyze analytics_rollups');
-  await db.raw('create table bench_seed (rows bigint not null, ids jsonb not null)');
-  await db('bench_seed').insert({ rows, ids: JSON.stringify(ids) });
-  const rollups = Number((await db('analytics_rollups').count({ n: '*' }))[0]!.n);
-  console.log(`seeded ${rows.toLocaleString()} rows (${rollups.toLocaleString()} rollup rows) into ${schema} with COPY in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { db, ids };
-}
-
 /** Times every call over the seeded schema of `rows`; the retention batch last, as it deletes rows (and tells the next run to seed again). */
 async function measure(url: string, rows: number, options: { force: boolean; retention: boolean }): Promise<Timing[]> {
-  const { db, ids } = await seeded(url, rows, options.force);
+  const { db, ids } = await seededSchema(url, rows, options.force);
   try {
     const timings = await timeEverything(db, ids);
     if (options.retention) {
@@ -167,7 +130,7 @@ async function main(): Promise<void> {
   if (sizes.length > 2 || sizes.some((n) => !Number.isSafeInteger(n) || n < 1 || n > MAX_COPY_ROWS)) throw new Error(`--rows takes one or two sizes of 1..${MAX_COPY_ROWS}, such as 1000000,10000000`);
   const force = args.includes('--force');
   if (args.includes('--seed-only')) {
-    for (const rows of sizes) await (await seeded(url, rows, force)).db.destroy();
+    for (const rows of sizes) await (await seededSchema(url, rows, force)).db.destroy();
     return;
   }
   const options = { force, retention: args.includes('--retention') };
