@@ -72,7 +72,7 @@ for (const engine of storeEngines()) {
       assert.equal(reads.length, 14, '13 pages of at most 100 rows and the empty read that ends it');
       reads.forEach((read, i) => {
         assert.equal(read.limit, 100);
-        assert.equal(read.linesBefore, i * 100, `read ${i + 1} came after the pages before it were on disk`);
+        assert.equal(read.linesBefore, Math.min(i * 100, many.length), `read ${i + 1} came after the pages before it were on disk`);
       });
       const oldestFirst = [...many].sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1)).map((e) => e.id);
       assert.deepEqual(lines(readFileSync(runner.filePath(record.id), 'utf8')).map((r) => r.id), oldestFirst, 'every row once, oldest first');
