@@ -225,11 +225,7 @@ export class LogAnalytics {
     const set = this.rollupSet(filter, group);
     const plan: Plan = { filter, start, end, boundaries, group, set, rollup: [], raw: [] };
     const edges = boundaries ?? [start, end];
-    for (let i = 0; i + 1 < edges.length; i++) {
-      // A time series point may read a whole rollup bucket only inside itself (the first and last may reach past the range).
-      const bounds = boundaries ? { from: i === 0 ? -Infinity : edges[i]!, to: i + 2 === edges.length ? Infinity : edges[i + 1]! } : undefined;
-      coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan, 1, bounds);
-    }
+    for (let i = 0; i + 1 < edges.length; i++) coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan, 1, boundaries ? edges[i]! : 0);
     return plan;
   }
 
@@ -275,43 +271,22 @@ export class LogAnalytics {
     const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
     // Without a workspace filter the all-workspaces rows answer, except a group-by workspace, which reads the others.
     if (!plan.filter.workspace_id) query.where('analytics_rollups.workspace_id', plan.group === 'workspace_id' ? '<>' : '=', ALL_WORKSPACES);
+    // The buckets by range (the primary key finds them), then each once per piece it falls in, with that piece's sign and series point.
     const byGrain = rangesByGrain(plan.rollup);
-    return query.where((q) => {
+    query.where((q) => {
       for (const [grain, ranges] of byGrain) {
-        q.orWhere((g) => g.where('grain', grain).andWhere((r) => {
-          for (const { from, to } of ranges) r.orWhere((b) => b.where('bucket_start', '>=', from).andWhere('bucket_start', '<', to));
+        q.orWhere((g) => g.where('analytics_rollups.grain', grain).andWhere((r) => {
+          for (const { from, to } of ranges) r.orWhere((b) => b.where('analytics_rollups.bucket_start', '>=', from).andWhere('analytics_rollups.bucket_start', '<', to));
         }));
       }
     });
-  }
-
-  /** SQL for -1 on the rollup rows the plan subtracts, 1 on the rest. */
-  private rollupSign(plan: Plan): { sql: string; bindings: number[] } {
-    const minus = rangesByGrain(plan.rollup.filter((piece) => piece.sign < 0));
-    if (!minus.size) return { sql: '1', bindings: [] };
-    const conditions: string[] = [];
-    const bindings: number[] = [];
-    for (const [grain, ranges] of minus) {
-      for (const { from, to } of ranges) {
-        conditions.push(`(analytics_rollups.grain = '${grain}' and analytics_rollups.bucket_start >= ? and analytics_rollups.bucket_start < ?)`);
-        bindings.push(from, to);
-      }
-    }
-    return { sql: `(case when ${conditions.join(' or ')} then -1 else 1 end)`, bindings };
-  }
-
-  private timeKey(plan: Plan, column: string): string {
-    return plan.boundaries ? column : '0';
+    return query.joinRaw(`join ${piecesTable(plan.rollup)} as p on analytics_rollups.grain = p.grain and analytics_rollups.bucket_start >= p.lo and analytics_rollups.bucket_start < p.hi`);
   }
 
   private rollupSums(plan: Plan, sums: readonly string[] = SUMS): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query) return Promise.resolve([]);
-    const time = this.timeKey(plan, 'bucket_start');
-    const sign = this.rollupSign(plan);
-    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, ${time} as time_key, ${sums.map((name) => `sum(${sign.sql} * ${name}) as ${name}`).join(', ')}`, sums.flatMap(() => sign.bindings)));
-    const by = [plan.group, plan.boundaries ? 'bucket_start' : null].filter((column) => column !== null);
-    if (by.length) query.groupByRaw(by.join(', '));
+    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, p.point as time_key, ${sums.map((name) => `sum(p.sign * ${name}) as ${name}`).join(', ')}`)).groupByRaw('1, 2');
     return this.read(query, false);
   }
 
@@ -324,16 +299,10 @@ export class LogAnalytics {
     const query = this.rollupRows(plan);
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
     const group = plan.group ? `analytics_rollups.${plan.group}` : 'null';
-    let time = { sql: plan.boundaries ? 'analytics_rollups.bucket_start' : '0', bindings: [] as unknown[] };
-    if (plan.boundaries && this.postgres) {
-      // Each rollup row stamped with the start of its series point, so the bins of a point's many rows add up here, not in JavaScript.
-      const starts = plan.boundaries.slice(0, -1);
-      time = { sql: `(?::bigint[])[width_bucket(analytics_rollups.bucket_start, ?::bigint[]) + 1]`, bindings: [`{${starts.join(',')}}`, `{${starts.slice(1).join(',')}}`] };
-    }
-    const sign = this.rollupSign(plan);
+    // Added up per group, series point and bin here, not per rollup row in JavaScript.
     query
       .joinRaw(`, ${this.postgres ? 'jsonb_each_text' : 'json_each'}(analytics_rollups.latency) as b`)
-      .select(this.db.raw(`${group} as group_key, ${time.sql} as time_key, b.key as bin, sum(${sign.sql} * ${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`, [...time.bindings, ...sign.bindings] as Knex.Value[]))
+      .select(this.db.raw(`${group} as group_key, p.point as time_key, b.key as bin, sum(p.sign * ${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`))
       .groupByRaw('1, 2, 3');
     if (keys && plan.group) {
       const values = keys.filter((key) => key !== null);
@@ -353,24 +322,24 @@ export class LogAnalytics {
    */
   private rawRows(plan: Plan, columns: string): Knex.QueryBuilder | undefined {
     const { db } = this;
-    const base = (sign: Sign) => applyLogFilter(db, db('request_logs').select(db.raw(`${columns}, ${sign} as sign`)), { ...plan.filter, start: undefined, end: undefined });
-    const inRanges = (q: Knex.QueryBuilder, ranges: Array<{ from: number; to: number }>) =>
-      q.where((w) => {
-        for (const { from, to } of ranges) w.orWhere((r) => r.where('created_at', '>=', from).andWhere('created_at', '<', to));
-      });
-    if (!plan.rollup.length) return plan.raw.length ? inRanges(base(1), plan.raw) : undefined;
+    const base = (select: string) => applyLogFilter(db, db('request_logs').select(db.raw(`${columns}, ${select}`)), { ...plan.filter, start: undefined, end: undefined });
+    // The raw pieces, each row with its piece's sign and series point.
+    const pieces = () => base('p.sign as sign, p.point as time_key').joinRaw(`join ${piecesTable(plan.raw)} as p on request_logs.created_at >= p.lo and request_logs.created_at < p.hi`);
+    if (!plan.rollup.length) return plan.raw.length ? pieces() : undefined;
     const parts: Knex.QueryBuilder[] = [];
-    for (const sign of [1, -1] as const) {
-      const ranges = plan.raw.filter((piece) => piece.sign === sign);
-      if (ranges.length) parts.push(inRanges(base(sign), ranges).whereRaw(this.postgres ? 'rolled_up' : 'rolled_up = 1'));
-    }
-    parts.push(base(1).whereRaw(this.postgres ? 'not rolled_up' : 'rolled_up = 0').where('created_at', '>=', plan.start).where('created_at', '<', plan.end));
+    if (plan.raw.length) parts.push(pieces().whereRaw(this.postgres ? 'rolled_up' : 'rolled_up = 1'));
+    const unit = plan.boundaries ? rawTimeUnit(plan.boundaries) : 0;
+    parts.push(
+      base(`1 as sign, ${unit ? `(created_at / ${unit}) * ${unit}` : '0'} as time_key`)
+        .whereRaw(this.postgres ? 'not rolled_up' : 'rolled_up = 0')
+        .where('created_at', '>=', plan.start)
+        .where('created_at', '<', plan.end),
+    );
     return parts.length === 1 ? parts[0] : parts[0]!.unionAll(parts.slice(1));
   }
 
   private rawColumns(plan: Plan): string {
-    const unit = plan.boundaries ? rawTimeUnit(plan.boundaries) : 0;
-    return `${plan.group ?? 'null'} as group_key, ${unit ? `(created_at / ${unit}) * ${unit}` : '0'} as time_key`;
+    return `${plan.group ?? 'null'} as group_key`;
   }
 
   private rawSums(plan: Plan, sums: string): Promise<Array<Record<string, unknown>>> {
@@ -403,15 +372,28 @@ export class LogAnalytics {
   }
 }
 
-/** Pieces of one sign per grain, adjacent ones joined. */
+/** The pieces' ranges per grain, overlapping and adjacent ones joined. */
 function rangesByGrain(pieces: Plan['rollup']): Map<Grain, Array<{ from: number; to: number }>> {
   const byGrain = new Map<Grain, Array<{ from: number; to: number }>>();
   for (const piece of [...pieces].sort((a, b) => a.from - b.from)) {
     const ranges = byGrain.get(piece.grain) ?? [];
     const last = ranges[ranges.length - 1];
-    if (last && last.to === piece.from) last.to = piece.to;
+    if (last && last.to >= piece.from) last.to = Math.max(last.to, piece.to);
     else ranges.push({ from: piece.from, to: piece.to });
     byGrain.set(piece.grain, ranges);
   }
   return byGrain;
+}
+
+/**
+ * The pieces as a table (grain, lo, hi, sign, point) to join on. Their values are numbers and
+ * grain names this module computed, so they are written into the SQL: a minute series has
+ * hundreds of pieces, more than SQLite takes bound parameters for.
+ */
+function piecesTable(pieces: ReadonlyArray<{ grain?: Grain; from: number; to: number; sign: Sign; point: number }>): string {
+  const rows = pieces.map((piece) => {
+    for (const n of [piece.from, piece.to, piece.sign, piece.point]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+    return `select '${piece.grain ?? ''}' as grain, ${piece.from} as lo, ${piece.to} as hi, ${piece.sign} as sign, ${piece.point} as point`;
+  });
+  return `(${rows.join(' union all ')})`;
 }
