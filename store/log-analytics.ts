@@ -393,7 +393,8 @@ function rangesByGrain(pieces: Plan['rollup']): Map<Grain, Array<{ from: number;
 function piecesTable(pieces: ReadonlyArray<{ grain?: Grain; from: number; to: number; sign: Sign; point: number }>): string {
   const rows = pieces.map((piece) => {
     for (const n of [piece.from, piece.to, piece.sign, piece.point]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
-    return `select '${piece.grain ?? ''}' as grain, ${piece.from} as lo, ${piece.to} as hi, ${piece.sign} as sign, ${piece.point} as point`;
+    return `('${piece.grain ?? ''}', ${piece.from}, ${piece.to}, ${piece.sign}, ${piece.point})`;
   });
-  return `(${rows.join(' union all ')})`;
+  // One VALUES list (a single scan to plan, where a union of hundreds of selects took longer to plan than to run).
+  return `(select column1 as grain, column2 as lo, column3 as hi, column4 as sign, column5 as point from (values ${rows.join(', ')}) as v)`;
 }
