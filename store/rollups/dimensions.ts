@@ -52,12 +52,13 @@ const WITH_MINUTES: readonly Grain[] = GRAINS;
 const HOURS_AND_DAYS: readonly Grain[] = ['week', 'day', 'hour'];
 
 /**
- * Every set is also per workspace. `workspace` (the totals) keeps minute buckets too, so summaries
- * and series read at most two partial minutes of raw rows. One set per dimension answers its
- * group-by and its filter; `core` combines the dimensions consoles filter together. Those keep hours
- * and days only: per minute nearly every combination of a busy dimension is a row of its own (as
- * many rollup rows as log rows at 10 million a month), so their range edges, at most two partial
- * hours, are read from the raw rows.
+ * Every set is also per workspace, and for all workspaces together (rollup-deltas.ts).
+ * `workspace` (the totals) keeps quarter-hour and minute buckets too, so summaries and series read
+ * at most two half minutes of raw rows. One set per dimension answers its group-by and its filter;
+ * `core` combines the dimensions consoles filter together. Those keep weeks, days and hours only:
+ * per minute nearly every combination of a busy dimension is a row of its own (as many rollup rows
+ * as log rows at 10 million a month), so their range edges, at most two half hours, are read from
+ * the raw rows.
  */
 export const ROLLUP_SETS: readonly RollupSet[] = [
   { name: 'workspace', dimensions: [], grains: WITH_MINUTES },
