@@ -7,13 +7,13 @@
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Knex } from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { toLogRow } from '../store/repositories/request-logs.js';
 import { GRAIN_MS } from '../store/rollups/dimensions.js';
 import { addInto, keyOf, ROLLUP_COLUMNS, rollupDeltas, rollupValues, toFact, type RollupDelta } from '../store/rollups/rollup-deltas.js';
-import { syntheticEntries, type SeededLogs } from './seed-logs.js';
+import { newSeedIds, openSeedDb, syntheticEntries, type SeededLogs } from './seed-logs.js';
 
 const CHUNK = 10_000;
 
@@ -42,7 +42,7 @@ async function dropIndexes(db: Knex, table: string): Promise<string[]> {
 }
 
 export async function copySeed(db: Knex, rows: number, ids: SeededLogs): Promise<void> {
-  const phase = (name: string, started: number) => process.env.SEED_TRACE && console.log(name, ((performance.now() - started) / 1000).toFixed(1), 's');
+  const phase = (name: string, started: number) => console.log(`  ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   let started = performance.now();
   // A throwaway schema: no WAL for its bulk tables (reads are unchanged; a crash would empty them).
   await db.raw('alter table request_logs set unlogged');
@@ -54,7 +54,10 @@ export async function copySeed(db: Knex, rows: number, ids: SeededLogs): Promise
     const first = syntheticEntries(rows, ids, 1).next().value;
     if (first) columns = [...Object.keys(toLogRow(first[0]!, 'gateway')), 'rolled_up'];
     await copyInto(client, 'request_logs', columns, (async function* () {
+      let done = 0;
       for (const chunk of syntheticEntries(rows, ids, CHUNK)) {
+        done += chunk.length;
+        if (done % 1_000_000 === 0) console.log(`  ${done.toLocaleString()} of ${rows.toLocaleString()} log rows sent`);
         yield chunk.map((entry) => {
           const row: Record<string, unknown> = { ...toLogRow(entry, 'gateway'), rolled_up: true };
           return columns.map((column) => copyValue(row[column])).join('\t') + '\n';
@@ -94,4 +97,41 @@ export async function copySeed(db: Knex, rows: number, ids: SeededLogs): Promise
     await db.raw(statement);
     phase(statement.slice(0, 60), started);
   }
+}
+
+/** The schema a size is seeded into and kept in, so a later run times it again without seeding. */
+export function schemaFor(rows: number): string {
+  return `analytics_bench_${rows}`;
+}
+
+/**
+ * Opens the schema holding `rows` seeded rows, seeding it first when it does not hold them (or
+ * when `force`): a seed that was interrupted left no `bench_seed` row, so it is started again.
+ */
+export async function seededSchema(url: string, rows: number, force: boolean): Promise<{ db: Knex; ids: SeededLogs }> {
+  const schema = schemaFor(rows);
+  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    const done = (await admin.raw(`select to_regclass(?) as t`, [`"${schema}".bench_seed`])).rows[0].t
+      ? ((await admin.raw(`select ids from "${schema}".bench_seed where rows = ?`, [rows])).rows[0]?.ids as SeededLogs | undefined)
+      : undefined;
+    if (done && !force) {
+      console.log(`schema ${schema} already holds ${rows.toLocaleString()} seeded rows (--force to seed again)`);
+      return { db: await openSeedDb(url, schema), ids: done };
+    }
+    await admin.raw(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await admin.destroy();
+  }
+  const db = await openSeedDb(url, schema);
+  const started = performance.now();
+  const ids = newSeedIds();
+  await copySeed(db, rows, ids);
+  await db.raw('vacuum analyze request_logs');
+  await db.raw('vacuum analyze analytics_rollups');
+  await db.raw('create table bench_seed (rows bigint not null, ids jsonb not null)');
+  await db('bench_seed').insert({ rows, ids: JSON.stringify(ids) });
+  const rollups = Number((await db('analytics_rollups').count({ n: '*' }))[0]!.n);
+  console.log(`seeded ${rows.toLocaleString()} rows (${rollups.toLocaleString()} rollup rows) into ${schema} with COPY in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { db, ids };
 }

@@ -1,24 +1,24 @@
 /**
- * Times every analytics call (and the logs list, export count and a retention batch) over
- * synthetic request logs on Postgres, at two sizes, and prints each call's median at both, the
- * ratio between them and the targets (every analytics call under 200 ms at the larger size; the
- * ratio under 1.5 for every call the rollups serve). Not part of the test suite.
+ * Times every analytics call (and the logs list, export count and feedback) over synthetic
+ * request logs on Postgres, at one or two sizes, and prints each call's median at both, the ratio
+ * between them and the targets (every analytics call under 200 ms at the larger size; the ratio
+ * under 1.5 for every call the rollups serve). Not part of the test suite.
  *
- *   node --import tsx scripts/time-analytics.ts [postgres-url] [--rows 1000000,10000000]
- *   node --import tsx scripts/time-analytics.ts [postgres-url] --schema <already-seeded-schema>
+ *   node --import tsx scripts/time-analytics.ts [postgres-url] [--rows 1000000,10000000] [--force] [--seed-only] [--retention] [--drop]
  *
- * Each size is seeded with COPY (scripts/copy-seed.ts: rows and their rollups) into a dedicated
- * schema (timeseries_<random>) that is dropped after its timings, also on failure; 10 million
- * rows need about 12 GB of disk while they exist. With --schema the given schema is timed and kept.
+ * Each size is seeded once with COPY (scripts/copy-seed.ts: rows and their rollups) into a schema
+ * of its own, `analytics_bench_<rows>`, and kept: a later run times it again without seeding
+ * (--force seeds it again; an interrupted seed is started again). --seed-only seeds and stops;
+ * --retention also times a retention batch (it deletes rows, so the next run seeds again); --drop
+ * drops the schemas at the end. 10 million rows take about 12 GB of disk while they are kept.
  */
-import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import knexFactory, { type Knex } from 'knex';
 import { LogAnalytics } from '../store/log-analytics.js';
 import type { LogFilter } from '../store/log-filter.js';
 import { Store } from '../store/store.js';
-import { copySeed } from './copy-seed.js';
-import { newSeedIds, openSeedDb, SEED_END, SEED_START, type SeededLogs } from './seed-logs.js';
+import { schemaFor, seededSchema } from './copy-seed.js';
+import type { SeededLogs } from './seed-logs.js';
 
 const MAX_COPY_ROWS = 20_000_000;
 
@@ -43,21 +43,6 @@ async function timed(out: Timing[], label: string, rollups: boolean, work: () =>
   const median = [...times].sort((a, b) => a - b)[Math.floor(runs / 2)]!;
   out.push({ label, median, rollups });
   console.log(`${label.padEnd(50)} median ${median.toFixed(1).padStart(8)} ms   (runs: ${times.map((t) => t.toFixed(0)).join(', ')})`);
-}
-
-/** The ids of a schema seeded earlier (one organisation). */
-async function seededIds(db: Knex): Promise<SeededLogs> {
-  const org = await db('request_logs').first('organisation_id');
-  if (!org) throw new Error('the schema has no request logs');
-  const workspaces = await db('request_logs').distinct('workspace_id').where('organisation_id', org.organisation_id).limit(10);
-  const keys = await db('request_logs').distinct('api_key_id').where('organisation_id', org.organisation_id).limit(10);
-  return {
-    organisationId: org.organisation_id,
-    workspaceIds: workspaces.map((row: { workspace_id: string }) => row.workspace_id),
-    apiKeyIds: keys.map((row: { api_key_id: string }) => row.api_key_id),
-    start: SEED_START,
-    end: SEED_END,
-  };
 }
 
 async function timeEverything(db: Knex, ids: SeededLogs): Promise<Timing[]> {
@@ -100,27 +85,18 @@ async function timeEverything(db: Knex, ids: SeededLogs): Promise<Timing[]> {
   return out;
 }
 
-/** Seeds `rows` into a fresh schema, times every call, drops the schema. */
-async function measure(url: string, rows: number): Promise<Timing[]> {
-  const schema = `timeseries_${randomBytes(4).toString('hex')}`;
-  console.log(`schema ${schema} (dropped at the end)`);
-  const db = await openSeedDb(url, schema);
+/** Times every call over the seeded schema of `rows`; the retention batch last, as it deletes rows (and tells the next run to seed again). */
+async function measure(url: string, rows: number, options: { force: boolean; retention: boolean }): Promise<Timing[]> {
+  const { db, ids } = await seededSchema(url, rows, options.force);
   try {
-    const started = performance.now();
-    const ids = newSeedIds();
-    await copySeed(db, rows, ids);
-    await db.raw('vacuum analyze request_logs');
-    await db.raw('vacuum analyze analytics_rollups');
-    const rollups = Number((await db('analytics_rollups').count({ n: '*' }))[0]!.n);
-    console.log(`\nseeded ${rows.toLocaleString()} rows (${rollups.toLocaleString()} rollup rows) with COPY in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     const timings = await timeEverything(db, ids);
-    await timed(timings, 'retention delete batch (1000 oldest rows)', false, () => new Store(db).requestLogs.deleteOlderThan(ids.start + DAY, 1000), 1);
+    if (options.retention) {
+      await db('bench_seed').del();
+      await timed(timings, 'retention delete batch (1000 oldest rows)', false, () => new Store(db).requestLogs.deleteOlderThan(ids.start + DAY, 1000), 1);
+    }
     return timings;
   } finally {
     await db.destroy();
-    const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-    await admin.raw(`drop schema if exists "${schema}" cascade`);
-    await admin.destroy();
   }
 }
 
@@ -141,26 +117,35 @@ function table(small: Timing[], large: Timing[], sizes: [number, number]): strin
   return lines.join('\n');
 }
 
+function option(args: string[], name: string): string | undefined {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const url = args[0] && !args[0].startsWith('--') ? args[0] : 'postgres://postgres@127.0.0.1:5432/test';
   if (!url.startsWith('postgres')) throw new Error('the timings are for Postgres');
-  const at = args.indexOf('--schema');
-  if (at >= 0) {
-    const db = await openSeedDb(url, args[at + 1]!);
-    try {
-      await timeEverything(db, await seededIds(db));
-    } finally {
-      await db.destroy();
-    }
+  const sizes = (option(args, '--rows') ?? '1000000,10000000').split(',').map(Number);
+  if (sizes.length > 2 || sizes.some((n) => !Number.isSafeInteger(n) || n < 1 || n > MAX_COPY_ROWS)) throw new Error(`--rows takes one or two sizes of 1..${MAX_COPY_ROWS}, such as 1000000,10000000`);
+  const force = args.includes('--force');
+  if (args.includes('--seed-only')) {
+    for (const rows of sizes) await (await seededSchema(url, rows, force)).db.destroy();
     return;
   }
-  const sizesArg = args.indexOf('--rows');
-  const sizes = (sizesArg >= 0 ? args[sizesArg + 1]! : '1000000,10000000').split(',').map(Number);
-  if (sizes.length > 2 || sizes.some((n) => !Number.isSafeInteger(n) || n < 1 || n > MAX_COPY_ROWS)) throw new Error(`--rows takes one or two sizes of 1..${MAX_COPY_ROWS}, such as 1000000,10000000`);
-  const small = await measure(url, sizes[0]!);
-  if (sizes.length === 2) console.log(`\n${table(small, await measure(url, sizes[1]!), sizes as [number, number])}`);
+  const options = { force, retention: args.includes('--retention') };
+  const results: Timing[][] = [];
+  for (const rows of sizes) {
+    console.log(`\n== ${rows.toLocaleString()} rows ==`);
+    results.push(await measure(url, rows, options));
+  }
+  if (results.length === 2) console.log(`\n${table(results[0]!, results[1]!, sizes as [number, number])}`);
   console.log(`\nload average at the end ${loadavg()[0]!.toFixed(1)}`);
+  if (args.includes('--drop')) {
+    const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+    for (const rows of sizes) await admin.raw(`drop schema if exists "${schemaFor(rows)}" cascade`);
+    await admin.destroy();
+  }
 }
 
 main().catch((error: unknown) => {

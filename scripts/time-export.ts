@@ -1,33 +1,27 @@
 /**
- * Times a log export of N synthetic rows on Postgres (default 1,000,000): seeded with COPY into a
- * throwaway schema, exported by the same runner gw uses (keyset pages of 1,000 rows appended to a
- * JSON-lines file), with the rate and the process's peak memory, which stays flat however many
- * rows there are. Not part of the test suite.
+ * Times a log export of N synthetic rows on Postgres (default 1,000,000): the schema that
+ * scripts/time-analytics.ts seeds for that size (seeded here with COPY when missing, and kept),
+ * exported by the same runner gw uses (keyset pages of 1,000 rows appended to a JSON-lines file),
+ * with the rate and the process's peak memory, which stays flat however many rows there are.
+ * Not part of the test suite.
  *
  *   node --import tsx scripts/time-export.ts [postgres-url] [rows]
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import knexFactory from 'knex';
 import { pino } from 'pino';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import { Store } from '../store/store.js';
-import { copySeed } from './copy-seed.js';
-import { newSeedIds, openSeedDb } from './seed-logs.js';
+import { seededSchema } from './copy-seed.js';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const url = args.find((arg) => arg.startsWith('postgres')) ?? 'postgres://postgres@127.0.0.1:5432/test';
   const rows = Number(args.find((arg) => /^\d+$/.test(arg)) ?? 1_000_000);
-  const schema = `export_${randomBytes(4).toString('hex')}`;
   const dir = mkdtempSync(path.join(tmpdir(), 'gw-export-'));
-  const db = await openSeedDb(url, schema);
+  const { db, ids } = await seededSchema(url, rows, false);
   try {
-    const ids = newSeedIds();
-    await copySeed(db, rows, ids);
-    await db.raw('vacuum analyze request_logs');
     const store = new Store(db);
     const now = new Date().toISOString();
     const record = await store.logExports.create(
@@ -48,13 +42,12 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     const done = await store.logExports.getById(record.id);
     const bytes = statSync(runner.filePath(record.id)).size;
-    console.log(`count ${total.toLocaleString()} in ${countMs.toFixed(0)} ms (rollups); exported ${done?.processed_rows.toLocaleString()} rows (${(bytes / 1e6).toFixed(0)} MB) in ${seconds.toFixed(1)} s: ${Math.round((done?.processed_rows ?? 0) / seconds).toLocaleString()} rows/s; peak RSS ${(peak / 1e6).toFixed(0)} MB; status ${done?.status}`);
+    console.log(`load average ${loadavg()[0]!.toFixed(1)}; count ${total.toLocaleString()} in ${countMs.toFixed(0)} ms (rollups); exported ${done?.processed_rows.toLocaleString()} rows (${(bytes / 1e6).toFixed(0)} MB) in ${seconds.toFixed(1)} s: ${Math.round((done?.processed_rows ?? 0) / seconds).toLocaleString()} rows/s; peak RSS ${(peak / 1e6).toFixed(0)} MB; status ${done?.status}`);
   } finally {
+    // The export's own record goes; the seeded rows stay for the next run.
+    await db('log_exports').where('description', 'timing').del();
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
-    const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-    await admin.raw(`drop schema if exists "${schema}" cascade`);
-    await admin.destroy();
   }
 }
 

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
 import { applyLogFilter, isMetadataKey, type LogFilter } from './log-filter.js';
-import { setFor, type Grain, type RollupDimension, type RollupSet } from './rollups/dimensions.js';
+import { setFor, type Grain, type RollupDimension, type RollupSet, type SeriesGrain } from './rollups/dimensions.js';
 import { LatencySketch } from './rollups/latency-sketch.js';
-import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit } from './rollups/time-buckets.js';
+import { ALL_WORKSPACES } from './rollups/rollup-deltas.js';
+import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit, type Cover, type Sign } from './rollups/time-buckets.js';
 import { isSpecialMetadataKey, SPECIAL_METADATA_COLUMNS } from './special-metadata.js';
 
 export interface AnalyticsTotals {
@@ -58,17 +59,18 @@ const SUMS = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'c
 type Sums = Record<(typeof SUMS)[number], number>;
 
 // Plain columns derived at write time (is_error, cache_hit, rescued) keep these cheap on both engines.
-const RAW_SUMS = `count(*) as requests,
-  sum(case when is_error then 1 else 0 end) as errors,
-  sum(case when cache_hit then 0 else cost end) as cost,
-  sum(case when cache_hit then cost else 0 end) as cache_savings,
-  sum(prompt_tokens) as prompt_tokens,
-  sum(completion_tokens) as completion_tokens,
-  sum(total_tokens) as total_tokens,
-  sum(latency_ms) as latency_sum,
-  sum(case when cache_hit then 1 else 0 end) as cache_hits,
-  sum(case when rescued then 1 else 0 end) as rescued,
-  sum(case when cost_unpriced then 1 else 0 end) as unpriced`;
+// `sign` is -1 for rows a piece takes away (those outside the range in a whole rollup bucket).
+const RAW_SUMS = `sum(sign) as requests,
+  sum(case when is_error then sign else 0 end) as errors,
+  sum(case when cache_hit then 0 else sign * cost end) as cost,
+  sum(case when cache_hit then sign * cost else 0 end) as cache_savings,
+  sum(sign * prompt_tokens) as prompt_tokens,
+  sum(sign * completion_tokens) as completion_tokens,
+  sum(sign * total_tokens) as total_tokens,
+  sum(sign * latency_ms) as latency_sum,
+  sum(case when cache_hit then sign else 0 end) as cache_hits,
+  sum(case when rescued then sign else 0 end) as rescued,
+  sum(case when cost_unpriced then sign else 0 end) as unpriced`;
 
 /** Ranges are bounded for the planner: "no start" is the epoch, "no end" the last day a Date holds. */
 const EARLIEST = 0;
@@ -107,7 +109,7 @@ class Accumulator {
 }
 
 /** What one analytics call reads: the rollup buckets that fit, and the raw rows for the rest. */
-interface Plan {
+interface Plan extends Cover {
   filter: LogFilter;
   start: number;
   end: number;
@@ -116,8 +118,6 @@ interface Plan {
   /** The group column or expression, on both tables; null for totals. */
   group: string | null;
   set: RollupSet | undefined;
-  rollup: Array<{ grain: Grain; from: number; to: number }>;
-  raw: Array<{ from: number; to: number }>;
 }
 
 /**
@@ -141,7 +141,7 @@ export class LogAnalytics {
 
   async count(filter: LogFilter): Promise<number> {
     const plan = this.plan(filter, null, null);
-    const [rollup, raw] = await Promise.all([this.rollupSums(plan, ['requests']), this.rawSums(plan, 'count(*) as requests')]);
+    const [rollup, raw] = await Promise.all([this.rollupSums(plan, ['requests']), this.rawSums(plan, 'sum(sign) as requests')]);
     return [...rollup, ...raw].reduce((n, row) => n + Number(row.requests ?? 0), 0);
   }
 
@@ -156,7 +156,7 @@ export class LogAnalytics {
   }
 
   /** Totals per bucket of `grain` in `timeZone` (an IANA name), buckets without requests left out. */
-  async timeSeries(filter: LogFilter, grain: Grain, timeZone = 'UTC'): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
+  async timeSeries(filter: LogFilter, grain: SeriesGrain, timeZone = 'UTC'): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
     const plan = this.plan(filter, null, { grain, timeZone });
     const buckets = (await this.run(plan)).get(null) ?? new Map<number, Accumulator>();
     return [...buckets.entries()]
@@ -166,7 +166,7 @@ export class LogAnalytics {
   }
 
   /** Feedback count and weighted mean over time and workspace (feedback has no model or status), keyed by bucket start (0 without buckets). */
-  async feedback(filter: LogFilter, buckets?: { grain: Grain; timeZone?: string }): Promise<Map<number, FeedbackTotals>> {
+  async feedback(filter: LogFilter, buckets?: { grain: SeriesGrain; timeZone?: string }): Promise<Map<number, FeedbackTotals>> {
     const boundaries = buckets && filter.start !== undefined && filter.end !== undefined ? bucketBoundaries(filter.start, filter.end, buckets.grain, buckets.timeZone ?? 'UTC') : null;
     const unit = boundaries ? rawTimeUnit(boundaries) : 0;
     const bucket = unit ? `(created_at / ${unit}) * ${unit}` : '0';
@@ -218,14 +218,14 @@ export class LogAnalytics {
     return setFor(needed);
   }
 
-  private plan(filter: LogFilter, group: string | null, series: { grain: Grain; timeZone: string } | null): Plan {
+  private plan(filter: LogFilter, group: string | null, series: { grain: SeriesGrain; timeZone: string } | null): Plan {
     const start = filter.start ?? EARLIEST;
     const end = filter.end ?? LATEST;
     const boundaries = series ? bucketBoundaries(start, end, series.grain, series.timeZone) : null;
     const set = this.rollupSet(filter, group);
     const plan: Plan = { filter, start, end, boundaries, group, set, rollup: [], raw: [] };
     const edges = boundaries ?? [start, end];
-    for (let i = 0; i + 1 < edges.length; i++) coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan);
+    for (let i = 0; i + 1 < edges.length; i++) coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan, 1, boundaries ? edges[i]! : 0);
     return plan;
   }
 
@@ -269,34 +269,24 @@ export class LogAnalytics {
     if (!plan.set || !plan.rollup.length) return undefined;
     const { db } = this;
     const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
-    const byGrain = new Map<Grain, Array<{ from: number; to: number }>>();
-    for (const piece of plan.rollup) {
-      const ranges = byGrain.get(piece.grain) ?? [];
-      const last = ranges[ranges.length - 1];
-      if (last && last.to === piece.from) last.to = piece.to;
-      else ranges.push({ from: piece.from, to: piece.to });
-      byGrain.set(piece.grain, ranges);
-    }
-    return query.where((q) => {
+    // Without a workspace filter the all-workspaces rows answer, except a group-by workspace, which reads the others.
+    if (!plan.filter.workspace_id) query.where('analytics_rollups.workspace_id', plan.group === 'workspace_id' ? '<>' : '=', ALL_WORKSPACES);
+    // The buckets by range (the primary key finds them), then each once per piece it falls in, with that piece's sign and series point.
+    const byGrain = rangesByGrain(plan.rollup);
+    query.where((q) => {
       for (const [grain, ranges] of byGrain) {
-        q.orWhere((g) => g.where('grain', grain).andWhere((r) => {
-          for (const { from, to } of ranges) r.orWhere((b) => b.where('bucket_start', '>=', from).andWhere('bucket_start', '<', to));
+        q.orWhere((g) => g.where('analytics_rollups.grain', grain).andWhere((r) => {
+          for (const { from, to } of ranges) r.orWhere((b) => b.where('analytics_rollups.bucket_start', '>=', from).andWhere('analytics_rollups.bucket_start', '<', to));
         }));
       }
     });
-  }
-
-  private timeKey(plan: Plan, column: string): string {
-    return plan.boundaries ? column : '0';
+    return query.joinRaw(`join ${piecesTable(plan.rollup)} as p on analytics_rollups.grain = p.grain and analytics_rollups.bucket_start >= p.lo and analytics_rollups.bucket_start < p.hi`);
   }
 
   private rollupSums(plan: Plan, sums: readonly string[] = SUMS): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query) return Promise.resolve([]);
-    const time = this.timeKey(plan, 'bucket_start');
-    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, ${time} as time_key, ${sums.map((name) => `sum(${name}) as ${name}`).join(', ')}`));
-    const by = [plan.group, plan.boundaries ? 'bucket_start' : null].filter((column) => column !== null);
-    if (by.length) query.groupByRaw(by.join(', '));
+    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, p.point as time_key, ${sums.map((name) => `sum(p.sign * ${name}) as ${name}`).join(', ')}`)).groupByRaw('1, 2');
     return this.read(query, false);
   }
 
@@ -309,11 +299,11 @@ export class LogAnalytics {
     const query = this.rollupRows(plan);
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
     const group = plan.group ? `analytics_rollups.${plan.group}` : 'null';
-    const time = plan.boundaries ? 'analytics_rollups.bucket_start' : '0';
+    // Added up per group, series point and bin here, not per rollup row in JavaScript.
     query
       .joinRaw(`, ${this.postgres ? 'jsonb_each_text' : 'json_each'}(analytics_rollups.latency) as b`)
-      .select(this.db.raw(`${group} as group_key, ${time} as time_key, b.key as bin, sum(${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`))
-      .groupByRaw([plan.group ? group : null, plan.boundaries ? time : null, 'b.key'].filter(Boolean).join(', '));
+      .select(this.db.raw(`${group} as group_key, p.point as time_key, b.key as bin, sum(p.sign * ${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`))
+      .groupByRaw('1, 2, 3');
     if (keys && plan.group) {
       const values = keys.filter((key) => key !== null);
       query.where((q) => {
@@ -325,33 +315,31 @@ export class LogAnalytics {
   }
 
   /**
-   * The raw rows the rollups do not hold: those in the plan's raw pieces, and those in its rollup
-   * pieces not yet rolled up (none once the backfill has run: a partial index finds that at once).
+   * The raw rows the rollups do not hold, each with its sign: with rollups, the rolled-up rows of
+   * the plan's raw pieces (added, or taken away from a whole bucket) and every row of the range
+   * not yet rolled up (none once the backfill has run: a partial index finds that at once);
+   * without, every row of the range.
    */
   private rawRows(plan: Plan, columns: string): Knex.QueryBuilder | undefined {
     const { db } = this;
-    const base = () => applyLogFilter(db, db('request_logs').select(db.raw(columns)), { ...plan.filter, start: undefined, end: undefined });
-    const inRanges = (q: Knex.QueryBuilder, ranges: Array<{ from: number; to: number }>) =>
-      q.where((w) => {
-        for (const { from, to } of ranges) w.orWhere((r) => r.where('created_at', '>=', from).andWhere('created_at', '<', to));
-      });
+    const base = (select: string) => applyLogFilter(db, db('request_logs').select(db.raw(`${columns}, ${select}`)), { ...plan.filter, start: undefined, end: undefined });
+    // The raw pieces, each row with its piece's sign and series point.
+    const pieces = () => base('p.sign as sign, p.point as time_key').joinRaw(`join ${piecesTable(plan.raw)} as p on request_logs.created_at >= p.lo and request_logs.created_at < p.hi`);
+    if (!plan.rollup.length) return plan.raw.length ? pieces() : undefined;
     const parts: Knex.QueryBuilder[] = [];
-    if (plan.raw.length) parts.push(inRanges(base(), plan.raw));
-    if (plan.rollup.length) {
-      const notRolledUp = base()
+    if (plan.raw.length) parts.push(pieces().whereRaw(this.postgres ? 'rolled_up' : 'rolled_up = 1'));
+    const unit = plan.boundaries ? rawTimeUnit(plan.boundaries) : 0;
+    parts.push(
+      base(`1 as sign, ${unit ? `(created_at / ${unit}) * ${unit}` : '0'} as time_key`)
         .whereRaw(this.postgres ? 'not rolled_up' : 'rolled_up = 0')
         .where('created_at', '>=', plan.start)
-        .where('created_at', '<', plan.end);
-      if (plan.raw.length) notRolledUp.whereNot((q) => inRanges(q, plan.raw));
-      parts.push(notRolledUp);
-    }
-    if (!parts.length) return undefined;
+        .where('created_at', '<', plan.end),
+    );
     return parts.length === 1 ? parts[0] : parts[0]!.unionAll(parts.slice(1));
   }
 
   private rawColumns(plan: Plan): string {
-    const unit = plan.boundaries ? rawTimeUnit(plan.boundaries) : 0;
-    return `${plan.group ?? 'null'} as group_key, ${unit ? `(created_at / ${unit}) * ${unit}` : '0'} as time_key`;
+    return `${plan.group ?? 'null'} as group_key`;
   }
 
   private rawSums(plan: Plan, sums: string): Promise<Array<Record<string, unknown>>> {
@@ -378,8 +366,35 @@ export class LogAnalytics {
     return this.db.transaction(async (trx) => {
       // A rollup read touches a few hundred rows, but the planner guesses 100 bins per sketch and
       // would start a parallel worker (measured: 170 ms to launch one on a loaded machine, for a 3 ms query).
-      await trx.raw(scan ? `set local jit = off; set local work_mem = '32MB'` : `set local jit = off; set local max_parallel_workers_per_gather = 0`);
+      await trx.raw(scan ? `set local jit = off; set local work_mem = '32MB'` : `set local jit = off; set local max_parallel_workers_per_gather = 0; set local work_mem = '32MB'`);
       return (await query.transacting(trx)) as Array<Record<string, unknown>>;
     });
   }
+}
+
+/** The pieces' ranges per grain, overlapping and adjacent ones joined. */
+function rangesByGrain(pieces: Plan['rollup']): Map<Grain, Array<{ from: number; to: number }>> {
+  const byGrain = new Map<Grain, Array<{ from: number; to: number }>>();
+  for (const piece of [...pieces].sort((a, b) => a.from - b.from)) {
+    const ranges = byGrain.get(piece.grain) ?? [];
+    const last = ranges[ranges.length - 1];
+    if (last && last.to >= piece.from) last.to = Math.max(last.to, piece.to);
+    else ranges.push({ from: piece.from, to: piece.to });
+    byGrain.set(piece.grain, ranges);
+  }
+  return byGrain;
+}
+
+/**
+ * The pieces as a table (grain, lo, hi, sign, point) to join on. Their values are numbers and
+ * grain names this module computed, so they are written into the SQL: a minute series has
+ * hundreds of pieces, more than SQLite takes bound parameters for.
+ */
+function piecesTable(pieces: ReadonlyArray<{ grain?: Grain; from: number; to: number; sign: Sign; point: number }>): string {
+  const rows = pieces.map((piece) => {
+    for (const n of [piece.from, piece.to, piece.sign, piece.point]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+    return `('${piece.grain ?? ''}', ${piece.from}, ${piece.to}, ${piece.sign}, ${piece.point})`;
+  });
+  // One VALUES list (a single scan to plan, where a union of hundreds of selects took longer to plan than to run).
+  return `(select column1 as grain, column2 as lo, column3 as hi, column4 as sign, column5 as point from (values ${rows.join(', ')}) as v)`;
 }

@@ -27,6 +27,9 @@ import * as batches from './207_batches.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as responses from './255_responses.js';
+import * as allWorkspaceRollups from './280_all_workspace_rollups.js';
+import * as analyticsCoveringIndex from './281_analytics_covering_index.js';
+import * as weekAndQuarterRollups from './282_week_and_quarter_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
 import * as deploymentSyncState from './265_deployment_sync_state.js';
 import * as logOutbox from './266_log_outbox.js';
@@ -68,4 +71,8 @@ export const migrations: Record<string, Knex.Migration> = {
   // Issue 17's range; after 240 because 171 adds rollup columns.
   '170_prompt_library': promptLibrary,
   '171_prompt_in_logs': promptInLogs,
+  // Issue 24's range.
+  '280_all_workspace_rollups': allWorkspaceRollups,
+  '281_analytics_covering_index': analyticsCoveringIndex,
+  '282_week_and_quarter_rollups': weekAndQuarterRollups,
 };

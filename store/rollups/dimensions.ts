@@ -27,12 +27,20 @@ export const ROLLUP_DIMENSIONS = [
 
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
-export type Grain = 'minute' | 'hour' | 'day';
+/**
+ * Rollup buckets. Weeks (7 days from the epoch, a Thursday: storage only, not a calendar week)
+ * keep a month's answer to a handful of rows per group; quarter hours make the local days and
+ * hours of zones a half or three quarters of an hour off UTC out of few rows.
+ */
+export type Grain = 'minute' | 'quarter' | 'hour' | 'day' | 'week';
 
-export const GRAIN_MS: Record<Grain, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+/** The buckets a time series can ask for. */
+export type SeriesGrain = 'minute' | 'hour' | 'day';
 
-/** Largest first: a range is covered by days, then hours, then minutes, then raw rows. */
-export const GRAINS: readonly Grain[] = ['day', 'hour', 'minute'];
+export const GRAIN_MS: Record<Grain, number> = { minute: 60_000, quarter: 900_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
+
+/** Largest first: a range is covered by weeks, then days, hours, quarter hours, minutes, then raw rows. */
+export const GRAINS: readonly Grain[] = ['week', 'day', 'hour', 'quarter', 'minute'];
 
 export interface RollupSet {
   name: string;
@@ -41,15 +49,16 @@ export interface RollupSet {
 }
 
 const WITH_MINUTES: readonly Grain[] = GRAINS;
-const HOURS_AND_DAYS: readonly Grain[] = ['day', 'hour'];
+const HOURS_AND_DAYS: readonly Grain[] = ['week', 'day', 'hour'];
 
 /**
- * Every set is also per workspace. `workspace` (the totals) keeps minute buckets too, so summaries
- * and series read at most two partial minutes of raw rows. One set per dimension answers its
- * group-by and its filter; `core` combines the dimensions consoles filter together. Those keep hours
- * and days only: per minute nearly every combination of a busy dimension is a row of its own (as
- * many rollup rows as log rows at 10 million a month), so their range edges, at most two partial
- * hours, are read from the raw rows.
+ * Every set is also per workspace, and for all workspaces together (rollup-deltas.ts).
+ * `workspace` (the totals) keeps quarter-hour and minute buckets too, so summaries and series read
+ * at most two half minutes of raw rows. One set per dimension answers its group-by and its filter;
+ * `core` combines the dimensions consoles filter together. Those keep weeks, days and hours only:
+ * per minute nearly every combination of a busy dimension is a row of its own (as many rollup rows
+ * as log rows at 10 million a month), so their range edges, at most two half hours, are read from
+ * the raw rows.
  */
 export const ROLLUP_SETS: readonly RollupSet[] = [
   { name: 'workspace', dimensions: [], grains: WITH_MINUTES },

@@ -17,26 +17,27 @@ export function binOf(latencyMs: number): string {
   return latencyMs > 0 ? String(mapping.key(latencyMs)) : ZERO;
 }
 
-/** Bins of many rollup rows and raw latencies merged, read back as percentiles. */
+/**
+ * Bins of many rollup rows and raw latencies merged, read back as percentiles. Counts are kept
+ * signed until read: an answer may add a whole bucket and take away the rows outside its range.
+ */
 export class LatencySketch {
-  private readonly sketch = new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
-  private zeros = 0;
+  private readonly bins = new Map<string, number>();
+  private sketch: { zeros: number; store: DDSketch['store'] } | undefined;
 
-  get count(): number {
-    return this.zeros + this.sketch.store.count;
-  }
-
-  /** `count` values in bin `key` (a key of the stored bins). */
+  /** `count` values (negative: taken away) in bin `key` (a key of the stored bins). */
   addBin(key: string, count: number): void {
-    if (count <= 0) return;
-    if (key === ZERO) this.zeros += count;
-    else this.sketch.store.add(Number(key), count);
+    if (!count) return;
+    this.bins.set(key, (this.bins.get(key) ?? 0) + count);
+    this.sketch = undefined;
   }
 
   addLatency(latencyMs: number, count = 1): void {
-    if (count <= 0) return;
-    if (latencyMs > 0) this.sketch.store.add(mapping.key(latencyMs), count);
-    else this.zeros += count;
+    this.addBin(binOf(latencyMs), count);
+  }
+
+  get count(): number {
+    return this.built().zeros + this.built().store.count;
   }
 
   /**
@@ -52,8 +53,21 @@ export class LatencySketch {
     return low + (high - low) * (position - Math.floor(position));
   }
 
+  private built(): { zeros: number; store: DDSketch['store'] } {
+    if (this.sketch) return this.sketch;
+    const sketch = new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
+    let zeros = 0;
+    for (const [key, count] of this.bins) {
+      if (count <= 0) continue;
+      if (key === ZERO) zeros += count;
+      else sketch.store.add(Number(key), count);
+    }
+    return (this.sketch = { zeros, store: sketch.store });
+  }
+
   private valueAtRank(rank: number): number {
-    if (rank < this.zeros) return 0;
-    return mapping.value(this.sketch.store.keyAtRank(rank - this.zeros));
+    const { zeros, store } = this.built();
+    if (rank < zeros) return 0;
+    return mapping.value(store.keyAtRank(rank - zeros));
   }
 }

@@ -30,6 +30,14 @@ export const FACT_COLUMNS = [
 export const MEASURES = ['requests', 'errors', 'cost', 'cache_savings', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'cache_hits', 'rescued', 'unpriced'] as const;
 export type Measure = (typeof MEASURES)[number];
 
+/**
+ * The workspace_id of the rollup rows that add up every workspace of the organisation: an answer
+ * without a workspace filter reads these instead of one row per workspace (a third to a tenth
+ * of the rows, and of the latency bins the database merges, for organisations with 3 to 10
+ * workspaces). Workspace ids are UUIDs, so it names no real workspace.
+ */
+export const ALL_WORKSPACES = '*';
+
 /** The columns that say which rollup row a delta belongs to (its unique key). */
 export const ROLLUP_KEY = ['organisation_id', 'dimension_set', 'grain', 'bucket_start', 'workspace_id', 'dims_key'] as const;
 
@@ -88,7 +96,8 @@ export function keyOf(delta: Pick<RollupDelta, 'organisation_id' | 'dimension_se
 
 /**
  * The rollup rows a batch of log rows adds to (sign 1) or, when they are deleted, takes from
- * (sign -1). Each row is counted once per set in the set's finest bucket; those deltas are then
+ * (sign -1). Each row is counted once per set in the set's finest bucket, in its workspace's row
+ * and in the all-workspaces row; those deltas are then
  * folded into the coarser buckets. Sorted by key, so concurrent writers lock rows in one order.
  */
 export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1): RollupDelta[] {
@@ -101,34 +110,36 @@ export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1): Rollup
       const bucketStart = fact.created_at - (fact.created_at % GRAIN_MS[grain]);
       const values = set.dimensions.map((d) => fact[d]);
       const dimsKey = JSON.stringify(values);
-      const key = `${fact.organisation_id}\u0000${set.name}\u0000${grain}\u0000${bucketStart}\u0000${fact.workspace_id}\u0000${dimsKey}`;
-      let delta = byKey.get(key);
-      if (!delta) {
-        delta = emptyDelta({
-          organisation_id: fact.organisation_id,
-          workspace_id: fact.workspace_id,
-          dimension_set: set.name,
-          grain,
-          bucket_start: bucketStart,
-          dims_key: dimsKey,
-        });
-        set.dimensions.forEach((d, i) => (delta![d] = values[i]));
-        byKey.set(key, delta);
-        finest.push(delta);
+      for (const workspaceId of [fact.workspace_id, ALL_WORKSPACES]) {
+        const key = `${fact.organisation_id}\u0000${set.name}\u0000${grain}\u0000${bucketStart}\u0000${workspaceId}\u0000${dimsKey}`;
+        let delta = byKey.get(key);
+        if (!delta) {
+          delta = emptyDelta({
+            organisation_id: fact.organisation_id,
+            workspace_id: workspaceId,
+            dimension_set: set.name,
+            grain,
+            bucket_start: bucketStart,
+            dims_key: dimsKey,
+          });
+          set.dimensions.forEach((d, i) => (delta![d] = values[i]));
+          byKey.set(key, delta);
+          finest.push(delta);
+        }
+        delta.requests += sign;
+        if (fact.is_error) delta.errors += sign;
+        if (fact.cache_hit) {
+          delta.cache_hits += sign;
+          delta.cache_savings += sign * fact.cost;
+        } else delta.cost += sign * fact.cost;
+        delta.prompt_tokens += sign * fact.prompt_tokens;
+        delta.completion_tokens += sign * fact.completion_tokens;
+        delta.total_tokens += sign * fact.total_tokens;
+        delta.latency_sum += sign * fact.latency_ms;
+        if (fact.rescued) delta.rescued += sign;
+        if (fact.cost_unpriced) delta.unpriced += sign;
+        delta.latency.set(bin, (delta.latency.get(bin) ?? 0) + sign);
       }
-      delta.requests += sign;
-      if (fact.is_error) delta.errors += sign;
-      if (fact.cache_hit) {
-        delta.cache_hits += sign;
-        delta.cache_savings += sign * fact.cost;
-      } else delta.cost += sign * fact.cost;
-      delta.prompt_tokens += sign * fact.prompt_tokens;
-      delta.completion_tokens += sign * fact.completion_tokens;
-      delta.total_tokens += sign * fact.total_tokens;
-      delta.latency_sum += sign * fact.latency_ms;
-      if (fact.rescued) delta.rescued += sign;
-      if (fact.cost_unpriced) delta.unpriced += sign;
-      delta.latency.set(bin, (delta.latency.get(bin) ?? 0) + sign);
     }
   }
   const grainsOf = new Map(ROLLUP_SETS.map((set) => [set.name, set.grains]));

@@ -1,4 +1,4 @@
-import { GRAIN_MS, type Grain } from './dimensions.js';
+import { GRAIN_MS, type Grain, type SeriesGrain } from './dimensions.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -39,7 +39,7 @@ function floorLocal(t: number, size: number, timeZone: string): number {
  * `end`: local midnights for days (23 or 25 hours apart across a DST change), local hour starts
  * for hours (at :30 past the UTC hour in India), minutes everywhere.
  */
-export function bucketBoundaries(start: number, end: number, grain: Grain, timeZone: string): number[] {
+export function bucketBoundaries(start: number, end: number, grain: SeriesGrain, timeZone: string): number[] {
   const out: number[] = [];
   if (grain === 'minute') {
     for (let t = start - (start % MINUTE); t < end; t += MINUTE) out.push(t);
@@ -75,30 +75,59 @@ export function rawTimeUnit(boundaries: readonly number[]): number {
   return MINUTE;
 }
 
+/** +1 adds a piece's rows, -1 takes them away (a whole bucket minus the part outside the range). */
+export type Sign = 1 | -1;
+
+/** `point`: the start of the time series point a piece counts towards (0 without a series). */
+export interface Cover {
+  rollup: Array<{ grain: Grain; from: number; to: number; sign: Sign; point: number }>;
+  raw: Array<{ from: number; to: number; sign: Sign; point: number }>;
+}
+
 /**
- * Splits [from, to) into aligned rollup buckets, coarsest first, and the raw pieces no bucket
- * of `grains` fits (the partial buckets at the edges).
+ * Splits [from, to) into aligned rollup buckets, coarsest first, and the raw pieces no bucket of
+ * `grains` fits. A partial bucket at an edge is read as that whole bucket minus the part outside
+ * [from, to) when that part is the smaller one (its rows are subtracted: sums and sketch bins
+ * are counts); each piece names the series `point` it counts towards, so a bucket may reach
+ * into the next point (and be read once for each). So 23 hours and 52 minutes cost one day minus 7 minutes, and no
+ * edge reads more than half a bucket of finer pieces or raw rows.
  */
-export function coverRange(
-  from: number,
-  to: number,
-  grains: readonly Grain[],
-  out: { rollup: Array<{ grain: Grain; from: number; to: number }>; raw: Array<{ from: number; to: number }> },
-): void {
+export function coverRange(from: number, to: number, grains: readonly Grain[], out: Cover, sign: Sign = 1, point = 0): void {
   if (from >= to) return;
   const [grain, ...finer] = grains;
   if (!grain) {
-    out.raw.push({ from, to });
+    out.raw.push({ from, to, sign, point });
     return;
   }
   const size = GRAIN_MS[grain];
   const alignedFrom = Math.ceil(from / size) * size;
   const alignedTo = Math.floor(to / size) * size;
   if (alignedFrom >= alignedTo) {
-    coverRange(from, to, finer, out);
+    // No whole bucket: at most two partial ones, either side of a boundary.
+    const boundary = Math.floor(to / size) * size;
+    if (boundary > from && boundary < to) {
+      partialBucket(from, boundary, grain, finer, out, sign, point);
+      partialBucket(boundary, to, grain, finer, out, sign, point);
+    } else partialBucket(from, to, grain, finer, out, sign, point);
     return;
   }
-  coverRange(from, alignedFrom, finer, out);
-  out.rollup.push({ grain, from: alignedFrom, to: alignedTo });
-  coverRange(alignedTo, to, finer, out);
+  partialBucket(from, alignedFrom, grain, finer, out, sign, point);
+  out.rollup.push({ grain, from: alignedFrom, to: alignedTo, sign, point });
+  partialBucket(alignedTo, to, grain, finer, out, sign, point);
+}
+
+/** [from, to), inside one bucket of `grain`: from finer pieces, or as the bucket minus the rest. */
+function partialBucket(from: number, to: number, grain: Grain, finer: readonly Grain[], out: Cover, sign: Sign, point: number): void {
+  if (from >= to) return;
+  const size = GRAIN_MS[grain];
+  const start = Math.floor(from / size) * size;
+  const end = start + size;
+  if (end - start - (to - from) < to - from) {
+    out.rollup.push({ grain, from: start, to: end, sign, point });
+    const minus = -sign as Sign;
+    coverRange(start, from, finer, out, minus, point);
+    coverRange(to, end, finer, out, minus, point);
+    return;
+  }
+  coverRange(from, to, finer, out, sign, point);
 }

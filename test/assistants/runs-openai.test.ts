@@ -12,6 +12,7 @@ import { fullEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
+import { assertEndpointRolledUp } from '../logs/rollup-check.js';
 
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
@@ -78,6 +79,8 @@ for (const engine of fullEngines()) describe(`assistant runs over OpenAI (${engi
     assert.deepEqual(await client.beta.threads.runs.steps.retrieve(steps.data[0]!.id, { thread_id: run.thread_id, run_id: run.id }), steps.data[0]);
     const turnLog = logs.find((entry) => entry.metadata.run_id === run.id);
     assert.ok(turnLog, 'the turn is a logged chat request');
+    await app.services.requestLogs.flush();
+    await assertEndpointRolledUp(app.services.db, 'chat.completions', 'a run turn');
     assert.equal(turnLog.trace_id, run.id);
     assert.equal(turnLog.metadata.thread_id, run.thread_id);
     assert.equal(turnLog.provider, 'openai');

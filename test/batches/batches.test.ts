@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import { fullEngines } from '../helpers/engines.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { assertEndpointRolledUp } from '../logs/rollup-check.js';
 
 type Batch = OpenAI.Batches.Batch;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'expired']);
@@ -95,6 +96,8 @@ for (const engine of fullEngines()) {
       const upstreamChats = gw.fake.requests.filter((request) => request.path.endsWith('/chat/completions'));
       assert.equal(upstreamChats.length, 2);
       assert.ok(gw.logs.some((entry) => (entry as { metadata?: Record<string, string> }).metadata?.source === 'batch-test'));
+      await gw.app.services.requestLogs.flush();
+      await assertEndpointRolledUp(gw.app.services.db, 'chat.completions', 'batch lines');
 
       // The output endpoint streams the output file.
       const outputText = await gw.app.http.get(`/v1/batches/${batch.id}/output`).set('x-gw-api-key', gw.app.adminKey).buffer(true).parse((res, cb) => {

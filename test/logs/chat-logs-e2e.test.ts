@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { storeEngines } from '../helpers/engines.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { assertEndpointRolledUp } from './rollup-check.js';
 
 for (const engine of storeEngines()) {
   describe(`a chat call produces a log row (${engine.name})`, () => {
@@ -28,6 +29,7 @@ for (const engine of storeEngines()) {
       assert.equal(response.status, 200, JSON.stringify(response.body));
       await logsSettled(gw, 1);
       await gw.app.services.requestLogs.flush();
+      await assertEndpointRolledUp(gw.app.services.db, 'chat.completions', 'a gateway chat request');
 
       const admin = { 'x-gw-api-key': gw.app.adminKey };
       const listed = await gw.app.http.get('/v1/logs').query({ trace_id: 'e2e-trace-1', metadata: 'env=e2e' }).set(admin);

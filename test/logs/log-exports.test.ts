@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { LogExportRunner } from '../../gateway/logs/log-export-runner.js';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
+import { RequestLogsRepository } from '../../store/repositories/request-logs.js';
 import { storeEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { privateDb } from '../helpers/test-db.js';
@@ -38,6 +42,42 @@ for (const engine of storeEngines()) {
     async function createExport(payload: Record<string, unknown>, headers = admin()) {
       return app.http.post('/v1/logs/exports').set(headers).send(payload);
     }
+
+    test('an export streams: each page of rows is read, appended to the file and let go before the next is read', async () => {
+      const org = randomUUID();
+      const many = Array.from({ length: 1234 }, (_, i) => logEntry({ organisation_id: org, workspace_id: 'w', created_at: T0 + Math.floor(i / 3) * 1000 }));
+      await new RequestLogsRepository(app.services.db).insertMany(many);
+      const store = app.services.store;
+      const now = new Date().toISOString();
+      const record = await store.logExports.create({ organisation_id: org, workspace_id: null, description: 'stream', filters: {}, requested_fields: ['id'], created_by: null }, now);
+      await store.logExports.transition(record.id, ['draft'], 'in_progress', { total_rows: await store.requestLogs.count({ organisation_id: org }), started_at: now }, now);
+      const dir = mkdtempSync(path.join(tmpdir(), 'gw-export-stream-'));
+      const runner = new LogExportRunner(store, { dir, pageSize: 100 }, () => Date.now(), pino({ level: 'silent' }));
+      // Watch every read: how many rows it asked for and got, and how many lines the file held when it was made.
+      const reads: Array<{ limit: number; got: number; linesBefore: number }> = [];
+      const page = store.requestLogs.pageAscending.bind(store.requestLogs);
+      store.requestLogs.pageAscending = async (filter, cursor, limit) => {
+        const linesBefore = existsSync(runner.filePath(record.id)) ? readFileSync(runner.filePath(record.id), 'utf8').split('\n').length - 1 : 0;
+        const rows = await page(filter, cursor, limit);
+        reads.push({ limit, got: rows.length, linesBefore });
+        return rows;
+      };
+      try {
+        runner.run(record.id);
+        await runner.idle();
+      } finally {
+        store.requestLogs.pageAscending = page;
+      }
+      assert.equal((await store.logExports.getById(record.id))?.status, 'success');
+      assert.equal(reads.length, 14, '13 pages of at most 100 rows and the empty read that ends it');
+      reads.forEach((read, i) => {
+        assert.equal(read.limit, 100);
+        assert.equal(read.linesBefore, Math.min(i * 100, many.length), `read ${i + 1} came after the pages before it were on disk`);
+      });
+      const oldestFirst = [...many].sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1)).map((e) => e.id);
+      assert.deepEqual(lines(readFileSync(runner.filePath(record.id), 'utf8')).map((r) => r.id), oldestFirst, 'every row once, oldest first');
+      rmSync(dir, { recursive: true, force: true });
+    });
 
     test('life cycle: draft -> in_progress -> success, download as JSON lines with the requested fields', async () => {
       const created = await createExport({ requested_fields: FIELDS, filters: { model: 'model-a' }, description: 'model a' });

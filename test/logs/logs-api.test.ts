@@ -4,6 +4,7 @@ import type { RequestLogEntry } from '../../gateway/request-log.js';
 import { storeEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { logEntry, otherWorkspace, seedLogs, workspaceKey } from './log-fixtures.js';
+import { assertEndpointRolledUp } from './rollup-check.js';
 
 const T0 = Date.parse('2026-11-20T00:00:00.000Z');
 const MIN = 60_000;
@@ -140,6 +141,7 @@ for (const engine of storeEngines()) {
           ],
         });
       assert.equal(created.status, 201, JSON.stringify(created.body));
+      await assertEndpointRolledUp(app.services.db, 'chat.completions', 'custom logs');
       const id = created.body.data[0].id;
       const one = await app.http.get(`/v1/logs/${id}`).set({ 'x-gw-api-key': key });
       assert.equal(one.status, 200);

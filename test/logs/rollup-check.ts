@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { FACT_COLUMNS, MEASURES, ROLLUP_KEY, rollupDeltas, toFact } from '../../store/rollups/rollup-deltas.js';
+import { ALL_WORKSPACES, FACT_COLUMNS, MEASURES, ROLLUP_KEY, rollupDeltas, toFact } from '../../store/rollups/rollup-deltas.js';
 
 function bins(value: unknown): Record<string, number> {
   const parsed = typeof value === 'string' ? (JSON.parse(value) as Record<string, number>) : ((value ?? {}) as Record<string, number>);
@@ -27,4 +27,16 @@ export async function assertRollupsMatchRows(db: Knex, what: string): Promise<nu
     assert.deepEqual(bins(row.latency), bins(Object.fromEntries(delta.latency)), `${what}: ${key} latency bins`);
   }
   return stored.length;
+}
+
+/**
+ * A write path counts its rows in the rollups: the rollups match the rows, and the all-workspaces
+ * day rows of the `endpoint` set count every logged row of `endpoint` (there must be some).
+ */
+export async function assertEndpointRolledUp(db: Knex, endpoint: string, what: string): Promise<void> {
+  await assertRollupsMatchRows(db, what);
+  const logged = Number((await db('request_logs').where({ endpoint }).count({ n: '*' }))[0]!.n);
+  const counted = await db('analytics_rollups').where({ dimension_set: 'endpoint', grain: 'day', workspace_id: ALL_WORKSPACES, endpoint }).sum({ n: 'requests' });
+  assert.ok(logged > 0, `${what}: no ${endpoint} rows were logged`);
+  assert.equal(Number(counted[0]?.n ?? 0), logged, `${what}: the rollups count every ${endpoint} row`);
 }

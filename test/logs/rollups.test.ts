@@ -15,7 +15,10 @@ import { LogAnalytics, type AnalyticsTotals, type GroupDimension } from '../../s
 import type { LogFilter } from '../../store/log-filter.js';
 import { migrateToLatest } from '../../store/migrate.js';
 import { RequestLogsRepository, ThreadedRequestLogWriter } from '../../store/repositories/request-logs.js';
+import { addAllWorkspaceRows } from '../../store/migrations/280_all_workspace_rollups.js';
+import { foldGrain } from '../../store/migrations/282_week_and_quarter_rollups.js';
 import { backfillRollups, resetRollups, rowsToBackfill } from '../../store/rollups/backfill.js';
+import { ALL_WORKSPACES } from '../../store/rollups/rollup-deltas.js';
 import { SqliteWriterThread } from '../../store/sqlite-writer-thread.js';
 import { storeEngines } from '../helpers/engines.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -185,12 +188,35 @@ for (const engine of storeEngines()) {
     });
     after(() => app.close());
 
-    test('every batch writes its rollup deltas with it: minute, hour and day buckets per dimension set', async () => {
+    test('every batch writes its rollup deltas with it: minute to week buckets per dimension set', async () => {
       const rows = await assertRollupsMatchRows(db, 'after the inserts');
       assert.ok(rows > 0);
       const grains = await db('analytics_rollups').distinct('grain').where('organisation_id', ids.organisation_id);
-      assert.deepEqual(grains.map((r: { grain: string }) => r.grain).sort(), ['day', 'hour', 'minute']);
+      assert.deepEqual(grains.map((r: { grain: string }) => r.grain).sort(), ['day', 'hour', 'minute', 'quarter', 'week']);
       assert.equal(await rowsToBackfill(db), 0, 'new rows are counted as they are written');
+    });
+
+    test('migration 280 builds the all-workspaces rows from the per-workspace rows already counted', async () => {
+      const all = await db('analytics_rollups').where('workspace_id', ALL_WORKSPACES).count({ n: '*' });
+      assert.ok(Number(all[0]!.n) > 0, 'the writers keep all-workspaces rows');
+      // A database from before 280: per-workspace rows only.
+      await db('analytics_rollups').where('workspace_id', ALL_WORKSPACES).del();
+      await assert.rejects(assertRollupsMatchRows(db, 'without them'), /rollup rows stored/);
+      await addAllWorkspaceRows(db);
+      await assertRollupsMatchRows(db, 'after 280');
+    });
+
+    test('migration 282 builds the week and quarter-hour rows from the day and minute rows already counted', async () => {
+      for (const grain of ['week', 'quarter']) {
+        const kept = await db('analytics_rollups').where('grain', grain).count({ n: '*' });
+        assert.ok(Number(kept[0]!.n) > 0, `the writers keep ${grain} rows`);
+      }
+      // A database from before 282.
+      await db('analytics_rollups').whereIn('grain', ['week', 'quarter']).del();
+      await assert.rejects(assertRollupsMatchRows(db, 'without them'), /rollup rows stored/);
+      await foldGrain(db, 'day', 'week', 7 * DAY);
+      await foldGrain(db, 'minute', 'quarter', 15 * MIN);
+      await assertRollupsMatchRows(db, 'after 282');
     });
 
     test('rollups equal the raw aggregation for random ranges across bucket edges, filters and groups', async () => {
@@ -231,6 +257,37 @@ for (const engine of storeEngines()) {
           for (const group of groups) assertTotals(group, referenceTotals(byKey.get(group.key)!), `group ${key ?? dimension}=${group.key}`);
         }
       }
+    });
+
+    test('long ranges (weeks, and days taken away from them) equal the raw aggregation', async () => {
+      const org = randomUUID();
+      const r = seededRandom(60);
+      const from = T0 - 50 * DAY;
+      const long = randomLogs(r, 700, { organisation_id: org, workspaces: ['w1', 'w2'], keys: ['k1', 'k2'] }, from, 60 * DAY);
+      await new RequestLogsRepository(db).insertMany(long);
+      const ranges: Array<[number, number]> = [[from, from + 60 * DAY], [from + 3 * DAY + 7, from + 33 * DAY - 11]];
+      for (let i = 0; i < 5; i++) {
+        const a = from + Math.floor(r() * 20 * DAY);
+        ranges.push([a, a + 8 * DAY + Math.floor(r() * 30 * DAY)]);
+      }
+      let weeksRead = 0;
+      for (const [start, end] of ranges) {
+        const filter: LogFilter = { organisation_id: org, start, end };
+        const selected = long.filter((e) => matches(filter, e));
+        const what = `${new Date(start).toISOString()}..${new Date(end).toISOString()}`;
+        assertTotals(await analytics.summary(filter), referenceTotals(selected), `summary ${what}`);
+        for (const user of ['u0', 'u3']) {
+          const mine = selected.filter((e) => e.metadata._user === user);
+          assertTotals(await analytics.summary({ ...filter, metadata: { _user: user } }), referenceTotals(mine), `summary ${user} ${what}`);
+        }
+        const groups = await analytics.groups(filter, 'api_key');
+        for (const group of groups) assertTotals(group, referenceTotals(selected.filter((e) => e.api_key_id === group.key)), `group ${group.key} ${what}`);
+        const weekRows = await db('analytics_rollups').where({ organisation_id: org, grain: 'week' }).where('bucket_start', '>=', start).where('bucket_start', '<', end).count({ n: '*' });
+        weeksRead += Number(weekRows[0]!.n);
+      }
+      assert.ok(weeksRead > 0, 'the ranges hold whole weeks');
+      await db('analytics_rollups').where('organisation_id', org).del();
+      await db('request_logs').where('organisation_id', org).del();
     });
 
     test('time series equal the raw aggregation in every time zone: local days across DST, half-hour and 45-minute offsets', async () => {
@@ -316,9 +373,16 @@ for (const engine of storeEngines()) {
       const whole = { organisation_id: org, start: day, end: day + DAY };
       assert.equal((await analytics.summary(whole)).requests, 48, 'a whole day: the day rollup');
       assert.equal(await analytics.count({ ...whole, model: 'gpt-4o' }), 48, 'an export count: the model rollup');
-      // From 01:30:00.001: the row at 01:30:01 sits in the partial minute, read from the (emptied) rows; 44 later ones in rollups.
-      assert.equal((await analytics.summary({ ...whole, start: day + 90 * MIN + 1 })).requests, 44, 'edge minute read raw, the rest from rollups');
+      // Up to 01:30:01.500: the row at 01:30:01 sits in a small partial minute, read from the (emptied) rows; 3 earlier ones in rollups.
+      assert.equal((await analytics.summary({ ...whole, end: day + 90 * MIN + 1500 })).requests, 3, 'a small edge is read raw, the rest from rollups');
+      // From 01:30:00.500: most of that minute is in range, so it is the whole minute's rollup minus the rows before 01:30:00.500.
+      assert.equal((await analytics.summary({ ...whole, start: day + 90 * MIN + 500 })).requests, 45, 'a large edge is its whole bucket minus the rest');
       assert.equal((await analytics.summary({ ...whole, metadata: { team: 'a' } })).requests, 0, 'an arbitrary metadata key: the raw rows');
+      // Without a workspace filter the all-workspaces rows answer; with one, or grouped by workspace, that workspace's rows.
+      await db('analytics_rollups').where('organisation_id', org).whereNot('workspace_id', ALL_WORKSPACES).del();
+      assert.equal((await analytics.summary(whole)).requests, 48, 'all workspaces: the all-workspaces rows');
+      assert.equal((await analytics.summary({ ...whole, workspace_id: 'w' })).requests, 0, 'one workspace: its own rows');
+      assert.deepEqual(await analytics.groups(whole, 'workspace'), [], 'by workspace: the per-workspace rows');
       // Put the rollups back in step with the rows for the tests that check the whole table.
       await db('analytics_rollups').where('organisation_id', org).del();
     });
@@ -335,7 +399,7 @@ for (const engine of storeEngines()) {
       assert.ok(deleted >= logs.length - kept.length && kept.length > 0 && kept.length < logs.length);
       await assertRollupsMatchRows(db, 'after retention');
       assertTotals(await analytics.summary({ organisation_id: org, start: now - 50 * DAY, end: now }), referenceTotals(kept), 'summary after retention');
-      const stale = await db('analytics_rollups').where('organisation_id', org).whereRaw(`bucket_start + case grain when 'minute' then ${MIN} when 'hour' then ${HOUR} else ${DAY} end <= ?`, [cutoff]).count({ n: '*' });
+      const stale = await db('analytics_rollups').where('organisation_id', org).whereRaw(`bucket_start + case grain when 'minute' then ${MIN} when 'quarter' then ${15 * MIN} when 'hour' then ${HOUR} when 'day' then ${DAY} else ${7 * DAY} end <= ?`, [cutoff]).count({ n: '*' });
       assert.equal(Number(stale[0]!.n), 0, 'no rollup row is left for buckets wholly deleted');
     });
 

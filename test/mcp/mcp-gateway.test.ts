@@ -9,6 +9,7 @@ import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-serv
 import { startFakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
 import { startTestApp, startTestCluster, type TestApp } from '../helpers/test-app.js';
 import { addMcpServer, gwClient, workspaceKey } from './mcp-fixtures.js';
+import { assertEndpointRolledUp } from '../logs/rollup-check.js';
 
 const textOf = (result: unknown) => (((result as { content?: Array<{ text?: string }> }).content) ?? []).map((part) => part.text ?? '').join('');
 const resourceText = (result: { contents: unknown[] }) => (result.contents[0] as { text?: string }).text;
@@ -164,6 +165,7 @@ for (const engine of fullEngines()) {
       await client.callTool({ name: 'delete_everything', arguments: {} }).catch(() => undefined);
       await client.close();
       await app.services.requestLogs.flush();
+      await assertEndpointRolledUp(app.services.db, 'mcp', 'tool calls');
       const logs = await app.http.get('/v1/logs?endpoint=mcp&limit=100').set({ 'x-gw-api-key': app.adminKey });
       assert.equal(logs.status, 200, JSON.stringify(logs.body));
       const echo = logs.body.data.find((log: { model: string }) => log.model === 'echo');

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { assertEndpointRolledUp } from '../logs/rollup-check.js';
+import { ALL_WORKSPACES } from '../../store/rollups/rollup-deltas.js';
 
 const PROVIDER_KEY = 'sk-prompt-provider-key-000000';
 
@@ -52,6 +54,7 @@ for (const engine of fullEngines()) {
       assert.deepEqual(gw.fake.requests[before + 1]!.body.messages, [{ role: 'user', content: 'Hello there Bo' }]);
 
       await gw.app.services.requestLogs.flush();
+      await assertEndpointRolledUp(gw.app.services.db, 'prompts.completions', 'prompt completions');
       const logs = await gw.app.http.get(`/v1/logs?prompt_id=${promptId}`).set(admin());
       assert.equal(logs.status, 200, JSON.stringify(logs.body));
       const rows = logs.body.data as Array<Record<string, unknown>>;
@@ -78,11 +81,11 @@ for (const engine of fullEngines()) {
       assert.deepEqual(labels.body.data.map((g: { key: string | null; requests: number }) => [g.key, g.requests]).sort(), [['production', 1], [null, 1]].sort());
       const summary = await gw.app.http.get(`/v1/analytics/summary?prompt_id=${promptId}&prompt_label=production`).set(admin());
       assert.equal(summary.body.requests, 1);
-      const rolled = await gw.app.services.db('analytics_rollups').where({ dimension_set: 'prompt_version', prompt_id: promptId }).select('prompt_version', 'prompt_label', 'requests');
+      const rolled = await gw.app.services.db('analytics_rollups').where({ dimension_set: 'prompt_version', prompt_id: promptId, workspace_id: ALL_WORKSPACES }).select('prompt_version', 'prompt_label', 'requests');
       assert.deepEqual(
         rolled.filter((r: { prompt_version: number }) => Number(r.prompt_version) === 1).map((r: { prompt_label: string }) => r.prompt_label),
-        ['production', 'production'],
-        'one row per grain (hour, day)',
+        ['production', 'production', 'production'],
+        'one all-workspaces row per grain (hour, day, week)',
       );
     });
 
