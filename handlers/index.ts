@@ -30,6 +30,7 @@ import * as collections from './collections/index.js';
 import * as labels from './labels/index.js';
 import * as promptPartials from './prompt-partials/index.js';
 import * as prompts from './prompts/index.js';
+import * as vectorStores from './vector-stores/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -62,4 +63,5 @@ export const handlers: Record<string, Handler> = {
   ...promptPartials,
   ...prompts,
   ...mcp,
+  ...vectorStores,
 };

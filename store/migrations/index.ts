@@ -27,6 +27,7 @@ import * as batches from './207_batches.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as rollupUnpriced from './241_rollup_unpriced.js';
+import * as vectorStores from './290_vector_stores.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -59,6 +60,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '220_cost_unpriced': costUnpriced,
   '240_analytics_rollups': analyticsRollups,
   '241_rollup_unpriced': rollupUnpriced,
+  '290_vector_stores': vectorStores,
   // Issue 17's range; after 240 because 171 adds rollup columns.
   '170_prompt_library': promptLibrary,
   '171_prompt_in_logs': promptInLogs,
