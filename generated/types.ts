@@ -13932,6 +13932,8 @@ export interface operations {
                 after?: string;
                 /** @description An object id: the page ends before it. */
                 before?: string;
+                /** @description Also `include[]`. `step_details.tool_calls[*].file_search.results[*].content` adds the text of each file_search result. */
+                include?: "step_details.tool_calls[*].file_search.results[*].content"[];
                 /** @description 1 to 100 objects per page (default 20). */
                 limit?: number;
                 /** @description By created_at: asc or desc (default). */
@@ -13966,7 +13968,10 @@ export interface operations {
     };
     getRunStep: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also `include[]`. `step_details.tool_calls[*].file_search.results[*].content` adds the text of each file_search result. */
+                include?: "step_details.tool_calls[*].file_search.results[*].content"[];
+            };
             header?: never;
             path: {
                 /** @description The run's id. */
