@@ -6090,11 +6090,9 @@ export interface components {
             file_search?: {
                 vector_store_ids?: string[];
                 vector_stores?: {
-                    chunking_strategy?: {
-                        /** @enum {string} */
-                        type: "auto" | "static";
-                    };
+                    chunking_strategy?: components["schemas"]["ChunkingStrategyRequest"];
                     file_ids?: string[];
+                    /** @description `x-gw-embedding-model` names the embedding model (`@slug/model`), as on a vector store. */
                     metadata?: components["schemas"]["AssistantsMetadata"];
                 }[];
             };

@@ -14,6 +14,7 @@ export const FILE_SEARCH_FUNCTION = 'file_search';
 /** A run stops offering the tool after this many searches, so a model that keeps searching still answers. */
 export const MAX_SEARCHES_PER_RUN = 5;
 const DEFAULT_RESULTS = 20;
+const INGEST_WAIT_MS = 60_000;
 const RANKER = 'default_2024_08_21';
 
 type FileSearchSettings = { max_num_results?: number; ranking_options?: { score_threshold?: number; ranker?: string } };
@@ -60,6 +61,7 @@ export async function runFileSearch(services: Services, owner: Owner, principal:
   for (const id of await runVectorStoreIds(services, owner, run)) {
     // A store deleted since the assistant named it is skipped, as OpenAI does.
     const store = await services.vectorStores.repository.get(owner.workspaceId, id);
+    if (store) await ingested(services, id);
     if (store) hits.push(...(await services.vectorStores.search(store, principal, { queries: [call.query], maxResults, scoreThreshold: threshold })));
   }
   hits.sort((a, b) => b.score - a.score);
@@ -81,6 +83,14 @@ export async function runFileSearch(services: Services, owner: Owner, principal:
     output: passages.length ? passages.join('\n\n') : 'No passage of the files matches the query.',
     sources,
   };
+}
+
+/** Files still being ingested (a store made with the thread a moment ago) are waited for, as OpenAI's runs do, for a while. */
+async function ingested(services: Services, vectorStoreId: string): Promise<void> {
+  for (let waited = 0; waited < INGEST_WAIT_MS; waited += 200) {
+    if ((await services.vectorStores.repository.fileCounts(vectorStoreId)).in_progress === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** `file_citation` annotations for the markers in the answer that name a passage this run was given. */

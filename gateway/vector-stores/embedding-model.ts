@@ -11,11 +11,11 @@ import { isChatCompletion } from '../chat/upstream-answer.js';
 import type { SavedResources } from '../saved-resources.js';
 
 export const EMBEDDING_MODEL_KEY = 'x-gw-embedding-model';
-const PARAM = `metadata.${EMBEDDING_MODEL_KEY}`;
 /** Inputs per embeddings call. */
 const BATCH = 64;
 
-export async function checkedEmbeddingModel(saved: SavedResources, owner: { organisationId: string; workspaceId: string }, metadata: Record<string, string> | null | undefined): Promise<string> {
+export async function checkedEmbeddingModel(saved: SavedResources, owner: { organisationId: string; workspaceId: string }, metadata: Record<string, string> | null | undefined, at = ''): Promise<string> {
+  const PARAM = `${at}metadata.${EMBEDDING_MODEL_KEY}`;
   const model = metadata?.[EMBEDDING_MODEL_KEY];
   if (model === undefined) throw new ValidationError(`${PARAM} is required: the embedding model as @slug/model (a saved provider of this workspace)`, PARAM, 'embedding_model_required');
   const slug = /^@([^/\s]+)\/\S+$/.exec(model)?.[1];

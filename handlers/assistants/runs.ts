@@ -1,3 +1,5 @@
+import { fileSearchAttachments, threadStores } from '../../gateway/assistants/thread-files.js';
+import { storedPrincipal } from '../../gateway/batches/line-call.js';
 import { RESULT_CONTENT_INCLUDE, withoutResultContent } from '../../gateway/assistants/file-search.js';
 import { startRun, type RunRequest } from '../../gateway/assistants/start-run.js';
 import { writeThread } from '../../gateway/assistants/thread-writer.js';
@@ -46,7 +48,9 @@ export const createThreadAndRun: Handler = async (c, call) => {
   // The assistant is checked before the thread is written: a refused run leaves nothing behind.
   const assistant = (await store.assistants.get({ workspaceId: ownerOf(call).workspaceId }, input.assistant_id!))?.body;
   if (!assistant) throw new NotFoundError('Assistant', input.assistant_id);
-  const thread = await writeThread(store, ownerOf(call), { ...(input.thread ?? {}), tool_resources: input.thread?.tool_resources ?? input.tool_resources }, 'thread', call.services.now());
+  const threadInput = { ...(input.thread ?? {}), tool_resources: input.thread?.tool_resources ?? input.tool_resources };
+  const toolResources = await threadStores(call.services, ownerOf(call), storedPrincipal(principalOf(call)), threadInput, fileSearchAttachments(threadInput.messages ?? []), 'thread');
+  const thread = await writeThread(store, ownerOf(call), { ...threadInput, tool_resources: toolResources }, 'thread', call.services.now());
   let run: RunObject;
   try {
     run = await startRun(call.services, callerOf(call), thread.id, input, input.stream === true, assistant);

@@ -125,4 +125,60 @@ for (const engine of fullEngines()) describe(`file_search runs (${engine.name})`
     assert.match(JSON.stringify(result.content), /baking\.txt/);
     await assertSearchedAndCited(run);
   });
+
+  it('inline vector_stores on the thread are created and ingested before the run searches them', async () => {
+    const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'file_search' }] });
+    openai.next({ kind: 'reply' }, { kind: 'reply', content: ANSWER });
+    const run = await client.beta.threads.createAndRunPoll(
+      {
+        assistant_id: assistant.id,
+        thread: {
+          messages: [{ role: 'user', content: 'How do I bake bread in an oven?' }],
+          tool_resources: { file_search: { vector_stores: [{ file_ids: [bakingId], metadata: { 'x-gw-embedding-model': '@embedder/text-embedding-3-small' } }] } },
+        },
+      },
+      { pollIntervalMs: 20 },
+    );
+    const thread = await client.beta.threads.retrieve(run.thread_id);
+    const ids = thread.tool_resources?.file_search?.vector_store_ids ?? [];
+    assert.equal(ids.length, 1);
+    assert.notEqual(ids[0], vectorStoreId);
+    assert.deepEqual((await client.vectorStores.files.list(ids[0]!)).data.map((file) => [file.id, file.status]), [[bakingId, 'completed']]);
+    assert.equal(run.status, 'completed', JSON.stringify(run.last_error));
+    const [answer] = (await client.beta.threads.messages.list(run.thread_id)).data;
+    assert.deepEqual((answer!.content[0] as OpenAI.Beta.Threads.TextContentBlock).text.annotations.map((annotation) => (annotation as OpenAI.Beta.Threads.FileCitationAnnotation).file_citation.file_id), [bakingId]);
+  });
+
+  it('message attachments with file_search join the thread\'s store (made with the thread\'s embedding model); code_interpreter ones are refused', async () => {
+    const thread = await client.beta.threads.create({
+      metadata: { 'x-gw-embedding-model': '@embedder/text-embedding-3-small' },
+      messages: [{ role: 'user', content: 'Read this', attachments: [{ file_id: bakingId, tools: [{ type: 'file_search' }] }] }],
+    });
+    const ids = thread.tool_resources?.file_search?.vector_store_ids ?? [];
+    assert.equal(ids.length, 1);
+    const extra = (await client.files.create({ file: await toFile(Buffer.from('notes about rivers'), 'rivers.txt'), purpose: 'assistants' })).id;
+    const message = await client.beta.threads.messages.create(thread.id, { role: 'user', content: 'And this', attachments: [{ file_id: extra, tools: [{ type: 'file_search' }] }] });
+    assert.deepEqual(message.attachments, [{ file_id: extra, tools: [{ type: 'file_search' }] }]);
+    const attached = await client.vectorStores.files.list(ids[0]!);
+    assert.deepEqual(new Set(attached.data.map((file) => file.id)), new Set([bakingId, extra]));
+    assert.deepEqual((await client.beta.threads.retrieve(thread.id)).tool_resources?.file_search?.vector_store_ids, ids);
+
+    const refused = await client.beta.threads.messages.create(thread.id, { role: 'user', content: 'x', attachments: [{ file_id: extra, tools: [{ type: 'code_interpreter' }] }] }).then(
+      () => assert.fail('expected 400'),
+      (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(refused.status, 400);
+    assert.equal(refused.param, 'attachments[0].tools[0].type');
+    const noModel = await client.beta.threads.create({ messages: [{ role: 'user', content: 'x', attachments: [{ file_id: extra, tools: [{ type: 'file_search' }] }] }] }).then(
+      () => assert.fail('expected 400'),
+      (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(noModel.status, 400);
+    assert.equal(noModel.param, 'metadata.x-gw-embedding-model');
+    const unknownFile = await client.beta.threads.create({ tool_resources: { file_search: { vector_stores: [{ file_ids: ['file-nope'], metadata: { 'x-gw-embedding-model': '@embedder/m' } }] } } }).then(
+      () => assert.fail('expected 404'),
+      (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(unknownFile.status, 404);
+  });
 });
