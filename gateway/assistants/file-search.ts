@@ -7,6 +7,7 @@
 import type { Services } from '../../server/services.js';
 import type { StoredPrincipal } from '../batches/line-call.js';
 import type { SearchHit } from '../vector-stores/vector-stores.js';
+import { expiresAtMs } from '../vector-stores/wire.js';
 import type { Owner } from './thread-writer.js';
 import type { RunObject } from './wire.js';
 
@@ -59,10 +60,12 @@ export async function runFileSearch(services: Services, owner: Owner, principal:
   const maxResults = settings.max_num_results ?? DEFAULT_RESULTS;
   const hits: SearchHit[] = [];
   for (const id of await runVectorStoreIds(services, owner, run)) {
-    // A store deleted since the assistant named it is skipped, as OpenAI does.
+    // A store deleted or expired since the assistant named it is skipped.
     const store = await services.vectorStores.repository.get(owner.workspaceId, id);
-    if (store) await ingested(services, id);
-    if (store) hits.push(...(await services.vectorStores.search(store, principal, { queries: [call.query], maxResults, scoreThreshold: threshold })));
+    const expiresAt = store && expiresAtMs(store);
+    if (!store || (typeof expiresAt === 'number' && services.now() >= expiresAt)) continue;
+    await ingested(services, id);
+    hits.push(...(await services.vectorStores.search(store, principal, { queries: [call.query], maxResults, scoreThreshold: threshold })));
   }
   hits.sort((a, b) => b.score - a.score);
   const top = hits.slice(0, maxResults);

@@ -14,7 +14,7 @@ import type { StoredPrincipal } from '../batches/line-call.js';
 import { chunkText } from './chunking.js';
 import { embedTexts } from './embedding-model.js';
 import { matchesFilter, type AttributeFilter } from './attribute-filter.js';
-import { fileBatchObject, vectorStoreObject } from './wire.js';
+import { expiresAtMs, fileBatchObject, vectorStoreObject } from './wire.js';
 
 export const INGEST_JOB = 'vector_stores.ingest';
 
@@ -138,7 +138,8 @@ export class VectorStores {
 
   /** The best chunks of the store for the queries (a chunk scores its best cosine over the queries), best first. */
   async search(store: VectorStoreRecord, principal: StoredPrincipal, request: SearchRequest): Promise<SearchHit[]> {
-    if (store.expires_after && this.services.now() >= store.last_active_at + store.expires_after.days * 86_400_000) {
+    const expiresAt = expiresAtMs(store);
+    if (expiresAt !== null && this.services.now() >= expiresAt) {
       throw new ValidationError(`vector store ${store.id} has expired`, 'vector_store_id', 'vector_store_expired');
     }
     const queries = await embedTexts(this.services, principal, store.embedding_model, request.queries);

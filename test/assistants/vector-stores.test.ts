@@ -26,10 +26,12 @@ for (const engine of fullEngines()) describe(`vector stores (${engine.name})`, (
   let embedder: RecordingServer;
   let app: TestApp;
   let client: OpenAI;
+  /** Moves gw's clock (expiry). */
+  let offsetMs = 0;
   const env = { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_ENCRYPTION_KEY: randomBytes(32).toString('hex'), GW_JOBS_POLL_MS: '100' };
 
   const start = async () => {
-    app = await startTestApp({ engine, env, sharedDb: db });
+    app = await startTestApp({ engine, env, sharedDb: db, now: () => Date.now() + offsetMs });
     client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });
   };
 
@@ -169,6 +171,15 @@ for (const engine of fullEngines()) describe(`vector stores (${engine.name})`, (
     assert.equal(page.has_more, true);
     const next = await client.vectorStores.list({ limit: 1, after: second.id });
     assert.equal(next.data[0]!.id, storeId);
+    offsetMs = 8 * 86_400_000;
+    try {
+      assert.equal((await client.vectorStores.retrieve(second.id)).status, 'expired');
+      const expired = await rejected(client.vectorStores.search(second.id, { query: 'anything' }));
+      assert.equal(expired.status, 400);
+      assert.equal(expired.code, 'vector_store_expired');
+    } finally {
+      offsetMs = 0;
+    }
     const renamed = await client.vectorStores.update(second.id, { name: 'Renamed', expires_after: null });
     assert.equal(renamed.name, 'Renamed');
     assert.equal(renamed.expires_at, null);
