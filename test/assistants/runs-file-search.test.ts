@@ -126,6 +126,26 @@ for (const engine of fullEngines()) describe(`file_search runs (${engine.name})`
     await assertSearchedAndCited(run);
   });
 
+  it('streamed: the file_search step is created, completed with its results, then the answer streams and the run completes', async () => {
+    const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'file_search' }], tool_resources: { file_search: { vector_store_ids: [vectorStoreId] } } });
+    openai.next({ kind: 'reply' }, { kind: 'reply', content: ANSWER });
+    const stream = await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'How do I bake bread in an oven?' }] }, stream: true });
+    const events: OpenAI.Beta.AssistantStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const names = events.map((event) => event.event);
+    assert.equal(names.at(-1), 'thread.run.completed');
+    const stepDone = events.find((event) => event.event === 'thread.run.step.completed' && event.data.type === 'tool_calls')!.data as OpenAI.Beta.Threads.Runs.RunStep;
+    const call = (stepDone.step_details as OpenAI.Beta.Threads.Runs.ToolCallsStepDetails).tool_calls[0] as OpenAI.Beta.Threads.Runs.FileSearchToolCall;
+    assert.equal(call.type, 'file_search');
+    assert.equal(call.file_search.results![0]!.file_id, bakingId);
+    const stepCreated = names.indexOf('thread.run.step.created');
+    assert.ok(stepCreated >= 0 && stepCreated < names.indexOf('thread.message.delta'), 'the search step comes before the answer');
+    const delta = events.filter((event) => event.event === 'thread.message.delta').map((event) => ((event.data as OpenAI.Beta.Threads.MessageDeltaEvent).delta.content![0] as OpenAI.Beta.Threads.TextDeltaBlock).text!.value).join('');
+    assert.equal(delta, ANSWER);
+    const completed = events.find((event) => event.event === 'thread.message.completed')!.data as OpenAI.Beta.Threads.Message;
+    assert.equal(((completed.content[0] as OpenAI.Beta.Threads.TextContentBlock).text.annotations[0] as OpenAI.Beta.Threads.FileCitationAnnotation).file_citation.file_id, bakingId);
+  });
+
   it('inline vector_stores on the thread are created and ingested before the run searches them', async () => {
     const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'file_search' }] });
     openai.next({ kind: 'reply' }, { kind: 'reply', content: ANSWER });
