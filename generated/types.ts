@@ -2556,6 +2556,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/vector_stores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's vector stores. */
+        get: operations["listVectorStores"];
+        put?: never;
+        /** Create a vector store (its files are ingested in the background). */
+        post: operations["createVectorStore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a vector store. */
+        get: operations["getVectorStore"];
+        put?: never;
+        /** Modify a vector store (name, expires_after, metadata). */
+        post: operations["modifyVectorStore"];
+        /** Delete a vector store and its chunks (the files stay). */
+        delete: operations["deleteVectorStore"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}/file_batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attach several files at once. */
+        post: operations["createVectorStoreFileBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a file batch. */
+        get: operations["getVectorStoreFileBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the files of a batch not yet ingested. */
+        post: operations["cancelVectorStoreFileBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a file batch's files. */
+        get: operations["listFilesInVectorStoreBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a vector store's files. */
+        get: operations["listVectorStoreFiles"];
+        put?: never;
+        /** Attach a file to a vector store; it is chunked and embedded in the background. */
+        post: operations["createVectorStoreFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a vector store file. */
+        get: operations["getVectorStoreFile"];
+        put?: never;
+        post?: never;
+        /** Remove a file from a vector store (the file itself stays). */
+        delete: operations["deleteVectorStoreFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{vector_store_id}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Search a vector store: the query is embedded and the nearest chunks answer, best first. */
+        post: operations["searchVectorStore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/virtual-keys": {
         parameters: {
             query?: never;
@@ -3669,6 +3827,20 @@ export interface components {
             content: components["schemas"]["TokenLogprob"][] | null;
             refusal?: components["schemas"]["TokenLogprob"][] | null;
         } | null;
+        ChunkingStrategy: {
+            static: components["schemas"]["StaticChunking"];
+            /** @enum {string} */
+            type: "static";
+        };
+        /** @description How files are split into chunks. `auto` is 800 tokens with 400 overlapping; `static` sets both (max_chunk_size_tokens 100 to 4096, chunk_overlap_tokens at most half of it). gw counts a token as one word. */
+        ChunkingStrategyRequest: {
+            /** @enum {string} */
+            type: "auto";
+        } | {
+            static: components["schemas"]["StaticChunking"];
+            /** @enum {string} */
+            type: "static";
+        };
         ClientRegistration: {
             client_name?: string;
             grant_types?: ("authorization_code" | "refresh_token")[];
@@ -3733,6 +3905,12 @@ export interface components {
         common_Metadata: {
             [key: string]: string;
         };
+        ComparisonFilter: {
+            key: string;
+            /** @enum {string} */
+            type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte";
+            value: string | number | boolean;
+        };
         CompletionRequest: {
             best_of?: number | null;
             echo?: boolean | null;
@@ -3758,6 +3936,11 @@ export interface components {
             temperature?: number | null;
             top_p?: number | null;
             user?: string;
+        };
+        CompoundFilter: {
+            filters: (components["schemas"]["ComparisonFilter"] | components["schemas"]["CompoundFilter"])[];
+            /** @enum {string} */
+            type: "and" | "or";
         };
         /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes` (an empty `excludes`, as the product description's plain string allows, excludes nothing). A policy applies when all its conditions hold. */
         Condition: {
@@ -4082,6 +4265,24 @@ export interface components {
             /** @description Workspace id or slug; omitted -> the whole organisation (admin keys) or the key's workspace. */
             workspace_id?: string;
         };
+        CreateVectorStoreFileBatchRequest: {
+            attributes?: components["schemas"]["FileAttributes"];
+            chunking_strategy?: components["schemas"]["ChunkingStrategyRequest"];
+            file_ids: string[];
+        };
+        CreateVectorStoreFileRequest: {
+            attributes?: components["schemas"]["FileAttributes"];
+            chunking_strategy?: components["schemas"]["ChunkingStrategyRequest"];
+            file_id: string;
+        };
+        /** @description metadata `x-gw-embedding-model` names the embedding model as `@slug/model` (a saved provider of the workspace): gw embeds chunks and queries through its own /v1/embeddings path with it. */
+        CreateVectorStoreRequest: {
+            chunking_strategy?: components["schemas"]["ChunkingStrategyRequest"];
+            expires_after?: components["schemas"]["ExpiresAfter"];
+            file_ids?: string[];
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            name?: string;
+        };
         CreateWorkspace: components["schemas"]["WorkspaceFields"] & {
             slug?: components["schemas"]["Slug"];
         };
@@ -4271,6 +4472,11 @@ export interface components {
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "timeout_error" | "upstream_error" | "guardrail_error" | "api_error";
             };
         };
+        ExpiresAfter: {
+            /** @enum {string} */
+            anchor: "last_active_at";
+            days: number;
+        };
         Feedback: {
             created_at: components["schemas"]["Timestamp"];
             id: string;
@@ -4300,6 +4506,17 @@ export interface components {
             /** @enum {string} */
             object: "field_restrictions";
             workspace_id: string;
+        };
+        /** @description Up to 16 pairs, keys at most 64 characters; values strings (at most 512), numbers or booleans. */
+        FileAttributes: {
+            [key: string]: string | number | boolean;
+        } | null;
+        FileCounts: {
+            cancelled: number;
+            completed: number;
+            failed: number;
+            in_progress: number;
+            total: number;
         };
         /** @description OpenAI's list envelope; pass `last_id` as `after` for the next page. */
         FileList: {
@@ -6077,6 +6294,10 @@ export interface components {
             sign_in_url: string;
             updated_at: components["schemas"]["Timestamp"];
         };
+        StaticChunking: {
+            chunk_overlap_tokens: number;
+            max_chunk_size_tokens: number;
+        };
         Strategy: {
             conditions?: {
                 /** @description Operators $eq $ne $gt $gte $lt $lte $in $nin $regex $and $or over metadata.* and params.*. */
@@ -6261,11 +6482,9 @@ export interface components {
             file_search?: {
                 vector_store_ids?: string[];
                 vector_stores?: {
-                    chunking_strategy?: {
-                        /** @enum {string} */
-                        type: "auto" | "static";
-                    };
+                    chunking_strategy?: components["schemas"]["ChunkingStrategyRequest"];
                     file_ids?: string[];
+                    /** @description `x-gw-embedding-model` names the embedding model (`@slug/model`), as on a vector store. */
                     metadata?: components["schemas"]["AssistantsMetadata"];
                 }[];
             };
@@ -6401,6 +6620,11 @@ export interface components {
             last_name?: string | null;
             role?: components["schemas"]["OrganisationRole"];
         };
+        UpdateVectorStoreRequest: {
+            expires_after?: components["schemas"]["ExpiresAfter"] | null;
+            metadata?: components["schemas"]["AssistantsMetadata"];
+            name?: string | null;
+        };
         UpdateWorkspace: components["schemas"]["WorkspaceFields"];
         UpdateWorkspaceMember: {
             role: components["schemas"]["WorkspaceRole"];
@@ -6518,6 +6742,92 @@ export interface components {
         };
         /** Format: uuid */
         Uuid: string;
+        VectorStore: {
+            created_at: number;
+            expires_after?: components["schemas"]["ExpiresAfter"];
+            expires_at?: number | null;
+            file_counts: components["schemas"]["FileCounts"];
+            id: string;
+            last_active_at: number | null;
+            metadata: components["schemas"]["AssistantsMetadata"];
+            name: string | null;
+            /** @enum {string} */
+            object: "vector_store";
+            /** @enum {string} */
+            status: "expired" | "in_progress" | "completed";
+            usage_bytes: number;
+        };
+        VectorStoreDeleted: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "vector_store.deleted";
+        };
+        VectorStoreFile: {
+            attributes?: components["schemas"]["FileAttributes"];
+            chunking_strategy?: components["schemas"]["ChunkingStrategy"];
+            created_at: number;
+            id: string;
+            last_error: {
+                /** @enum {string} */
+                code: "server_error" | "unsupported_file" | "invalid_file";
+                message: string;
+            } | null;
+            /** @enum {string} */
+            object: "vector_store.file";
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "cancelled" | "failed";
+            usage_bytes: number;
+            vector_store_id: string;
+        };
+        VectorStoreFileBatch: {
+            created_at: number;
+            file_counts: components["schemas"]["FileCounts"];
+            id: string;
+            /** @enum {string} */
+            object: "vector_store.files_batch";
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "cancelled" | "failed";
+            vector_store_id: string;
+        };
+        VectorStoreFileDeleted: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "vector_store.file.deleted";
+        };
+        VectorStoreSearchRequest: {
+            /** @description On the files' attributes. */
+            filters?: components["schemas"]["ComparisonFilter"] | components["schemas"]["CompoundFilter"];
+            /** @default 10 */
+            max_num_results: number;
+            query: string | string[];
+            ranking_options?: {
+                /** @enum {string} */
+                ranker?: "auto" | "default-2024-11-15" | "none";
+                score_threshold?: number;
+            };
+            /** @description Accepted; gw searches the query as given. */
+            rewrite_query?: boolean;
+        };
+        VectorStoreSearchResults: {
+            data: {
+                attributes: components["schemas"]["FileAttributes"];
+                content: {
+                    text: string;
+                    /** @enum {string} */
+                    type: "text";
+                }[];
+                file_id: string;
+                filename: string;
+                score: number;
+            }[];
+            has_more: boolean;
+            next_page: string | null;
+            /** @enum {string} */
+            object: "vector_store.search_results.page";
+            search_query: string[];
+        };
         /** @description The saved provider the prompt runs on, as `@slug` or a legacy virtual key slug. */
         VirtualKey: string | null;
         Workspace: {
@@ -14680,6 +14990,8 @@ export interface operations {
                 after?: string;
                 /** @description An object id: the page ends before it. */
                 before?: string;
+                /** @description Also `include[]`. `step_details.tool_calls[*].file_search.results[*].content` adds the text of each file_search result. */
+                include?: "step_details.tool_calls[*].file_search.results[*].content"[];
                 /** @description 1 to 100 objects per page (default 20). */
                 limit?: number;
                 /** @description By created_at: asc or desc (default). */
@@ -14714,7 +15026,10 @@ export interface operations {
     };
     getRunStep: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also `include[]`. `step_details.tool_calls[*].file_search.results[*].content` adds the text of each file_search result. */
+                include?: "step_details.tool_calls[*].file_search.results[*].content"[];
+            };
             header?: never;
             path: {
                 /** @description The run's id. */
@@ -14852,6 +15167,451 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                     "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listVectorStores: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVectorStoreRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStore"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStore"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    modifyVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateVectorStoreRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStore"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createVectorStoreFileBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVectorStoreFileBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getVectorStoreFileBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file batch's id. */
+                batch_id: string;
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    cancelVectorStoreFileBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file batch's id. */
+                batch_id: string;
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listFilesInVectorStoreBatch: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description Only files of this status. */
+                filter?: "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The file batch's id. */
+                batch_id: string;
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listVectorStoreFiles: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page starts after it. */
+                after?: string;
+                /** @description An object id: the page ends before it. */
+                before?: string;
+                /** @description Only files of this status. */
+                filter?: "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description 1 to 100 objects per page (default 20). */
+                limit?: number;
+                /** @description By created_at: asc or desc (default). */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVectorStoreFileRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id. */
+                file_id: string;
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id. */
+                file_id: string;
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    searchVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's id. */
+                vector_store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VectorStoreSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreSearchResults"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -31,6 +31,7 @@ import * as labels from './labels/index.js';
 import * as promptPartials from './prompt-partials/index.js';
 import * as prompts from './prompts/index.js';
 import * as responses from './responses/index.js';
+import * as vectorStores from './vector-stores/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -64,4 +65,5 @@ export const handlers: Record<string, Handler> = {
   ...prompts,
   ...mcp,
   ...responses,
+  ...vectorStores,
 };

@@ -56,6 +56,8 @@ import { FilesRepository } from '../store/repositories/files.js';
 import { BatchesRepository } from '../store/repositories/batches.js';
 import { BATCH_JOB, BatchRunner } from '../gateway/batches/batch-runner.js';
 import { Batches } from '../gateway/batches/batches.js';
+import { INGEST_JOB, VectorStores } from '../gateway/vector-stores/vector-stores.js';
+import { VectorStoresRepository } from '../store/repositories/vector-stores.js';
 import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export interface ServiceOptions {
@@ -168,13 +170,16 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     // Built below: the executor runs turns through the services it belongs to.
     assistantRuns: undefined as unknown as RunExecutor,
     batches: undefined as unknown as Batches,
+    vectorStores: undefined as unknown as VectorStores,
     now,
   };
   services.assistantRuns = new RunExecutor(services);
   services.assistantRuns.start();
   services.batches = startBatches(services);
+  services.vectorStores = startVectorStores(services);
   await jobs.start();
   await services.batches.runner.resumeAll();
+  await services.vectorStores.resumeAll();
   if (config.controlPlane) {
     await startDeploymentHeartbeat(jobs, { controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, version: GW_VERSION, publicUrl: config.publicUrl, logger });
     const dataPlane = new DataPlaneSync({ controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, intervalMs: config.controlPlane.syncIntervalMs, db, secrets, bus, logger, now });
@@ -193,6 +198,13 @@ function startBatches(services: Services): Batches {
   });
   services.jobs.register<{ batchId: string }>(BATCH_JOB, (payload) => runner.run(payload.batchId), { concurrency: 2 });
   return new Batches(repository, services.files, services.secrets, runner, services.now);
+}
+
+/** The vector-stores room: file ingestion is a job of the worker room, registered before the queue starts. */
+function startVectorStores(services: Services): VectorStores {
+  const vectorStores = new VectorStores(services, new VectorStoresRepository(services.db), services.jobs);
+  services.jobs.register<{ vectorStoreId: string; fileId: string }>(INGEST_JOB, (payload) => vectorStores.ingest(payload.vectorStoreId, payload.fileId), { concurrency: 2 });
+  return vectorStores;
 }
 
 function createCredentials(

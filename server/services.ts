@@ -28,6 +28,7 @@ import type { RunExecutor } from '../gateway/assistants/run-executor.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { FileStore } from '../gateway/files/file-store.js';
 import type { Batches } from '../gateway/batches/batches.js';
+import type { VectorStores } from '../gateway/vector-stores/vector-stores.js';
 import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
@@ -60,6 +61,8 @@ export interface Services {
   files: FileStore;
   /** Batches (`/v1/batches`), run line by line by the worker room through gw's own pipeline. */
   batches: Batches;
+  /** Vector stores for file search: ingested by the worker room, searched from the store (docs/assistants.md). */
+  vectorStores: VectorStores;
   /** Saved providers, configs and organisation settings, as the gateway reads them. */
   savedResources: SavedResources;
   /** Prompts resolved for render and completions, as the gateway reads them (memory, invalidated over the bus). */

@@ -18,16 +18,20 @@ export function messageContent(input: CreateMessageRequest['content'], param: st
       if (!part.image_url) throw new ValidationError(`${param}[${index}].image_url is required`, `${param}[${index}].image_url`);
       return { type: 'image_url' as const, image_url: part.image_url };
     }
-    // Files (image_file parts, attachments) need gw's files store, which this surface does not read yet.
+    // image_file parts would need the file read into the model's request; images go as image_url.
     throw new ValidationError(`${param}[${index}].type image_file is not supported: send the image as image_url`, `${param}[${index}].type`, 'unsupported_content');
   });
 }
 
-/** Attachments name files for code_interpreter or file_search, neither of which gw runs yet. */
+/** Attachments for file_search join the thread's vector store (thread-files.ts); gw runs no code_interpreter. */
 export function assertNoAttachments(attachments: CreateMessageRequest['attachments'], param: string): void {
-  if (attachments && attachments.length > 0) {
-    throw new ValidationError(`${param} is not supported: gw runs no code_interpreter and file_search needs vector stores`, param, 'unsupported_attachments');
-  }
+  (attachments ?? []).forEach((attachment, index) => {
+    (attachment.tools ?? []).forEach((tool, toolIndex) => {
+      if (tool.type === 'code_interpreter') {
+        throw new ValidationError(`${param}[${index}].tools[${toolIndex}].type code_interpreter is not supported: gw has no code sandbox`, `${param}[${index}].tools[${toolIndex}].type`, 'unsupported_attachments');
+      }
+    });
+  });
 }
 
 /** A stored message from a client's message. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-/** OpenAI-style ids (`asst_…`, `thread_…`, `msg_…`, `run_…`, `step_…`, `call_…`): a prefix and 24 random characters. */
-export function newObjectId(prefix: 'asst' | 'thread' | 'msg' | 'run' | 'step' | 'call'): string {
+/** OpenAI-style ids (`asst_…`, `thread_…`, `msg_…`, `run_…`, `step_…`, `call_…`, vector stores `vs_…` and their batches `vsfb_…`): a prefix and 24 random characters. */
+export function newObjectId(prefix: 'asst' | 'thread' | 'msg' | 'run' | 'step' | 'call' | 'vs' | 'vsfb'): string {
   return `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, 'x').slice(0, 24)}`;
 }
 

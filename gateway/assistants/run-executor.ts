@@ -187,6 +187,13 @@ export class RunExecutor {
           return;
         }
         return void (held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling', 'in_progress'])));
+      case 'searched': {
+        const state: RunState = { ...row.state!, transcript: [...row.state!.transcript, ...outcome.transcriptAdd], searches: (row.state!.searches ?? 0) + outcome.transcriptAdd.length - 1, sources: { ...row.state!.sources, ...outcome.sources } };
+        // The next turn runs now, in this job, with the passages in its transcript.
+        if (await this.repo.transition(run.id, ['in_progress'], run, { state })) return this.turn(run.id, held);
+        held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling']));
+        return;
+      }
       case 'requires_action': {
         const waiting: RunObject = {
           ...run,

@@ -20,6 +20,8 @@ import { newObjectId, unixSeconds } from './object-ids.js';
 import type { RunEvents } from './run-events.js';
 import { openHeaders, principalFrom, type RunState } from './run-state.js';
 import { turnRequest } from './turn-request.js';
+import { citations, FILE_SEARCH_FUNCTION, fileSearchSettings, runFileSearch } from './file-search.js';
+import type { StoredPrincipal } from '../batches/line-call.js';
 import { TurnResponse } from './turn-response.js';
 import type { MessageObject, RunObject, RunStepObject, RunToolCall, RunUsage } from './wire.js';
 
@@ -28,7 +30,9 @@ export type TurnOutcome =
   | { kind: 'incomplete'; reason: 'max_completion_tokens' | 'max_prompt_tokens'; usage: Usage | undefined }
   | { kind: 'requires_action'; toolCalls: RunToolCall[]; transcriptAdd: Record<string, unknown>; stepId: string; usage: Usage | undefined }
   | { kind: 'failed'; code: 'server_error' | 'rate_limit_exceeded' | 'invalid_prompt'; message: string; usage: Usage | undefined }
-  | { kind: 'aborted'; usage: Usage | undefined };
+  | { kind: 'aborted'; usage: Usage | undefined }
+  /** The model called file_search: gw searched, and the run takes another turn with the results. */
+  | { kind: 'searched'; transcriptAdd: Record<string, unknown>[]; sources: Record<string, string>; usage: Usage | undefined };
 
 export interface TurnInput {
   run: RunObject;
@@ -74,6 +78,8 @@ export class RunTurn {
   private toolStep: RunStepObject | undefined;
   /** The turn's tool calls by the model's index, assembled as they stream. */
   private readonly toolCalls = new Map<number, RunToolCall>();
+  /** The turn's file_search calls by the model's index: gw answers them, so they are not streamed as function calls. */
+  private readonly searchCalls = new Map<number, RunToolCall>();
 
   constructor(
     private readonly services: Services,
@@ -97,7 +103,8 @@ export class RunTurn {
     const { services, run } = this;
     const { store } = services;
     const messages = (await store.assistantMessages.all({ workspaceId: this.input.owner.workspaceId, threadId: run.thread_id })).map((row) => row.body);
-    const request = turnRequest(run, messages, this.input.state.transcript, run.usage ?? ZERO);
+    this.lastUserText = latestUserText(messages);
+    const request = turnRequest(run, messages, this.input.state.transcript, run.usage ?? ZERO, this.input.state.searches ?? 0);
     const headers = withRunMetadata(openHeaders(services.secrets, this.input.state.sealedHeaders), run);
     const assembler = new StreamAssembler();
     const res = new TurnResponse(async (chunk) => {
@@ -160,6 +167,7 @@ export class RunTurn {
       await this.closeToolStep('failed', usage);
       return { kind: 'incomplete', reason: 'max_prompt_tokens', usage };
     }
+    if (this.searchCalls.size > 0) return this.search(usage);
     const calls = [...this.toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     await this.closeMessage('completed', calls.length ? undefined : usage);
     if (calls.length === 0 || !this.toolStep) return { kind: 'completed', usage };
@@ -179,8 +187,37 @@ export class RunTurn {
     };
   }
 
+  /**
+   * The turn's file_search calls, run by gw: one completed tool_calls step with the results, and the
+   * exchange added to the transcript for the next turn. Function calls the model made beside them
+   * are dropped (their step cancelled): the model sees the passages and calls them again if needed.
+   */
+  private async search(usage: Usage | undefined): Promise<TurnOutcome> {
+    await this.closeMessage('completed');
+    await this.closeToolStep('cancelled');
+    const calls = [...this.searchCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    const step = await this.newStep({ type: 'tool_calls', tool_calls: [] });
+    const toolCalls: Record<string, unknown>[] = [];
+    const outputs: Record<string, unknown>[] = [];
+    const sources: Record<string, string> = {};
+    let searchIndex = this.input.state.searches ?? 0;
+    for (const call of calls) {
+      const result = await runFileSearch(this.services, this.input.owner, this.input.state.principal as StoredPrincipal, this.run, { id: call.id, query: searchQuery(call.function.arguments, this.lastUserText) }, searchIndex++);
+      toolCalls.push(result.toolCall);
+      outputs.push({ role: 'tool', tool_call_id: call.id, content: result.output });
+      Object.assign(sources, result.sources);
+    }
+    const done: RunStepObject = { ...step, status: 'completed', completed_at: this.now(), step_details: { type: 'tool_calls', tool_calls: toolCalls }, usage: usageOf(usage) ?? null };
+    await this.services.store.assistantRunSteps.replaceBody(done.id, done);
+    this.emit('thread.run.step.delta', { id: done.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: toolCalls.map((call, index) => ({ index, ...call })) } } });
+    this.emit('thread.run.step.completed', done);
+    return { kind: 'searched', transcriptAdd: [{ role: 'assistant', content: this.text || null, tool_calls: calls }, ...outputs], sources, usage };
+  }
+
   /** Tool-call chunks: the tool_calls step opens at the first, each sends a `thread.run.step.delta` in OpenAI's shape. */
-  private async streamToolCalls(chunks: readonly ToolCallChunk[]): Promise<void> {
+  private async streamToolCalls(all: readonly ToolCallChunk[]): Promise<void> {
+    const chunks = all.filter((chunk) => !this.takeSearchCall(chunk));
+    if (chunks.length === 0) return;
     const firstIndex = this.toolCalls.keys().next().value ?? chunks[0]!.index;
     const kept = this.run.parallel_tool_calls === false ? chunks.filter((chunk) => chunk.index === firstIndex) : chunks;
     if (kept.length === 0) return;
@@ -199,6 +236,18 @@ export class RunTurn {
       return { index: chunk.index, type: 'function', function: { ...(name ? { name } : {}), arguments: args } };
     });
     this.emit('thread.run.step.delta', { id: this.toolStep.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: deltas } } });
+  }
+
+  /** Keeps a chunk of a file_search call (when the run has the tool); true when it was one. */
+  private takeSearchCall(chunk: ToolCallChunk): boolean {
+    const known = this.searchCalls.get(chunk.index);
+    if (known) {
+      known.function.arguments += chunk.function?.arguments ?? '';
+      return true;
+    }
+    if (this.toolCalls.has(chunk.index) || chunk.function?.name !== FILE_SEARCH_FUNCTION || !fileSearchSettings(this.run)) return false;
+    this.searchCalls.set(chunk.index, { id: chunk.id || newObjectId('call'), type: 'function', function: { name: FILE_SEARCH_FUNCTION, arguments: chunk.function.arguments ?? '' } });
+    return true;
   }
 
   /** A tool_calls step opened by a turn that then did not end in requires_action. */
@@ -251,6 +300,9 @@ export class RunTurn {
     return step;
   }
 
+  /** The thread's latest user text: the query when the model's file_search call names none. */
+  private lastUserText = '';
+
   private async appendText(delta: string): Promise<void> {
     if (!this.message) await this.openMessage();
     this.text += delta;
@@ -301,7 +353,7 @@ export class RunTurn {
     const message: MessageObject = {
       ...this.message,
       status,
-      content: [{ type: 'text', text: { value: this.text, annotations: [] } }],
+      content: [{ type: 'text', text: { value: this.text, annotations: status === 'completed' ? citations(this.text, this.input.state.sources) : [] } }],
       completed_at: status === 'completed' ? at : null,
       incomplete_at: status === 'incomplete' ? at : null,
       incomplete_details: status === 'incomplete' ? { reason } : null,
@@ -320,4 +372,21 @@ export class RunTurn {
     this.emit(status === 'completed' ? 'thread.message.completed' : 'thread.message.incomplete', message);
     this.emit(status === 'completed' ? 'thread.run.step.completed' : 'thread.run.step.failed', step);
   }
+}
+
+function latestUserText(messages: readonly MessageObject[]): string {
+  const user = [...messages].reverse().find((message) => message.role === 'user');
+  const parts = (user?.content ?? []) as Array<{ type: string; text?: { value: string } }>;
+  return parts.filter((part) => part.type === 'text').map((part) => part.text!.value).join('\n');
+}
+
+/** The model's `query` argument; a call without one (or with arguments that do not parse) searches the user's latest words. */
+function searchQuery(args: string, fallback: string): string {
+  try {
+    const query = (JSON.parse(args) as { query?: unknown }).query;
+    if (typeof query === 'string' && query.trim()) return query;
+  } catch {
+    // fall back below
+  }
+  return fallback || 'file';
 }

@@ -4,6 +4,7 @@
  * calls and the submitted outputs), with the run's tools and sampling settings.
  */
 import type { ChatRequest } from '../providers/types.js';
+import { FILE_SEARCH_FUNCTION, fileSearchFunction, fileSearchSettings, MAX_SEARCHES_PER_RUN } from './file-search.js';
 import type { MessageObject, RunObject, RunUsage } from './wire.js';
 
 type ChatMessage = ChatRequest['messages'][number];
@@ -21,7 +22,7 @@ function chatMessageOf(message: MessageObject): ChatMessage {
   } as ChatMessage;
 }
 
-export function turnRequest(run: RunObject, threadMessages: readonly MessageObject[], transcript: readonly Record<string, unknown>[], usage: RunUsage): ChatRequest {
+export function turnRequest(run: RunObject, threadMessages: readonly MessageObject[], transcript: readonly Record<string, unknown>[], usage: RunUsage, searches = 0): ChatRequest {
   // This run's own messages are in the transcript already (with their tool calls).
   let history = threadMessages.filter((message) => message.run_id !== run.id);
   const truncation = run.truncation_strategy;
@@ -30,12 +31,20 @@ export function turnRequest(run: RunObject, threadMessages: readonly MessageObje
   if (run.instructions) messages.push({ role: 'system', content: run.instructions });
   messages.push(...history.map(chatMessageOf), ...(transcript as unknown as ChatMessage[]));
   const request: ChatRequest = { model: run.model, messages, stream: true, stream_options: { include_usage: true } };
-  const functions = run.tools.filter((tool) => tool.type === 'function');
+  const functions: NonNullable<ChatRequest['tools']> = run.tools
+    .filter((tool) => tool.type === 'function')
+    .map((tool) => ({ type: 'function' as const, function: (tool as { function: { name: string } }).function }));
+  // file_search is a function gw answers itself (file-search.ts), offered until the run has searched enough.
+  const searching = fileSearchSettings(run) !== undefined && searches < MAX_SEARCHES_PER_RUN;
+  if (searching) functions.push(fileSearchFunction as unknown as (typeof functions)[number]);
   if (functions.length) {
-    request.tools = functions.map((tool) => ({ type: 'function' as const, function: (tool as { function: { name: string } }).function }));
-    const choice = run.tool_choice;
+    request.tools = functions;
+    const choice = run.tool_choice as string | { type: string; function?: { name?: string } } | null | undefined;
     if (choice !== null && choice !== undefined) {
-      request.tool_choice = (typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.function?.name ?? '' } }) as ChatRequest['tool_choice'];
+      const named = typeof choice === 'object' ? (choice.type === 'file_search' ? FILE_SEARCH_FUNCTION : (choice.function?.name ?? '')) : undefined;
+      // A named file_search choice holds for the first search only: then the model answers.
+      if (named === FILE_SEARCH_FUNCTION && searches > 0) request.tool_choice = 'auto';
+      else request.tool_choice = (named === undefined ? choice : { type: 'function', function: { name: named } }) as ChatRequest['tool_choice'];
     }
     request.parallel_tool_calls = run.parallel_tool_calls;
   }

@@ -1,3 +1,6 @@
+import { attachToThread } from '../../gateway/assistants/thread-files.js';
+import { storedPrincipal } from '../../gateway/batches/line-call.js';
+import { principalOf } from '../../server/call.js';
 import { writeMessage } from '../../gateway/assistants/thread-writer.js';
 import type { MessageObject } from '../../gateway/assistants/wire.js';
 import type { Call } from '../../server/call.js';
@@ -19,7 +22,10 @@ export const createMessage: Handler = async (c, call) => {
   if (active && active.status !== 'requires_action') {
     throw new ValidationError(`Can't add messages to ${thread.id} while a run ${active.id} is active`, 'thread_id', 'thread_has_active_run');
   }
-  return { body: await writeMessage(store, ownerOf(call), thread.id, body<'createMessage'>(c), '', call.services.now()) };
+  const input = body<'createMessage'>(c);
+  const message = await writeMessage(store, ownerOf(call), thread.id, input, '', call.services.now());
+  await attachToThread(call.services, ownerOf(call), storedPrincipal(principalOf(call)), thread, input);
+  return { body: message };
 };
 
 export const listMessages: Handler = async (c, call) => {

@@ -1,3 +1,6 @@
+import { fileSearchAttachments, threadStores } from '../../gateway/assistants/thread-files.js';
+import { storedPrincipal } from '../../gateway/batches/line-call.js';
+import { RESULT_CONTENT_INCLUDE, withoutResultContent } from '../../gateway/assistants/file-search.js';
 import { startRun, type RunRequest } from '../../gateway/assistants/start-run.js';
 import { writeThread } from '../../gateway/assistants/thread-writer.js';
 import type { RunObject, ThreadObject } from '../../gateway/assistants/wire.js';
@@ -45,7 +48,9 @@ export const createThreadAndRun: Handler = async (c, call) => {
   // The assistant is checked before the thread is written: a refused run leaves nothing behind.
   const assistant = (await store.assistants.get({ workspaceId: ownerOf(call).workspaceId }, input.assistant_id!))?.body;
   if (!assistant) throw new NotFoundError('Assistant', input.assistant_id);
-  const thread = await writeThread(store, ownerOf(call), { ...(input.thread ?? {}), tool_resources: input.thread?.tool_resources ?? input.tool_resources }, 'thread', call.services.now());
+  const threadInput = { ...(input.thread ?? {}), tool_resources: input.thread?.tool_resources ?? input.tool_resources };
+  const toolResources = await threadStores(call.services, ownerOf(call), storedPrincipal(principalOf(call)), threadInput, fileSearchAttachments(threadInput.messages ?? []), 'thread');
+  const thread = await writeThread(store, ownerOf(call), { ...threadInput, tool_resources: toolResources }, 'thread', call.services.now());
   let run: RunObject;
   try {
     run = await startRun(call.services, callerOf(call), thread.id, input, input.stream === true, assistant);
@@ -99,14 +104,23 @@ export const submitToolOutputsToRun: Handler = async (c, call) => {
   return answer(call, run, input.stream === true, [{ event: 'thread.run.queued', data: run }]);
 };
 
+/** file_search results carry their text only when asked (`include[]`), as OpenAI answers. */
+function stepView(c: Parameters<Handler>[0]): <Step extends { step_details?: unknown }>(step: Step) => Step {
+  const include = (c.request.query as { include?: string | string[]; 'include[]'?: string | string[] }) ?? {};
+  const asked = [include.include, include['include[]']].flat().includes(RESULT_CONTENT_INCLUDE);
+  return (step) => (asked ? step : withoutResultContent(step));
+}
+
 export const listRunSteps: Handler = async (c, call) => {
   const row = await visibleRunRow(call, pathParam(c, 'thread_id'), pathParam(c, 'run_id'));
-  return { body: await call.services.store.assistantRunSteps.list({ workspaceId: ownerOf(call).workspaceId, runId: row.id }, query<'listRunSteps'>(c)) };
+  const { include: _include, ...request } = query<'listRunSteps'>(c);
+  const page = await call.services.store.assistantRunSteps.list({ workspaceId: ownerOf(call).workspaceId, runId: row.id }, request);
+  return { body: { ...page, data: page.data.map(stepView(c)) } };
 };
 
 export const getRunStep: Handler = async (c, call) => {
   const row = await visibleRunRow(call, pathParam(c, 'thread_id'), pathParam(c, 'run_id'));
   const step = await call.services.store.assistantRunSteps.get({ workspaceId: ownerOf(call).workspaceId, runId: row.id }, pathParam(c, 'step_id'));
   if (!step) throw new NotFoundError('Run step', pathParam(c, 'step_id'));
-  return { body: step.body };
+  return { body: stepView(c)(step.body) };
 };

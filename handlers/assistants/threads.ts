@@ -1,12 +1,17 @@
+import { fileSearchAttachments, threadStores } from '../../gateway/assistants/thread-files.js';
+import { storedPrincipal } from '../../gateway/batches/line-call.js';
+import { principalOf } from '../../server/call.js';
 import { writeThread } from '../../gateway/assistants/thread-writer.js';
 import type { ThreadObject } from '../../gateway/assistants/wire.js';
 import { ValidationError } from '../../server/errors.js';
 import { body, type Handler } from '../types.js';
 import { ownerOf, pathParam, visibleThread } from './owner.js';
 
-export const createThread: Handler = async (c, call) => ({
-  body: await writeThread(call.services.store, ownerOf(call), body<'createThread'>(c), '', call.services.now()),
-});
+export const createThread: Handler = async (c, call) => {
+  const input = body<'createThread'>(c);
+  const toolResources = await threadStores(call.services, ownerOf(call), storedPrincipal(principalOf(call)), input, fileSearchAttachments(input.messages ?? []), '');
+  return { body: await writeThread(call.services.store, ownerOf(call), { ...input, tool_resources: toolResources }, '', call.services.now()) };
+};
 
 export const getThread: Handler = async (c, call) => ({ body: await visibleThread(call, pathParam(c, 'thread_id')) });
 

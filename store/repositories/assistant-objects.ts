@@ -104,26 +104,39 @@ export class AssistantObjectsRepository<Body extends { id: string }> {
   }
 
   async list(scope: ObjectScope, request: ListRequest, filter: Record<string, string> = {}): Promise<ObjectList<Body>> {
-    const limit = request.limit ?? 20;
-    const order = request.order ?? 'desc';
-    const query = this.scoped(scope).andWhere(filter);
-    // `after` moves along the order, `before` against it; a cursor id that is not in the list pages from its edge.
-    const cursorId = request.after ?? request.before;
-    const forward = request.before === undefined;
-    const ascending = order === 'asc' ? forward : !forward;
-    if (cursorId !== undefined) {
-      const cursor = await this.scoped(scope).andWhere('id', cursorId).first('position', 'id');
-      if (cursor) {
-        const op = ascending ? '>' : '<';
-        const position = Number(cursor.position);
-        query.andWhere((q) => q.where('position', op, position).orWhere((q2) => q2.where('position', position).andWhere('id', op, cursor.id as string)));
-      }
-    }
-    const direction = ascending ? 'asc' : 'desc';
-    const rows = (await query.orderBy('position', direction).orderBy('id', direction).limit(limit + 1)) as Record<string, unknown>[];
-    const hasMore = rows.length > limit;
-    const page = rows.slice(0, limit).map((row) => toRow<Body>(row).body);
-    if (!forward) page.reverse();
-    return { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page[page.length - 1]?.id ?? null, has_more: hasMore };
+    return listByPosition(() => this.scoped(scope), request, (row) => toRow<Body>(row).body, filter);
   }
+}
+
+/**
+ * OpenAI's list paging over rows ordered by (`position`, `id`): `after` moves along the order,
+ * `before` against it; a cursor id that is not in the list pages from its edge. `scoped` builds a
+ * fresh query over the rows the caller may see (the cursor is looked up in it too).
+ */
+export async function listByPosition<T extends { id: string }>(
+  scoped: () => Knex.QueryBuilder,
+  request: ListRequest,
+  toItem: (row: Record<string, unknown>) => T,
+  filter: Record<string, string> = {},
+): Promise<ObjectList<T>> {
+  const limit = request.limit ?? 20;
+  const order = request.order ?? 'desc';
+  const query = scoped().andWhere(filter);
+  const cursorId = request.after ?? request.before;
+  const forward = request.before === undefined;
+  const ascending = order === 'asc' ? forward : !forward;
+  if (cursorId !== undefined) {
+    const cursor = await scoped().andWhere('id', cursorId).first('position', 'id');
+    if (cursor) {
+      const op = ascending ? '>' : '<';
+      const position = Number(cursor.position);
+      query.andWhere((q) => q.where('position', op, position).orWhere((q2) => q2.where('position', position).andWhere('id', op, cursor.id as string)));
+    }
+  }
+  const direction = ascending ? 'asc' : 'desc';
+  const rows = (await query.orderBy('position', direction).orderBy('id', direction).limit(limit + 1)) as Record<string, unknown>[];
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit).map(toItem);
+  if (!forward) page.reverse();
+  return { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page[page.length - 1]?.id ?? null, has_more: hasMore };
 }

@@ -14,6 +14,9 @@ export interface StoredRunState {
   transcript: Array<Record<string, unknown>>;
   /** The tool_calls step waiting for outputs. */
   toolStepId: string | null;
+  /** file_search: searches run so far, and each passage's marker (`search:result`) -> file id, for citations. */
+  searches?: number;
+  sources?: Record<string, string>;
 }
 
 /** The statuses a run leaves only through the executor, a submit, a cancel or expiry. */

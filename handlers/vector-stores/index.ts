@@ -1,0 +1,3 @@
+export * from './stores.js';
+export * from './files.js';
+export * from './search.js';
