@@ -4188,6 +4188,11 @@ export interface components {
             workspace_id?: string;
         };
         CreateResponseRequest: {
+            /**
+             * @description gw answers every Responses call in the foreground, so `background: true` is refused with 400.
+             * @enum {boolean|null}
+             */
+            background?: false | null;
             /** @description Accepted; gw adds no optional output data. */
             include?: string[] | null;
             /** @description A text (one user message) or a list of input items. */

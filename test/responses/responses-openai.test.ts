@@ -319,12 +319,20 @@ for (const engine of fullEngines()) {
         .send({ model: 'gpt-4o', input: 'hi', tools: [{ type: 'web_search' }] });
       assert.equal(builtIn.status, 400);
       assert.match(builtIn.body.error.param, /tools/);
+      // gw has no background mode: asking for one is refused, not silently answered in the foreground.
+      const background = await gw.app.http
+        .post('/v1/responses')
+        .set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, authorization: 'Bearer sk-upstream' })
+        .send({ model: 'gpt-4o', input: 'hi', background: true });
+      assert.equal(background.status, 400);
+      assert.match(background.body.error.param, /background/);
       // Refusals before the pipeline ran are logged too, under the responses endpoint.
-      const refused = (await logsSettled(gw, logged + 3)).slice(logged);
+      const refused = (await logsSettled(gw, logged + 4)).slice(logged);
       assert.deepEqual(
         refused.map((entry) => [entry.endpoint, entry.status]),
         [
           ['responses', 500],
+          ['responses', 400],
           ['responses', 400],
           ['responses', 400],
         ],
