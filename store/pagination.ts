@@ -30,6 +30,17 @@ function encodeCursor(key: CursorKey): string {
 }
 
 /**
+ * Rows after a keyset position (sortColumn, id) in the direction `op` gives. The bound on
+ * sortColumn alone is redundant but sargable: without it the engines read the index from its
+ * start and filter, so every page of a long walk cost as much as the whole walk so far.
+ */
+export function afterKeyset(query: Knex.QueryBuilder, op: '<' | '>', sortColumn: string, sortValue: unknown, idColumn: string, id: unknown): void {
+  query
+    .andWhere(sortColumn, `${op}=`, sortValue as Knex.Value)
+    .andWhere((q) => q.where(sortColumn, op, sortValue as Knex.Value).orWhere((q2) => q2.where(sortColumn, '=', sortValue as Knex.Value).andWhere(idColumn, op, id as Knex.Value)));
+}
+
+/**
  * Keyset pagination, newest first, over (sortColumn, id): stable under inserts and fast on
  * any table size given an index on the two columns.
  */
@@ -43,9 +54,7 @@ export async function paginate<Row, T>(
   const limit = page.limit ?? 20;
   if (page.cursor) {
     const [sortValue, id] = decodeCursor(page.cursor);
-    query.where((q) =>
-      q.where(sortColumn, '<', sortValue).orWhere((q2) => q2.where(sortColumn, '=', sortValue).andWhere(idColumn, '<', id)),
-    );
+    afterKeyset(query, '<', sortColumn, sortValue, idColumn, id);
   }
   const rows = (await query.orderBy(sortColumn, 'desc').orderBy(idColumn, 'desc').limit(limit + 1)) as Row[];
   const hasMore = rows.length > limit;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { fromJson, toJson } from '../json-column.js';
+import { afterKeyset } from '../pagination.js';
 
 /** The tables of the Assistants surface; each row holds one wire object in `body`. */
 export type AssistantTable = 'assistants' | 'assistant_threads' | 'assistant_messages' | 'assistant_runs' | 'assistant_run_steps';
@@ -130,7 +131,7 @@ export async function listByPosition<T extends { id: string }>(
     if (cursor) {
       const op = ascending ? '>' : '<';
       const position = Number(cursor.position);
-      query.andWhere((q) => q.where('position', op, position).orWhere((q2) => q2.where('position', position).andWhere('id', op, cursor.id as string)));
+      afterKeyset(query, op, 'position', position, 'id', cursor.id);
     }
   }
   const direction = ascending ? 'asc' : 'desc';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { fromJson, toJson } from '../json-column.js';
+import { afterKeyset } from '../pagination.js';
 
 export type BatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
 
@@ -77,7 +78,7 @@ export class BatchesRepository {
     const query = this.db('batches').where('workspace_id', workspaceId);
     if (after) {
       const anchor = await this.db('batches').where({ id: after, workspace_id: workspaceId }).first('created_at', 'id');
-      if (anchor) query.andWhere((q) => q.where('created_at', '<', anchor.created_at).orWhere((q2) => q2.where('created_at', anchor.created_at).andWhere('id', '<', anchor.id)));
+      if (anchor) afterKeyset(query, '<', 'created_at', anchor.created_at, 'id', anchor.id);
     }
     const rows: Array<Record<string, unknown>> = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
     return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };

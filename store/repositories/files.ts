@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { afterKeyset } from '../pagination.js';
 
 export interface FileRecord {
   id: string;
@@ -59,7 +60,7 @@ export class FilesRepository {
       const anchor = await this.db('files').where({ id: request.after, workspace_id: request.workspaceId }).first('created_at', 'id');
       if (anchor) {
         const op = request.order === 'desc' ? '<' : '>';
-        query.andWhere((q) => q.where('created_at', op, anchor.created_at).orWhere((q2) => q2.where('created_at', anchor.created_at).andWhere('id', op, anchor.id)));
+        afterKeyset(query, op, 'created_at', anchor.created_at, 'id', anchor.id);
       }
     }
     const rows: Array<Record<string, unknown>> = await query.orderBy('created_at', request.order).orderBy('id', request.order).limit(request.limit + 1);

@@ -7,7 +7,7 @@ import { LogAnalytics } from '../log-analytics.js';
 import { applyLogFilter, type LogFilter } from '../log-filter.js';
 import { FACT_COLUMNS, rollupDeltas, toFact } from '../rollups/rollup-deltas.js';
 import { applyRollupDeltas, pruneEmptyRollups } from '../rollups/rollup-write.js';
-import { paginate, type Page, type PageRequest } from '../pagination.js';
+import { afterKeyset, paginate, type Page, type PageRequest } from '../pagination.js';
 
 export type LogSource = 'gateway' | 'custom';
 
@@ -171,7 +171,7 @@ export class RequestLogsRepository {
     const query = applyLogFilter(this.db as Knex, this.db('request_logs').select('*'), filter);
     if (after) {
       const [at, id] = after;
-      query.where((q) => q.where('created_at', '>', at).orWhere((q2) => q2.where('created_at', '=', at).andWhere('id', '>', id)));
+      afterKeyset(query, '>', 'created_at', at, 'id', id);
     }
     const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit);
     return rows.map(toLogRecord);
