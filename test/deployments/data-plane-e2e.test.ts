@@ -20,6 +20,7 @@ import OpenAI from 'openai';
 import { createDb } from '../../store/db.js';
 import { storeEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { ALL_WORKSPACES } from '../../store/rollups/rollup-deltas.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-dataplane-0123456789';
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -226,7 +227,7 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
       const local = await until('every log row on the control plane', shippedAll);
       // The control plane serves no traffic of its own here: each of its rows and rollup counts is a shipped one, once.
       assert.equal(Number((await cpDb('request_logs').count({ n: '*' }).first())!.n), local.length);
-      const rolled = await cpDb('analytics_rollups').where({ grain: 'day', dimension_set: 'workspace' }).sum({ n: 'requests' }).first();
+      const rolled = await cpDb('analytics_rollups').where({ grain: 'day', dimension_set: 'workspace', workspace_id: ALL_WORKSPACES }).sum({ n: 'requests' }).first();
       assert.equal(Number(rolled!.n), local.length, 'each shipped row counted once');
 
       // The data plane restarts while the control plane is down: it serves from its own store.
