@@ -10,19 +10,19 @@ import { ErrorNote } from '../components/status';
 import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
+import { useEditing } from '../use-editing';
 
 const STARTER_CHECKS = JSON.stringify([{ id: 'default.regexMatch', parameters: { rule: '\\d{3}-\\d{2}-\\d{4}' } }], null, 2);
 
 export function GuardrailsPage() {
   const identity = useIdentity();
-  const [editing, setEditing] = useState<{ item?: Guardrail }>();
-  const [refresh, setRefresh] = useState(0);
+  const list = useEditing<Guardrail>();
   const removal = useAction();
   const mayUpdate = can(identity, 'guardrails.update');
   const remove = (g: Guardrail) =>
     removal.run(async () => {
       await identity.api.send('DELETE', `/v1/guardrails/${g.id}`);
-      setRefresh((n) => n + 1);
+      list.reload();
     });
   return (
     <section aria-labelledby="guardrails-title">
@@ -32,27 +32,17 @@ export function GuardrailsPage() {
       <p className="hint">Attach a guardrail to a config by its slug in <code>input_guardrails</code> or <code>output_guardrails</code>.</p>
       {can(identity, 'guardrails.create') && (
         <div className="actions">
-          <button type="button" onClick={() => setEditing({})}>
+          <button type="button" onClick={list.startNew}>
             New guardrail
           </button>
         </div>
       )}
-      {editing && (
-        <GuardrailForm
-          key={editing.item?.id ?? 'new'}
-          existing={editing.item}
-          onSaved={() => {
-            setEditing(undefined);
-            setRefresh((n) => n + 1);
-          }}
-          onCancel={() => setEditing(undefined)}
-        />
-      )}
+      {list.editing && <GuardrailForm key={list.formKey} {...list.formProps} />}
       <ErrorNote error={removal.error} title="Not deleted" />
       <ResourceTable<Guardrail>
         path="/v1/guardrails"
         label="Guardrails"
-        refresh={refresh}
+        refresh={list.refresh}
         columns={[
           { name: 'Name', cell: (g) => g.name },
           { name: 'Slug', cell: (g) => <code>{g.slug}</code> },
@@ -63,7 +53,7 @@ export function GuardrailsPage() {
             name: 'Actions',
             cell: (g) => (
               <div className="row-actions">
-                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs guardrails.update'} onClick={() => setEditing({ item: g })} aria-label={`Edit ${g.name}`}>
+                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs guardrails.update'} onClick={() => list.edit(g)} aria-label={`Edit ${g.name}`}>
                   Edit
                 </button>
                 <ConfirmButton verb="Delete" gerund="deleting" name={g.name} scope="guardrails.delete" allowed={can(identity, 'guardrails.delete')} onConfirm={() => remove(g)} />

@@ -10,44 +10,34 @@ import { ResourceTable } from '../components/resource-table';
 import { ErrorNote } from '../components/status';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
+import { useEditing } from '../use-editing';
 
 type Collection = components['schemas']['Collection'];
 
 export function CollectionsSection() {
   const identity = useIdentity();
-  const [editing, setEditing] = useState<{ item?: Collection }>();
-  const [refresh, setRefresh] = useState(0);
+  const list = useEditing<Collection>();
   const removal = useAction();
   const mayUpdate = can(identity, 'collections.update');
   const remove = (c: Collection) =>
     removal.run(async () => {
       await identity.api.send('DELETE', `/v1/collections/${c.id}`);
-      setRefresh((n) => n + 1);
+      list.reload();
     });
   return (
     <section aria-labelledby="collections-title">
       <h2 id="collections-title">Collections</h2>
-      {can(identity, 'collections.create') && !editing && (
-        <button type="button" onClick={() => setEditing({})}>
+      {can(identity, 'collections.create') && !list.editing && (
+        <button type="button" onClick={list.startNew}>
           New collection
         </button>
       )}
-      {editing && (
-        <CollectionForm
-          key={editing.item?.id ?? 'new'}
-          existing={editing.item}
-          onSaved={() => {
-            setEditing(undefined);
-            setRefresh((n) => n + 1);
-          }}
-          onCancel={() => setEditing(undefined)}
-        />
-      )}
+      {list.editing && <CollectionForm key={list.formKey} {...list.formProps} />}
       <ErrorNote error={removal.error} title="Not deleted" />
       <ResourceTable<Collection>
         path="/v1/collections"
         label="Collections"
-        refresh={refresh}
+        refresh={list.refresh}
         columns={[
           { name: 'Name', cell: (c) => (c.is_default ? `${c.name} (default)` : c.name) },
           { name: 'Slug', cell: (c) => <code>{c.slug}</code> },
@@ -56,7 +46,7 @@ export function CollectionsSection() {
             name: 'Actions',
             cell: (c) => (
               <div className="row-actions">
-                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs collections.update'} onClick={() => setEditing({ item: c })} aria-label={`Rename collection ${c.name}`}>
+                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs collections.update'} onClick={() => list.edit(c)} aria-label={`Rename collection ${c.name}`}>
                   Rename
                 </button>
                 {!c.is_default && <ConfirmButton verb="Delete" gerund="deleting" name={`collection ${c.name}`} scope="collections.delete" allowed={can(identity, 'collections.delete')} onConfirm={() => remove(c)} />}

@@ -11,6 +11,7 @@ import { ErrorNote } from '../components/status';
 import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
+import { useEditing } from '../use-editing';
 import { useAsync } from '../use-async';
 
 type PromptPartial = components['schemas']['PromptPartial'];
@@ -18,14 +19,13 @@ const PATH = '/v1/prompts/partials';
 
 export function PartialsSection() {
   const identity = useIdentity();
-  const [editing, setEditing] = useState<{ item?: PromptPartial }>();
-  const [refresh, setRefresh] = useState(0);
+  const list = useEditing<PromptPartial>();
   const change = useAction();
   const mayUpdate = can(identity, 'prompt_partials.update');
   const write = (send: () => Promise<unknown>) =>
     change.run(async () => {
       await send();
-      setRefresh((n) => n + 1);
+      list.reload();
     });
   return (
     <section aria-labelledby="partials-title">
@@ -33,27 +33,17 @@ export function PartialsSection() {
       <p className="hint">
         A partial is a piece of template shared by prompts: write <code>{'{{>slug}}'}</code> in a prompt to include its default version.
       </p>
-      {can(identity, 'prompt_partials.create') && !editing && (
-        <button type="button" onClick={() => setEditing({})}>
+      {can(identity, 'prompt_partials.create') && !list.editing && (
+        <button type="button" onClick={list.startNew}>
           New partial
         </button>
       )}
-      {editing && (
-        <PartialForm
-          key={editing.item?.id ?? 'new'}
-          existing={editing.item}
-          onSaved={() => {
-            setEditing(undefined);
-            setRefresh((n) => n + 1);
-          }}
-          onCancel={() => setEditing(undefined)}
-        />
-      )}
+      {list.editing && <PartialForm key={list.formKey} {...list.formProps} />}
       <ErrorNote error={change.error} title="Not saved" />
       <ResourceTable<PromptPartial>
         path={PATH}
         label="Partials"
-        refresh={refresh}
+        refresh={list.refresh}
         columns={[
           { name: 'Name', cell: (p) => p.name },
           { name: 'Include as', cell: (p) => <code>{`{{>${p.slug}}}`}</code> },
@@ -63,7 +53,7 @@ export function PartialsSection() {
             name: 'Actions',
             cell: (p) => (
               <div className="row-actions">
-                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs prompt_partials.update'} onClick={() => setEditing({ item: p })} aria-label={`Edit partial ${p.name}`}>
+                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs prompt_partials.update'} onClick={() => list.edit(p)} aria-label={`Edit partial ${p.name}`}>
                   Edit
                 </button>
                 {p.latest_version !== p.default_version && (

@@ -9,6 +9,7 @@ import { ResourceTable } from '../components/resource-table';
 import { ErrorNote } from '../components/status';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
+import { useEditing } from '../use-editing';
 import { useAsync } from '../use-async';
 
 const ROLES: WorkspaceRole[] = ['admin', 'manager', 'member'];
@@ -16,8 +17,7 @@ const ROLES: WorkspaceRole[] = ['admin', 'manager', 'member'];
 export function WorkspacesPage() {
   const identity = useIdentity();
   const [open, setOpen] = useState<Workspace>();
-  const [editing, setEditing] = useState<{ item?: Workspace }>();
-  const [refresh, setRefresh] = useState(0);
+  const list = useEditing<Workspace>();
   const removal = useAction();
   const mayListMembers = can(identity, 'workspace_users.list');
   const mayUpdate = can(identity, 'workspaces.update');
@@ -25,7 +25,7 @@ export function WorkspacesPage() {
     removal.run(async () => {
       await identity.api.send('DELETE', `/v1/workspaces/${w.id}`);
       if (open?.id === w.id) setOpen(undefined);
-      setRefresh((n) => n + 1);
+      list.reload();
     });
   return (
     <section aria-labelledby="workspaces-title">
@@ -34,27 +34,17 @@ export function WorkspacesPage() {
       </h1>
       {can(identity, 'workspaces.create') && (
         <div className="actions">
-          <button type="button" onClick={() => setEditing({})}>
+          <button type="button" onClick={list.startNew}>
             New workspace
           </button>
         </div>
       )}
-      {editing && (
-        <WorkspaceForm
-          key={editing.item?.id ?? 'new'}
-          existing={editing.item}
-          onSaved={() => {
-            setEditing(undefined);
-            setRefresh((n) => n + 1);
-          }}
-          onCancel={() => setEditing(undefined)}
-        />
-      )}
+      {list.editing && <WorkspaceForm key={list.formKey} {...list.formProps} />}
       <ErrorNote error={removal.error} title="Not deleted" />
       <ResourceTable<Workspace>
         path="/v1/workspaces"
         label="Workspaces"
-        refresh={refresh}
+        refresh={list.refresh}
         columns={[
           { name: 'Name', cell: (w) => w.name + (w.is_default ? ' (default)' : '') },
           { name: 'Slug', cell: (w) => <code>{w.slug}</code> },
@@ -68,7 +58,7 @@ export function WorkspacesPage() {
                     Members
                   </button>
                 )}
-                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs workspaces.update'} onClick={() => setEditing({ item: w })} aria-label={`Edit ${w.name}`}>
+                <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs workspaces.update'} onClick={() => list.edit(w)} aria-label={`Edit ${w.name}`}>
                   Edit
                 </button>
                 {!w.is_default && <ConfirmButton verb="Delete" gerund="deleting" name={w.name} scope="workspaces.delete" allowed={can(identity, 'workspaces.delete')} onConfirm={() => remove(w)} />}
