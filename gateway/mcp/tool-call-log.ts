@@ -4,10 +4,10 @@
  * Headers go in as received: the log writer masks credentials (gateway/logs/prepare-entry.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { HookResult } from '../guardrails/hook-results.js';
 import type { RequestLogEntry } from '../request-log.js';
 import type { McpToolCallContext } from './tool-call-context.js';
+import { flatHeaders } from '../chat/log-entry.js';
 
 export interface ToolCallOutcome {
   tool: string;
@@ -18,12 +18,6 @@ export interface ToolCallOutcome {
   result?: unknown;
   error?: { code: string; message: string; type: string };
   guardrails: HookResult[];
-}
-
-function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
 }
 
 const byteLength = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value) ?? ''));
