@@ -4201,6 +4201,8 @@ export interface components {
             instructions?: string | null;
             max_output_tokens?: number | null;
             metadata?: components["schemas"]["Metadata"];
+            /** @description gw extension, as on chat: the answer is this text, made by gw itself with no upstream call and no provider key; the rest of the pipeline runs as usual. */
+            mock_response?: string;
             /** @description A model id, or `@provider-slug/model` to select a saved provider. */
             model: string;
             parallel_tool_calls?: boolean | null;

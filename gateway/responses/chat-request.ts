@@ -103,6 +103,7 @@ export function chatRequestOf(request: CreateResponseRequest, conversation: read
   }
   if (request.reasoning?.effort) chat.reasoning_effort = request.reasoning.effort;
   if (request.thinking) chat.thinking = request.thinking;
+  if (request.mock_response !== undefined) chat.mock_response = request.mock_response;
   if (typeof request.max_output_tokens === 'number') chat.max_completion_tokens = request.max_output_tokens;
   if (typeof request.temperature === 'number') chat.temperature = request.temperature;
   if (typeof request.top_p === 'number') chat.top_p = request.top_p;

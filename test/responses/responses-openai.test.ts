@@ -26,6 +26,18 @@ for (const engine of fullEngines()) {
     });
     after(() => gw.close());
 
+    it('answers mock_response by itself, as chat does: no provider key, no upstream call', async () => {
+      const calls = gw.fake.requests.length;
+      const keyless = await gw.app.http
+        .post('/v1/responses')
+        .set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-provider': 'openai' })
+        .send({ model: 'gpt-4o-mini', input: 'Hello', mock_response: 'Hi from gw' });
+      assert.equal(keyless.status, 200, JSON.stringify(keyless.body));
+      assert.equal(keyless.body.object, 'response');
+      assert.equal(keyless.body.output[0].content[0].text, 'Hi from gw');
+      assert.equal(gw.fake.requests.length, calls);
+    });
+
     it('answers a text input with instructions as chat, usage mapped, stored and logged with cost', async () => {
       const before = gw.logs.length;
       const { data: response, response: raw } = await client.responses
