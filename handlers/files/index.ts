@@ -30,7 +30,9 @@ export const retrieveFile: Handler = async (c, call) => ({ body: fileObject(awai
 
 export const deleteFile: Handler = async (c, call) => {
   const id = fileIdOf(c);
-  await call.services.files.delete(principalOf(call).gatewayWorkspaceId, id);
+  const workspaceId = principalOf(call).gatewayWorkspaceId;
+  await call.services.files.delete(workspaceId, id);
+  await call.services.vectorStores.repository.forgetFile(workspaceId, id);
   return { body: { id, object: 'file', deleted: true } };
 };
 

@@ -171,6 +171,16 @@ export class VectorStoresRepository {
     });
   }
 
+  /** A deleted file leaves every store of its workspace: its content must stop answering searches. */
+  async forgetFile(workspaceId: string, fileId: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const storeIds = (await trx('vector_store_files').where({ workspace_id: workspaceId, id: fileId }).pluck('vector_store_id')) as string[];
+      if (storeIds.length === 0) return;
+      await trx('vector_store_chunks').whereIn('vector_store_id', storeIds).andWhere('file_id', fileId).del();
+      await trx('vector_store_files').whereIn('vector_store_id', storeIds).andWhere('id', fileId).del();
+    });
+  }
+
   /** Files of a store still waiting for ingestion (resumed at start). */
   async pendingFiles(): Promise<Array<{ vector_store_id: string; id: string }>> {
     return this.db('vector_store_files').where('status', 'in_progress').select('vector_store_id', 'id');
@@ -193,10 +203,11 @@ export class VectorStoresRepository {
     });
   }
 
-  /** A file's chunks replaced at once, so a re-run ingestion never leaves a mix. */
+  /** A file's chunks replaced at once, so a re-run ingestion never leaves a mix; none are kept for a file removed meanwhile. */
   async replaceChunks(vectorStoreId: string, fileId: string, chunks: Array<{ text: string; vector: number[] }>): Promise<void> {
     await this.db.transaction(async (trx) => {
       await trx('vector_store_chunks').where({ vector_store_id: vectorStoreId, file_id: fileId }).del();
+      if (!(await trx('vector_store_files').where({ vector_store_id: vectorStoreId, id: fileId, status: 'in_progress' }).first())) return;
       for (let start = 0; start < chunks.length; start += 100) {
         const rows = chunks.slice(start, start + 100).map((chunk, offset) => ({ vector_store_id: vectorStoreId, file_id: fileId, seq: start + offset, text: chunk.text, vector: JSON.stringify(chunk.vector) }));
         await trx('vector_store_chunks').insert(rows);

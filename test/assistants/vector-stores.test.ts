@@ -143,6 +143,20 @@ for (const engine of fullEngines()) describe(`vector stores (${engine.name})`, (
     assert.ok(after.data.every((hit) => hit.file_id !== longId), 'a removed file is no longer searched');
   });
 
+  it('deleting a file through /v1/files removes it from every store of the workspace: listing, search and its stored chunks', async () => {
+    const goneId = (await upload('gone.txt', 'zebra quartz xylophone')).id;
+    const attached = await client.vectorStores.files.createAndPoll(storeId, { file_id: goneId }, { pollIntervalMs: 50 });
+    assert.equal(attached.status, 'completed');
+    const chunksOf = () => app.services.db('vector_store_chunks').where({ vector_store_id: storeId, file_id: goneId }).count({ n: '*' }).first();
+    assert.equal(Number((await chunksOf())!.n), 1);
+    assert.equal((await client.files.delete(goneId)).deleted, true);
+    const listed = await client.vectorStores.files.list(storeId);
+    assert.ok(listed.data.every((file) => file.id !== goneId), 'the store no longer lists the deleted file');
+    const hits = await client.vectorStores.search(storeId, { query: 'zebra quartz xylophone', max_num_results: 50 });
+    assert.ok(hits.data.every((hit) => hit.file_id !== goneId), 'its content no longer answers a search');
+    assert.equal(Number((await chunksOf())!.n), 0, 'its chunks are not kept');
+  });
+
   it('file batches: created, polled, listed; a file that cannot be read or embedded fails with last_error', async () => {
     const good = (await upload('good.txt', 'plain text about rivers and lakes')).id;
     const binary = (await upload('image.bin', Buffer.from([0x89, 0x50, 0x00, 0x01, 0x02]))).id;
