@@ -17,7 +17,7 @@ import { unixSeconds } from './object-ids.js';
 import { RunEvents } from './run-events.js';
 import { RunTurn, type TurnOutcome } from './run-turn.js';
 import type { RunState } from './run-state.js';
-import type { TurnResponse } from './turn-response.js';
+import type { ChunkSink } from '../chat/chunk-sink.js';
 import type { RunObject, RunStepObject, RunUsage } from './wire.js';
 
 /** A run waiting (queued, or for tool outputs) longer than this expires. */
@@ -41,7 +41,7 @@ function addUsage(total: RunObject['usage'], turn: { prompt_tokens: number; comp
 }
 
 interface Held {
-  res?: TurnResponse;
+  res?: ChunkSink;
   /** A cancel or shutdown asked the turn to stop: a turn that has not reached its model call yet stops as it does. */
   stop?: boolean;
   handBack?: boolean;

@@ -1,7 +1,7 @@
 /**
  * One model turn of a run, through the chat pipeline (runChat: provider resolution, configs,
  * limits, guardrails, cache, logs — nothing copied). The turn is always a streamed chat call,
- * read back by a TurnResponse: text becomes the run's assistant message (created at the first
+ * read back by a ChunkSink: text becomes the run's assistant message (created at the first
  * token, `thread.message.delta` per token), function tool calls become a tool_calls step (created
  * at the first tool-call chunk, `thread.run.step.delta` as the arguments stream in). With
  * parallel_tool_calls false, a turn keeps the model's first tool call only, on every provider
@@ -22,7 +22,7 @@ import { openHeaders, principalFrom, type RunState } from './run-state.js';
 import { turnRequest } from './turn-request.js';
 import { citations, FILE_SEARCH_FUNCTION, fileSearchSettings, runFileSearch } from './file-search.js';
 import type { StoredPrincipal } from '../batches/line-call.js';
-import { TurnResponse } from './turn-response.js';
+import { ChunkSink } from '../chat/chunk-sink.js';
 import type { MessageObject, RunObject, RunStepObject, RunToolCall, RunUsage } from './wire.js';
 
 export type TurnOutcome =
@@ -39,7 +39,7 @@ export interface TurnInput {
   owner: Owner;
   state: RunState;
   /** The turn's response sink is handed out so a cancel can close it (aborting the upstream call). */
-  onResponse(res: TurnResponse): void;
+  onResponse(res: ChunkSink): void;
 }
 
 const ZERO: RunUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
@@ -107,7 +107,7 @@ export class RunTurn {
     const request = turnRequest(run, messages, this.input.state.transcript, run.usage ?? ZERO, this.input.state.searches ?? 0);
     const headers = withRunMetadata(openHeaders(services.secrets, this.input.state.sealedHeaders), run);
     const assembler = new StreamAssembler();
-    const res = new TurnResponse(async (chunk) => {
+    const res = new ChunkSink(async (chunk) => {
       assembler.push(chunk);
       const delta = chunk.choices[0]?.delta;
       if (typeof delta?.content === 'string' && delta.content.length > 0) await this.appendText(delta.content);

@@ -1,13 +1,13 @@
 /**
- * Where a streamed Responses call's chat pipeline writes: the assistants' chunk sink (it reads the
+ * Where a streamed Responses call's chat pipeline writes: the chat pipeline's chunk sink (it reads the
  * pipeline's own server-sent events back into chunks), which here also keeps the headers the
  * pipeline set and reports the moment the pipeline opened its stream, so the Responses stream
  * opens to the client then with the same headers.
  */
-import { TurnResponse } from '../assistants/turn-response.js';
+import { ChunkSink } from '../chat/chunk-sink.js';
 import type { ChatCompletionChunk } from '../providers/types.js';
 
-export class PipelineSink extends TurnResponse {
+export class PipelineSink extends ChunkSink {
   readonly headers: Record<string, string> = {};
   /** Set when the pipeline opened its stream: resolves once the client's stream has opened. */
   opened: Promise<void> | undefined;

@@ -1,8 +1,9 @@
 /**
- * Where a run turn's chat pipeline writes its answer: in place of a client's connection, a sink
- * that reads the pipeline's own server-sent events back into chunks as they arrive. So a turn
- * runs the chat stages unchanged (streamed from every provider, cache replays and mock answers
- * included) and gets tokens as they come.
+ * Where a caller inside gw (an assistant run's turn, a streamed Responses call) has the chat
+ * pipeline write its answer: in place of a client's connection, a sink that reads the pipeline's
+ * own server-sent events back into chunks as they arrive. So the caller runs the chat stages
+ * unchanged (streamed from every provider, cache replays and mock answers included) and gets
+ * tokens as they come.
  */
 import { Writable } from 'node:stream';
 import type { ChatCompletionChunk } from '../providers/types.js';
@@ -13,7 +14,7 @@ export interface StreamedError {
   type?: string;
 }
 
-export class TurnResponse extends Writable {
+export class ChunkSink extends Writable {
   headersSent = false;
   statusCode = 200;
   /** The error event a stream that failed midway ended with. */
@@ -24,7 +25,7 @@ export class TurnResponse extends Writable {
     super();
   }
 
-  /** Set when the run was cancelled (or handed back) mid-turn: the pipeline sees its client go away and aborts the upstream call. */
+  /** Set when the caller stopped listening (a run cancelled or handed back mid-turn): the pipeline sees its client go away and aborts the upstream call. */
   stopped = false;
 
   stop(): void {
