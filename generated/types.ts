@@ -7720,6 +7720,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["TooManyRequests"];
             446: components["responses"]["GuardrailDenied"];
             default: components["responses"]["Error"];
@@ -7806,6 +7807,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["TooManyRequests"];
             446: components["responses"]["GuardrailDenied"];
             default: components["responses"]["Error"];
@@ -7973,6 +7975,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["TooManyRequests"];
             446: components["responses"]["GuardrailDenied"];
             default: components["responses"]["Error"];

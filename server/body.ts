@@ -7,17 +7,16 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 /** File uploads: left unread for the operation's handler, which streams them (gateway/files/multipart-upload.ts). */
 const MULTIPART_TYPE = /^multipart\/form-data\b/i;
 
+/** Largest request body gw reads into memory (images and files travel inline as base64; signed pass-through bodies). */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
 /**
  * Reads the request body once and parses it as JSON (or, for OAuth and form posts, as a URL-encoded form).
  * An empty body is undefined; the spec decides whether one was required.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   if (MULTIPART_TYPE.test(req.headers['content-type'] ?? '')) return undefined;
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return undefined;
-
-  const raw = await readRaw(req, maxBytes);
+  const raw = await readBodyBytes(req, maxBytes);
   if (raw.length === 0) return undefined;
   const contentType = req.headers['content-type'] ?? '';
   if (FORM_TYPE.test(contentType)) return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
@@ -33,6 +32,16 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     throw new ValidationError(`The request body is not valid JSON: ${(error as Error).message}`, null, 'invalid_json');
   }
 }
+
+/** The whole request body as bytes (empty when there is none); 413 `payload_too_large` over maxBytes. */
+export function readBodyBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(EMPTY);
+  return readRaw(req, maxBytes);
+}
+
+const EMPTY = Buffer.alloc(0);
 
 /** Event listeners rather than `for await`: the async iterator costs a few microseconds per request on the hot path. */
 function readRaw(req: IncomingMessage, maxBytes: number): Promise<Buffer> {

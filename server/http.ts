@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIBackend } from 'openapi-backend';
-import { readJsonBody } from './body.js';
+import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import type { Call } from './call.js';
 import { ApiError, InternalError, ValidationError, errorBody } from './errors.js';
 import { createHotOperations } from './hot-operations.js';
@@ -17,9 +17,6 @@ function pathOf(url: string | undefined): string {
   const query = path.indexOf('?');
   return query === -1 ? path : path.slice(0, query);
 }
-
-/** Largest request body gw reads (images and files travel inline as base64). */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** The caller's x-gw-trace-id, else the trace id of its W3C traceparent, else a new one. */
 function traceIdOf(req: IncomingMessage, remote: RemoteParent | undefined): string {

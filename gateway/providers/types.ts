@@ -57,6 +57,17 @@ export interface UpstreamRequest {
 export interface ProxyCall {
   /** The request path after `/v1`, with its query string: `/images/generations`, `/files?limit=2`. */
   path: string;
+  /** Given to adapters that set `proxySignsBody`: what their signature must cover. */
+  signed?: SignedProxyBody;
+}
+
+/** The parts of a pass-through request a body signature covers. */
+export interface SignedProxyBody {
+  method: string;
+  /** The body headers that go upstream (content-type, accept, content-encoding). */
+  headers: Record<string, string>;
+  /** The whole body, read by gw (empty when there is none). */
+  body: Buffer;
 }
 
 /** Where a pass-through goes and the provider's own headers (credentials, version); the transport streams the body. */
@@ -137,4 +148,9 @@ export interface ProviderAdapter {
   parseModelsResponse?(body: unknown): ModelList;
   /** The URL and credential headers of a pass-through call; absent when the provider has none (a 400 names it). */
   buildProxyRequest?(target: ProviderTarget, call: ProxyCall): Promise<ProxyUpstream> | ProxyUpstream;
+  /**
+   * The provider's pass-through signature covers the body (SigV4): gw reads the body whole (up to
+   * the body limit) and passes it in `call.signed` instead of streaming it as it arrives.
+   */
+  readonly proxySignsBody?: boolean;
 }

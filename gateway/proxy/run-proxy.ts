@@ -4,19 +4,23 @@
  * is, over the chat pipeline's machinery: provider selection (the config's first target when a
  * config selects it), limits (each call counts one request; tokens are not counted), guardrails
  * (opted-in webhooks only: proxy-guardrails.ts), the address guard on custom hosts, the upstream
- * pool, and one log entry whatever the outcome. Both bodies are piped as they arrive, never buffered.
+ * pool, and one log entry whatever the outcome. Both bodies are piped as they arrive, never buffered,
+ * except the request body of a provider whose signature covers it (bedrock's SigV4): that one is
+ * read whole first, up to the body limit (413 above it). The answer streams back either way.
  */
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pipeline as pipelineCallback } from 'node:stream';
 import { timeOrderedId } from '../../store/time-ordered-id.js';
+import { MAX_BODY_BYTES, readBodyBytes } from '../../server/body.js';
 import { ApiError, GuardrailDeniedError, InternalError, ValidationError } from '../../server/errors.js';
 import { principalOf, type Call } from '../../server/call.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import type { HookResults } from '../guardrails/hook-results.js';
 import type { Amounts, Reservation } from '../limits/limits-engine.js';
+import type { SignedProxyBody } from '../providers/types.js';
 import { requestFacts } from '../limits/policy-match.js';
 import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';
 import { resolveProviderPlan } from '../resolve/provider-plan.js';
@@ -44,6 +48,15 @@ function byteCounter(count: (bytes: number) => void): Transform {
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** The body of a call signed over it, read whole; the attempt's timeout and the client going away end the wait. */
+function readWholeBody(req: IncomingMessage, attempt: UpstreamAttempt): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (attempt.aborted) return reject(attempt.reason);
+    attempt.once('abort', () => reject(attempt.reason));
+    readBodyBytes(req, MAX_BODY_BYTES).then(resolve, reject);
+  });
 }
 
 /**
@@ -110,22 +123,31 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
     outcome.provider = target.provider;
     res.setHeader('x-gw-provider', target.provider);
     if (!adapter.buildProxyRequest) {
-      throw new ValidationError(`${adapter.name} has no pass-through (its calls are signed per body); use its chat route`, 'x-gw-provider', 'pass_through_unsupported');
+      throw new ValidationError(`${adapter.name} has no pass-through; use the routes gw serves for it`, 'x-gw-provider', 'pass_through_unsupported');
     }
     await reserveLimits(call, principal, headers.metadata, savedProviderSlugOf(settings));
     outcome.hookResults = await guardProxyRequest({ call, principal, configGuardrails: plan.config.input_guardrails, metadata: headers.metadata, method, path: outcome.path });
-    const upstream = await adapter.buildProxyRequest(target, { path: outcome.path });
 
     const configTimeout = typeof settings.request_timeout === 'number' ? settings.request_timeout : undefined;
     attempt = new UpstreamAttempt(headers.requestTimeoutMs ?? configTimeout ?? services.config.requestTimeoutMs, clientGone, (ms) => (outcome.upstreamMs += ms));
-    if (hasBody(req)) {
+    const bodyHeaders = upstreamBodyHeaders(req.headers);
+    let signed: SignedProxyBody | undefined;
+    if (adapter.proxySignsBody) {
+      const whole = await readWholeBody(req, attempt);
+      outcome.requestBytes = whole.length;
+      // The transport sets the length of a body it sends whole.
+      const { 'content-length': _length, ...headers } = bodyHeaders;
+      signed = { method, headers, body: whole };
+    }
+    const upstream = await adapter.buildProxyRequest(target, { path: outcome.path, signed });
+    if (!signed && hasBody(req)) {
       const counted = byteCounter((bytes) => (outcome.requestBytes += bytes));
       // A client that breaks off its upload fails the body, and so the upstream call.
       pipelineCallback(req, counted, () => undefined);
       body = counted;
     }
     const response = await services.upstreams.send(
-      { method: method as OutboundCall['method'], url: upstream.url, headers: { ...upstreamBodyHeaders(req.headers), ...upstream.headers }, body },
+      { method: method as OutboundCall['method'], url: upstream.url, headers: { ...bodyHeaders, ...upstream.headers }, body: signed?.body.length ? signed.body : body },
       { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt.signal },
     );
     outcome.status = response.statusCode;

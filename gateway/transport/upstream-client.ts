@@ -32,12 +32,12 @@ export interface SendOptions {
   signal: AbortSignal | EventEmitter;
 }
 
-/** What the transport sends: a provider request, or a pass-through whose body streams from the client as it arrives. */
+/** What the transport sends: a provider request, or a pass-through whose body streams from the client as it arrives (or was read whole to be signed). */
 export interface OutboundCall {
   method: UpstreamRequest['method'] | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers: Record<string, string>;
-  body?: string | Readable;
+  body?: string | Buffer | Readable;
 }
 
 const POOL = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, headersTimeout: 0, bodyTimeout: 0, pipelining: 1 } as const;

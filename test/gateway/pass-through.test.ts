@@ -224,7 +224,7 @@ for (const engine of fullEngines()) {
       assert.equal(upstream.seen.at(-1)!.url, '/v1/fine_tuning/jobs?limit=2');
     });
 
-    it('leaves real routes alone: a known path with another method is 405, no provider signal is 404, dot segments are 400', async () => {
+    it('leaves real routes alone: a known path with another method is 405, no provider signal is 404, dot segments are 400, cohere has none', async () => {
       const calls = upstream.seen.length;
       const wrongMethod = await app.http.get('/v1/chat/completions').set({ ...gwHeaders(), authorization: 'Bearer sk' });
       assert.equal(wrongMethod.status, 405);
@@ -236,9 +236,9 @@ for (const engine of fullEngines()) {
       assert.equal(climbing.body.error.code, 'invalid_pass_through_path');
       const noKey = await app.http.post('/v1/images/generations').set({ 'x-gw-provider': 'openai', 'x-gw-custom-host': `${upstream.origin}/v1`, authorization: 'Bearer sk' }).send({});
       assert.equal(noKey.status, 401);
-      const signed = await app.http.post('/v1/images/generations').set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': 'bedrock', authorization: 'Bearer AKIA', 'x-gw-cloud3-secret-access-key': 's' }).send({});
-      assert.equal(signed.status, 400);
-      assert.equal(signed.body.error.code, 'pass_through_unsupported');
+      const unproxied = await app.http.post('/v1/rerank').set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': 'cohere', 'x-gw-custom-host': upstream.origin, authorization: 'Bearer co-key' }).send({});
+      assert.equal(unproxied.status, 400);
+      assert.equal(unproxied.body.error.code, 'pass_through_unsupported');
       assert.equal(upstream.seen.length, calls, 'no upstream call');
     });
 

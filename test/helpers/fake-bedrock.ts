@@ -1,6 +1,7 @@
 /**
  * A fake AWS Bedrock runtime on 127.0.0.1 speaking the real wire formats: Converse JSON,
  * ConverseStream in the AWS event-stream binary framing (application/vnd.amazon.eventstream),
+ * InvokeModel and InvokeModelWithResponseStream (the model's own JSON; `chunk` events),
  * restJson errors (x-amzn-errortype + `{"message"}`), and ListFoundationModels. Every request's
  * SigV4 signature is checked independently (sigv4-check.ts); a bad signature gets AWS's 403.
  * Each request takes the next scripted behaviour (the last one repeats).
@@ -17,6 +18,8 @@ export type StreamFrame =
 
 export type BedrockBehaviour =
   | { kind: 'converse'; body: Record<string, unknown> }
+  /** InvokeModel: the model's own JSON answer. */
+  | { kind: 'invoke'; body: Record<string, unknown> }
   /** `chunkBytes` splits the encoded frames into writes of that many bytes (default: one write per frame). */
   | { kind: 'stream'; frames: StreamFrame[]; chunkBytes?: number }
   | { kind: 'error'; status: number; type: string; message: string };
@@ -24,12 +27,14 @@ export type BedrockBehaviour =
 export interface BedrockReceived {
   method: string;
   rawUrl: string;
-  /** `converse`, `converse-stream` or `foundation-models`. */
+  /** `converse`, `converse-stream`, `invoke`, `invoke-with-response-stream` or `foundation-models`. */
   operation: string;
   /** The model id, decoded from its path segment. */
   modelId?: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body bytes as received. */
+  raw: Buffer;
   signature: SignatureCheck;
 }
 
@@ -56,7 +61,7 @@ export function encodeFrame(frame: StreamFrame): Uint8Array {
   });
 }
 
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 
 export async function startFakeBedrock(options: {
   credentials: Record<string, string>;
@@ -79,6 +84,7 @@ export async function startFakeBedrock(options: {
         ...(route ? { modelId: decodeURIComponent(route[1]!) } : {}),
         headers: req.headers,
         body: raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {},
+        raw,
         signature,
       };
       received.push(entry);
@@ -103,6 +109,7 @@ export async function startFakeBedrock(options: {
       const behaviour = typeof options.script === 'function' ? options.script(entry) : options.script[Math.min(received.length - 1, options.script.length - 1)]!;
       switch (behaviour.kind) {
         case 'converse':
+        case 'invoke':
           res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': 'fake-request-id' }).end(JSON.stringify(behaviour.body));
           return;
         case 'error':

@@ -1,11 +1,12 @@
 /**
  * The `bedrock` adapter (cloud3): AWS Bedrock through the Converse and ConverseStream APIs,
- * every call signed with SigV4. Translation rules live in request-body.ts and messages.ts.
+ * every call signed with SigV4. Translation rules live in request-body.ts and messages.ts. The
+ * pass-through goes to the runtime host too, signed over the body gw read whole.
  */
-import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
 import { bedrockEmbedBody, fromBedrockEmbed } from './embeddings.js';
 import { awsCredentials } from './credentials.js';
-import { converseUrl, foundationModelsUrl, invokeUrl } from './endpoint.js';
+import { converseUrl, foundationModelsUrl, invokeUrl, runtimePathUrl } from './endpoint.js';
 import { parseBedrockError } from './errors.js';
 import { toModelList } from './models.js';
 import { toConverseBody } from './request-body.js';
@@ -16,7 +17,7 @@ import { ConverseStreamTranslator } from './stream.js';
 // Headers the signature owns: a forwarded header of the same name would break or spoof it.
 const SIGNATURE_HEADERS = /^(host|authorization|x-amz-.*)$/i;
 
-function withForwardedHeaders(request: UpstreamRequest, target: ProviderTarget): UpstreamRequest {
+function withForwardedHeaders<T extends { headers: Record<string, string> }>(request: T, target: ProviderTarget): T {
   const built = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
   const forwarded = Object.entries(target.forwardHeaders ?? {}).filter(([name]) => !SIGNATURE_HEADERS.test(name) && !built.has(name.toLowerCase()));
   if (forwarded.length === 0) return request;
@@ -68,4 +69,13 @@ export const bedrock: ProviderAdapter = {
   },
 
   parseModelsResponse: toModelList,
+
+  proxySignsBody: true,
+
+  async buildProxyRequest(target: ProviderTarget, call: ProxyCall): Promise<ProxyUpstream> {
+    const credentials = awsCredentials(target);
+    const { method, headers, body } = call.signed ?? { method: 'GET', headers: {}, body: undefined };
+    const signed = await signRequest({ method, url: runtimePathUrl(target, credentials.region, call.path), headers, body }, credentials);
+    return withForwardedHeaders({ url: signed.url, headers: signed.headers }, target);
+  },
 };

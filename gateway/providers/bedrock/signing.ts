@@ -7,12 +7,19 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentials } from './credentials.js';
-import type { UpstreamRequest } from '../types.js';
 
 /** The signing name of both bedrock-runtime and the bedrock control plane. */
 export const SIGNING_SERVICE = 'bedrock';
 
-export async function signRequest(request: UpstreamRequest, credentials: AwsCredentials, signingDate?: Date): Promise<UpstreamRequest> {
+/** What the signature covers: a provider request, or a pass-through with its body read whole. */
+export interface SignableRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export async function signRequest<T extends SignableRequest>(request: T, credentials: AwsCredentials, signingDate?: Date): Promise<T> {
   const url = new URL(request.url);
   const signer = new SignatureV4({
     service: SIGNING_SERVICE,
@@ -20,8 +27,12 @@ export async function signRequest(request: UpstreamRequest, credentials: AwsCred
     sha256: Sha256,
     credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken },
   });
-  const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) query[key] = value;
+  // A key given more than once (a pass-through query) is signed with all its values.
+  const query: Record<string, string | string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    const seen = query[key];
+    query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
   const signed = await signer.sign(
     {
       method: request.method,

@@ -39,11 +39,33 @@ export function vertexUrl(target: ProviderTarget, model: VertexModel, stream: bo
 
 /** A model's URL for any operation (`predict` for embeddings). */
 export function vertexModelUrl(target: ProviderTarget, model: VertexModel, operation: string): string {
-  const projectId = target.vertex?.projectId;
+  const location = locationPath(target);
+  return versionedUrl(originOf(target), 'v1', `${location}/publishers/${model.publisher}/models/${modelSegment(model.id)}:${operation}`);
+}
+
+/**
+ * A pass-through path below /v1: one that starts with `/projects/` names its own project and
+ * location and goes as it is; any other is a path inside the target's project and location
+ * (`/publishers/google/models/gemini-2.5-flash:countTokens`, `/endpoints/123:predict`).
+ */
+export function vertexPathUrl(target: ProviderTarget, path: string): string {
+  const below = path.replace(/^\//, '');
+  return versionedUrl(originOf(target), 'v1', /^projects\//.test(below) ? below : `${locationPath(target)}/${below}`);
+}
+
+function regionOf(target: ProviderTarget): string {
   const region = target.vertex?.region;
-  if (!projectId) throw new ValidationError('vertex-ai needs a project id: send x-gw-cloud2-project-id', 'x-gw-cloud2-project-id');
   if (!region) throw new ValidationError('vertex-ai needs a region: send x-gw-cloud2-region', 'x-gw-cloud2-region');
-  const origin = target.customHost ?? (region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${encodeURIComponent(region)}-aiplatform.googleapis.com`);
-  const path = `projects/${encodeURIComponent(projectId)}/locations/${encodeURIComponent(region)}/publishers/${model.publisher}/models/${modelSegment(model.id)}:${operation}`;
-  return versionedUrl(origin, 'v1', path);
+  return region;
+}
+
+function originOf(target: ProviderTarget): string {
+  const region = regionOf(target);
+  return target.customHost ?? (region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${encodeURIComponent(region)}-aiplatform.googleapis.com`);
+}
+
+function locationPath(target: ProviderTarget): string {
+  const projectId = target.vertex?.projectId;
+  if (!projectId) throw new ValidationError('vertex-ai needs a project id: send x-gw-cloud2-project-id', 'x-gw-cloud2-project-id');
+  return `projects/${encodeURIComponent(projectId)}/locations/${encodeURIComponent(regionOf(target))}`;
 }

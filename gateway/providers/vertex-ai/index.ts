@@ -5,7 +5,8 @@
  * `model` and with `anthropic_version` (translation shared with `anthropic`). The gateway
  * credential is a Google access token, sent as `Authorization: Bearer`. The cloud2 request type
  * (X-Cloud2-LLM-Request-Type, dedicated or shared provisioned throughput) goes upstream under the
- * name Vertex AI reads, X-Vertex-AI-LLM-Request-Type.
+ * name Vertex AI reads, X-Vertex-AI-LLM-Request-Type. The pass-through sends the same token to
+ * the path the caller named, inside the target's project and location (endpoint.ts).
  */
 import { toAnthropicBody } from '../anthropic/request-body.js';
 import { toChatCompletion as toChatCompletionFromAnthropic } from '../anthropic/response.js';
@@ -15,9 +16,9 @@ import { parseGeminiError } from '../gemini/errors.js';
 import { toGeminiBody } from '../gemini/request-body.js';
 import { toChatCompletion as toChatCompletionFromGemini } from '../gemini/response.js';
 import { GeminiStreamTranslator } from '../gemini/stream.js';
-import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
 import { fromVertexPredict, vertexPredictBody } from '../gemini/embeddings.js';
-import { vertexModelOf, vertexModelUrl, vertexUrl } from './endpoint.js';
+import { vertexModelOf, vertexModelUrl, vertexPathUrl, vertexUrl } from './endpoint.js';
 
 /** The Messages API version Vertex AI's rawPredict takes in the body. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -28,13 +29,17 @@ function bodyFor(context: ChatContext, publisher: 'google' | 'anthropic'): unkno
   return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body };
 }
 
-function headersFor(target: ProviderTarget): Record<string, string> {
+/** The credential and request type; a pass-through keeps the caller's content type. */
+function authHeaders(target: ProviderTarget): Record<string, string> {
   return {
     ...target.forwardHeaders,
     ...(target.accessToken || target.apiKey ? { authorization: `Bearer ${target.accessToken ?? target.apiKey}` } : {}),
     ...(target.vertex?.requestType ? { 'x-vertex-ai-llm-request-type': target.vertex.requestType } : {}),
-    'content-type': 'application/json',
   };
+}
+
+function headersFor(target: ProviderTarget): Record<string, string> {
+  return { ...authHeaders(target), 'content-type': 'application/json' };
 }
 
 function isAnthropicContext(context: ChatContext): boolean {
@@ -64,4 +69,8 @@ export const vertexAi: ProviderAdapter = {
   // Errors come in Anthropic's shape from rawPredict once the call reached the model, in Google's otherwise.
   parseError: (status, body) =>
     (body as { type?: unknown } | null)?.type === 'error' ? parseAnthropicError(status, body) : parseGeminiError(status, body, 'vertex-ai'),
+
+  buildProxyRequest(target: ProviderTarget, call: ProxyCall): ProxyUpstream {
+    return { url: vertexPathUrl(target, call.path), headers: authHeaders(target) };
+  },
 };
