@@ -59,7 +59,7 @@ export async function listModels(call: Call): Promise<ModelList> {
   let upstream: OutboundCall;
   if (typeof endpoint === 'string') {
     if (!adapter.buildProxyRequest || !adapter.parseModelsResponse) {
-      throw new ValidationError(`${adapter.name} takes no x-gw-models-endpoint (it has no pass-through)`, 'x-gw-models-endpoint', 'pass_through_unsupported');
+      throw new ValidationError(`${adapter.name} takes no x-gw-models-endpoint (gw cannot read its model list)`, 'x-gw-models-endpoint', 'pass_through_unsupported');
     }
     const proxied = await adapter.buildProxyRequest(target, { path: assertStaysBelowBase(endpoint, 'x-gw-models-endpoint') });
     upstream = { method: 'GET', url: proxied.url, headers: { ...proxied.headers, accept: 'application/json' } };

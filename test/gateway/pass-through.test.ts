@@ -224,7 +224,7 @@ for (const engine of fullEngines()) {
       assert.equal(upstream.seen.at(-1)!.url, '/v1/fine_tuning/jobs?limit=2');
     });
 
-    it('leaves real routes alone: a known path with another method is 405, no provider signal is 404, dot segments are 400, cohere has none', async () => {
+    it('leaves real routes alone: a known path with another method is 405, no provider signal is 404, dot segments are 400', async () => {
       const calls = upstream.seen.length;
       const wrongMethod = await app.http.get('/v1/chat/completions').set({ ...gwHeaders(), authorization: 'Bearer sk' });
       assert.equal(wrongMethod.status, 405);
@@ -236,10 +236,20 @@ for (const engine of fullEngines()) {
       assert.equal(climbing.body.error.code, 'invalid_pass_through_path');
       const noKey = await app.http.post('/v1/images/generations').set({ 'x-gw-provider': 'openai', 'x-gw-custom-host': `${upstream.origin}/v1`, authorization: 'Bearer sk' }).send({});
       assert.equal(noKey.status, 401);
-      const unproxied = await app.http.post('/v1/rerank').set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': 'cohere', 'x-gw-custom-host': upstream.origin, authorization: 'Bearer co-key' }).send({});
-      assert.equal(unproxied.status, 400);
-      assert.equal(unproxied.body.error.code, 'pass_through_unsupported');
       assert.equal(upstream.seen.length, calls, 'no upstream call');
+    });
+
+    it('cohere: a call goes below the API version its embeddings use (v2, or the custom host\'s own), with its key as a bearer token', async () => {
+      const rerank = { model: 'rerank-v3.5', query: 'capital of France', documents: ['Paris', 'Berlin'] };
+      const current = await app.http.post('/v1/rerank').set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': 'cohere', 'x-gw-custom-host': upstream.origin, authorization: 'Bearer co-key' }).send(rerank);
+      assert.equal(current.status, 404, 'the fake has no rerank: its own 404 comes back as sent');
+      assert.equal(current.body.error.code, 'unknown_url');
+      const sent = upstream.seen.at(-1)!;
+      assert.equal(sent.url, '/v2/rerank');
+      assert.equal(sent.headers.authorization, 'Bearer co-key');
+      assert.deepEqual(JSON.parse(sent.body.toString('utf8')), rerank);
+      await app.http.post('/v1/rerank').set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': 'cohere', 'x-gw-custom-host': `${upstream.origin}/v1`, authorization: 'Bearer co-key' }).send(rerank);
+      assert.equal(upstream.seen.at(-1)!.url, '/v1/rerank');
     });
 
     it('refuses a custom host on an untrusted private address before any connection', async () => {
