@@ -2820,7 +2820,10 @@ export interface paths {
         /** Update a workspace (admin keys only). */
         put: operations["updateWorkspace"];
         post?: never;
-        /** Delete a workspace; refused for the default workspace and while it has shared prompts or partials. */
+        /**
+         * Delete a workspace; refused for the default workspace and while it has shared prompts or partials.
+         * @description Deletes the workspace with its configuration and its content (assistants, threads and runs, files, batches, stored responses, vector stores, MCP sessions) at once. Request logs and analytics stay.
+         */
         delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;

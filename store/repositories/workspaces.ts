@@ -5,6 +5,26 @@ import { fromJson, toJson } from '../json-column.js';
 import { readLimitColumns, writeLimitColumns } from '../limit-columns.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
+/**
+ * What a workspace owns besides its configuration (which its foreign keys delete): assistants and
+ * their conversations, files, batches, stored responses, vector stores and MCP sessions. Request
+ * logs, feedback, exports and rollups stay: they are the organisation's record of its traffic.
+ */
+const WORKSPACE_CONTENT = [
+  'assistant_run_steps',
+  'assistant_runs',
+  'assistant_messages',
+  'assistant_threads',
+  'assistants',
+  'responses',
+  'batches',
+  'vector_store_file_batches',
+  'vector_store_files',
+  'vector_stores',
+  'mcp_sessions',
+  'files',
+] as const;
+
 export interface Workspace extends AttachedLimits {
   id: string;
   organisation_id: string;
@@ -103,7 +123,14 @@ export class WorkspacesRepository {
     return rows.map(toWorkspace).filter((workspace) => workspace.defaults.user_api_key_config === configId);
   }
 
+  /** The workspace, its configuration (by foreign key) and its content (below), at once. */
   async delete(organisationId: string, id: string): Promise<void> {
-    await this.db('workspaces').where({ organisation_id: organisationId, id }).delete();
+    await this.db.transaction(async (trx) => {
+      if (!(await trx('workspaces').where({ organisation_id: organisationId, id }).first('id'))) return;
+      await trx('vector_store_chunks').whereIn('vector_store_id', trx('vector_stores').where('workspace_id', id).select('id')).delete();
+      await trx('file_chunks').whereIn('file_id', trx('files').where('workspace_id', id).select('id')).delete();
+      for (const table of WORKSPACE_CONTENT) await trx(table).where('workspace_id', id).delete();
+      await trx('workspaces').where({ organisation_id: organisationId, id }).delete();
+    });
   }
 }

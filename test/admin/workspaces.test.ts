@@ -162,6 +162,34 @@ for (const engine of fullEngines()) {
       assert.equal((await app.http.get(`/v1/workspaces/${ws.body.id}`).set({ 'x-gw-api-key': key.body.key })).status, 401);
     });
 
+    test('deleting a workspace deletes its content (files, assistants, threads) and leaves other workspaces\' alone', async () => {
+      const ws = await app.http.post('/v1/workspaces').set(admin()).send({ name: 'Content' });
+      const scopes = ['assistants.write', 'threads.write', 'completions.write'];
+      const doomed = await app.http.post('/v1/api-keys/workspace/service').set(admin()).send({ name: 'd', workspace_id: ws.body.id, scopes });
+      const kept = await app.http.post('/v1/api-keys/workspace/service').set(admin()).send({ name: 'k', workspace_id: 'default', scopes });
+      const fill = async (key: string) => {
+        const headers = { 'x-gw-api-key': key };
+        const file = await app.http.post('/v1/files').set(headers).field('purpose', 'assistants').attach('file', Buffer.from('notes'), 'notes.txt');
+        assert.equal(file.status, 200, file.text);
+        assert.equal((await app.http.post('/v1/assistants').set(headers).send({ model: 'gpt-4o-mini', name: 'a' })).status, 200);
+        assert.equal((await app.http.post('/v1/threads').set(headers).send({ messages: [{ role: 'user', content: 'hi' }] })).status, 200);
+      };
+      await fill(doomed.body.key);
+      await fill(kept.body.key);
+      const count = async (table: string, workspaceId: string) => Number(((await app.services.db(table).where('workspace_id', workspaceId).count({ n: '*' }).first()) as { n: number | string }).n);
+      const tables = ['files', 'assistants', 'assistant_threads', 'assistant_messages'];
+      for (const table of tables) assert.equal(await count(table, ws.body.id), 1, table);
+      const fileChunks = () => app.services.db('file_chunks').count({ n: '*' }).first() as Promise<{ n: number | string }>;
+      const chunksBefore = Number((await fileChunks()).n);
+
+      assert.equal((await app.http.delete(`/v1/workspaces/${ws.body.id}`).set(admin())).status, 200);
+      for (const table of tables) {
+        assert.equal(await count(table, ws.body.id), 0, `${table} of the deleted workspace`);
+        assert.equal(await count(table, app.boot.workspaceId), 1, `${table} of the default workspace`);
+      }
+      assert.equal(Number((await fileChunks()).n), chunksBefore - 1, 'the file content went with it');
+    });
+
     test('a workspace key sees only its own workspace and cannot create, update or delete one', async () => {
       const key = await app.http
         .post('/v1/api-keys/workspace/service')
