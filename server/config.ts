@@ -60,6 +60,8 @@ export interface Config {
   logBodyMaxBytes: number;
   /** Days request logs and feedback are kept; 0 keeps them forever. */
   logRetentionDays: number;
+  /** Days stored Responses API responses are kept (OpenAI keeps them 30); 0 keeps them forever. */
+  responsesRetentionDays: number;
   /** Tests only: validate every response against the spec and fail loudly. */
   validateResponses: boolean;
   /** Where users and identity providers reach gw (redirect URLs, the OAuth issuer); https makes session cookies Secure. */
@@ -303,6 +305,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shutdownTimeoutMs: integer(env, 'GW_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
     logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
+    responsesRetentionDays: integer(env, 'GW_RESPONSES_RETENTION_DAYS', 30, 0, 36_500),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),
     publicUrl: (url(env, 'GW_PUBLIC_URL', ['https:', 'http:']) ?? `http://localhost:${integer(env, 'GW_PORT', 8787, 0, 65535)}`).replace(/\/+$/, ''),
     jwt: jwtConfig(env),

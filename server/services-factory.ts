@@ -109,7 +109,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const requestLogs = observedLogSink(logWriter, metrics, RequestLogLine.create(logger, config.requestLogLevel));
   const logExports = new LogExportRunner(store, { dir: path.join(config.dataDir, 'exports') }, now, logger);
   await logExports.start();
-  const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays }, now, logger);
+  const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays, responsesRetentionDays: config.responsesRetentionDays }, now, logger);
   logRetention.start();
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);

@@ -34,6 +34,7 @@ import * as rollupUnpriced from './241_rollup_unpriced.js';
 import * as deploymentSyncState from './265_deployment_sync_state.js';
 import * as logOutbox from './266_log_outbox.js';
 import * as vectorStores from './290_vector_stores.js';
+import * as responsesExpiryIndex from './295_responses_expiry_index.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -70,6 +71,7 @@ export const migrations: Record<string, Knex.Migration> = {
   '265_deployment_sync_state': deploymentSyncState,
   '266_log_outbox': logOutbox,
   '290_vector_stores': vectorStores,
+  '295_responses_expiry_index': responsesExpiryIndex,
   // Issue 17's range; after 240 because 171 adds rollup columns.
   '170_prompt_library': promptLibrary,
   '171_prompt_in_logs': promptInLogs,

@@ -33,6 +33,11 @@ export class ResponsesRepository<Body, Item, Message> {
     };
   }
 
+  /** Deletes up to `limit` responses created before `cutoff` (epoch ms); answers how many went. */
+  async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
+    return this.db('responses').whereIn('id', this.db('responses').where('created_at', '<', cutoff).select('id').limit(limit)).delete();
+  }
+
   /** True when a row was deleted. */
   async delete(workspaceId: string, id: string): Promise<boolean> {
     return (await this.db('responses').where({ id, workspace_id: workspaceId }).delete()) > 0;

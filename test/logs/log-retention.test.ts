@@ -54,6 +54,20 @@ for (const engine of storeEngines()) {
       assert.equal((await app.services.db('request_logs').count({ n: '*' }))[0]!.n, 0);
     });
 
+    test('stored responses expire after their own window (GW_RESPONSES_RETENTION_DAYS, default 30), with logs kept forever or not', async () => {
+      const ids = { organisation_id: app.boot.organisationId, workspace_id: app.boot.workspaceId };
+      const stored = (id: string, ageDays: number) => app.services.store.responses.insert({ ...ids, id, created_at: clock - ageDays * DAY, body: {} as never, input_items: [], history: [] });
+      for (let i = 0; i < 12; i++) await stored(`resp_old_${i}`, 31 + i);
+      await stored('resp_recent', 29);
+      const job = new LogRetentionJob(app.services.store, { retentionDays: 0, responsesRetentionDays: 30, batchSize: 5 }, () => clock, silent);
+      await job.runOnce();
+      const left = (await app.services.db('responses').select('id')).map((row: { id: string }) => row.id);
+      assert.deepEqual(left, ['resp_recent']);
+      assert.equal(app.services.config.responsesRetentionDays, 30, 'the default');
+      await new LogRetentionJob(app.services.store, { retentionDays: 0 }, () => clock + 3650 * DAY, silent).runOnce();
+      assert.deepEqual((await app.services.db('responses').select('id')).map((row: { id: string }) => row.id), ['resp_recent'], 'no window, no expiry');
+    });
+
     test('retention 0 keeps logs forever', async () => {
       const ids = { organisation_id: app.boot.organisationId, workspace_id: app.boot.workspaceId };
       await seedLogs(app, [logEntry({ ...ids, created_at: clock - 3650 * DAY })]);
