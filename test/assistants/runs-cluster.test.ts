@@ -37,14 +37,18 @@ for (const engine of engines) {
 
     async function inProgressRun(via: TestApp) {
       const asst = await client(via).beta.assistants.create({ model: 'gpt-4o-mini' });
+      const sent = fake.requests.length;
       fake.next({ kind: 'hang' });
       const run = await client(via).beta.threads.createAndRun({ assistant_id: asst.id, thread: { messages: [{ role: 'user', content: 'Hello' }] } });
       let row = await via.services.store.assistantRuns.byId(run.id);
-      for (let i = 0; i < 500 && row?.status !== 'in_progress'; i++) {
+      // In progress, and its turn's call has reached the fake and hangs there: otherwise (a loaded
+      // machine) the hang would wait for the next call, the other instance's, and hold that one.
+      for (let i = 0; i < 500 && (row?.status !== 'in_progress' || fake.requests.length === sent); i++) {
         await new Promise((r) => setTimeout(r, 20));
         row = await via.services.store.assistantRuns.byId(run.id);
       }
       assert.equal(row?.status, 'in_progress');
+      assert.equal(fake.requests.length, sent + 1, 'the turn is hanging at the upstream');
       const holder = cluster.apps.find((app) => app.services.assistantRuns.owner === row!.lease_owner)!;
       assert.ok(holder, 'one instance holds the run');
       return { run, holder, other: cluster.apps.find((app) => app !== holder)! };
