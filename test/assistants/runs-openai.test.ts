@@ -159,10 +159,13 @@ for (const engine of fullEngines()) describe(`assistant runs over OpenAI (${engi
 
   it('cancels a run in a model turn (the upstream call is aborted) and a run waiting for outputs', async () => {
     const asst = await assistant();
+    const sent = fake.requests.length;
     fake.next({ kind: 'hang' });
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'slow' }] });
     const run = await client.beta.threads.runs.create(thread.id, { assistant_id: asst.id });
-    for (let i = 0; i < 200 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: thread.id })).status !== 'in_progress'; i++) await new Promise((r) => setTimeout(r, 10));
+    // In progress with its call hanging at the fake (else the hang would be left for a later call).
+    for (let i = 0; i < 500 && fake.requests.length === sent; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await client.beta.threads.runs.retrieve(run.id, { thread_id: thread.id })).status, 'in_progress');
     // A second run on a thread with an active run: 400.
     await assert.rejects(client.beta.threads.runs.create(thread.id, { assistant_id: asst.id }), (error: ApiError) => error.status === 400);
     const cancelling = await client.beta.threads.runs.cancel(run.id, { thread_id: thread.id });

@@ -79,10 +79,14 @@ for (const engine of fullEngines()) describe(`assistant run states and stream ev
 
   it('streams thread.run.cancelled when the run is cancelled mid-turn', async () => {
     const asst = await assistant();
+    const sent = fake.requests.length;
     fake.next({ kind: 'hang' });
     let cancel: Promise<unknown> | undefined;
     const result = await streamed({ assistant_id: asst.id, thread: thread('slow') }, (event) => {
-      if (event.event === 'thread.run.in_progress') cancel = client.beta.threads.runs.cancel(event.data.id, { thread_id: event.data.thread_id });
+      // Cancelled once the turn's call hangs at the fake, so no hang is left for a later test's call.
+      if (event.event === 'thread.run.in_progress') {
+        cancel = until(async () => fake.requests.length > sent).then(() => client.beta.threads.runs.cancel(event.data.id, { thread_id: event.data.thread_id }));
+      }
     });
     await cancel;
     assert.equal(result.run.status, 'cancelled');
@@ -292,14 +296,15 @@ for (const engine of fullEngines()) describe(`a stream that ends before its run 
   it('sends event: error (the error body, which the client throws) when gw shuts down mid-turn and hands the run back', async () => {
     const client = new OpenAI({ apiKey: 'sk-up', baseURL: `${app.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': fake.url } });
     const asst = await client.beta.assistants.create({ model: 'gpt-4o-mini' });
+    const sent = fake.requests.length;
     fake.next({ kind: 'hang' });
     const stream = client.beta.threads.createAndRunStream({ assistant_id: asst.id, thread: thread('slow') });
     let runId = '';
     stream.on('event', (event) => {
       if (event.event === 'thread.run.in_progress') {
         runId = event.data.id;
-        // Graceful shutdown: the turn in flight is cut at the grace deadline and handed back.
-        void app.services.assistantRuns.close(20);
+        // Graceful shutdown once the turn's call hangs at the fake: that turn is cut at the grace deadline and handed back.
+        void until(async () => fake.requests.length > sent).then(() => app.services.assistantRuns.close(20));
       }
     });
     await assert.rejects(stream.finalRun(), (error: ApiError) => {

@@ -185,14 +185,22 @@ for (const engine of fullEngines()) {
       );
     });
 
+    /** Waits for the first line's call to reach the fake, which takes the queued hang (else a later test's call would). */
+    async function upstreamReached(sent: number): Promise<void> {
+      for (let i = 0; i < 1000 && gw.fake.requests.length === sent; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok(gw.fake.requests.length > sent, 'a line reached the upstream');
+    }
+
     test('cancel stops a batch: lines not started are not run, and the files hold what ran', async () => {
       // The first line hangs until its x-gw-request-timeout; the cancel lands meanwhile.
+      const sent = gw.fake.requests.length;
       gw.fake.next({ kind: 'hang' });
       const lines = Array.from({ length: 40 }, (_, i) => chatLine(`k${i}`, `n${i}`));
       const input = await upload(lines);
       const slow = gw.openai({ 'x-gw-provider': 'openai', 'x-gw-request-timeout': '1500' });
       const created = await slow.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
       await waitFor(client, created.id, (b) => b.status === 'in_progress');
+      await upstreamReached(sent);
       const cancelling = await client.batches.cancel(created.id);
       assert.ok(['cancelling', 'cancelled'].includes(cancelling.status));
       const batch = await waitFor(client, created.id);
@@ -206,11 +214,13 @@ for (const engine of fullEngines()) {
     });
 
     test('a batch past its completion window expires: lines not run fail with batch_expired', async () => {
+      const sent = gw.fake.requests.length;
       gw.fake.next({ kind: 'hang' });
       const input = await upload(Array.from({ length: 40 }, (_, i) => chatLine(`x${i}`, `x${i}`)));
       const slow = gw.openai({ 'x-gw-provider': 'openai', 'x-gw-request-timeout': '1500' });
       const created = await slow.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
       await waitFor(client, created.id, (b) => b.status === 'in_progress');
+      await upstreamReached(sent);
       // The window closes while the first lines are still running.
       await gw.app.services.db('batches').where({ id: created.id }).update({ expires_at: 0 });
       const batch = await waitFor(client, created.id);
