@@ -35,10 +35,12 @@ export class WireEmbeddingList extends JsonText implements EmbeddingList {
   }
 }
 
-// One JSON number, and a vector: numbers separated by commas, up to its closing bracket. The
-// pattern cannot match one text two ways, so it runs in one pass without backtracking blow-up.
+// One JSON number, and a vector: numbers separated by commas, up to its closing bracket, with
+// JSON's whitespace only (not \s: the vector is forwarded unparsed, so it must be valid JSON as it
+// is). The pattern cannot match one text two ways, so it runs in one pass.
 const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
-const VECTOR_BODY = new RegExp(String.raw`\s*(?:${NUMBER}(?:\s*,\s*${NUMBER})*)?\s*\]`, 'y');
+const SPACE = '[ \\t\\r\\n]*';
+const VECTOR_BODY = new RegExp(`${SPACE}(?:${NUMBER}(?:${SPACE},${SPACE}${NUMBER})*)?${SPACE}\\]`, 'y');
 const VECTOR_START = /"embedding"\s*:\s*\[/g;
 
 type Json = Record<string, unknown>;

@@ -33,6 +33,7 @@ describe('readWireEmbeddingList', () => {
       'a nested array': good.replace('[1,2]', '[1,[2]]'),
       'a trailing comma': good.replace('[1,2]', '[1,2,]'),
       'a number JSON does not allow': good.replace('[1,2]', '[1.,2]'),
+      'a space JSON does not allow': good.replace('[1,2]', '[1,\u00a02]'),
       'base64 vectors': good.replace('[1,2]', '"AACAPw=="'),
       'not JSON': good.slice(0, -1),
       'no model': good.replace('"model":"m",', ''),
