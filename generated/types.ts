@@ -4916,7 +4916,7 @@ export interface components {
             request_headers: {
                 [key: string]: string;
             };
-            /** @description The response body (capped like the request body). */
+            /** @description The response body (capped like the request body). An embeddings answer is kept without its vectors: each item is `{object: embedding, index, dimensions}`, the vector's size. */
             response_body: unknown;
         };
         LogBatch: {

@@ -7,6 +7,8 @@
  *
  *   BENCH_WARMUP_REQUESTS (3000): requests before counting starts, so the JIT has settled
  *   BENCH_REQUESTS (1500): at least this many requests are counted; BENCH_CONNECTIONS (4)
+ *   BENCH_OPERATION (chat): `embeddings` counts the embeddings row's request instead, on both
+ *   (POST /v1/embeddings, a 1,536-float answer; the bare proxy forwards any path)
  *
  * gw and the proxy run compiled from dist/ (`make bench-instructions` builds first), each under
  * callgrind with one count per thread; the fake upstream and the load generator run normally.
@@ -18,12 +20,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob } from './bench/load-generator.js';
-import { CHAT_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { CHAT_BODY, EMBEDDINGS_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const warmupRequests = Number(process.env.BENCH_WARMUP_REQUESTS ?? 3000);
 const countedRequests = Number(process.env.BENCH_REQUESTS ?? 1500);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
+const operation = process.env.BENCH_OPERATION === 'embeddings' ? { path: '/v1/embeddings', body: EMBEDDINGS_BODY } : { path: '/v1/chat/completions', body: CHAT_BODY };
 
 const children: ChildProcess[] = [];
 
@@ -65,7 +68,7 @@ async function loadAtLeast(name: string, job: Omit<LoadJob, 'warmupMs' | 'durati
   while (answered < requests) {
     const result = await runLoad({ ...job, warmupMs: 0, durationMs: 5_000 });
     if (Object.keys(result.statuses).some((status) => !status.startsWith('2'))) {
-      throw new Error(`${name} answered ${JSON.stringify(result.statuses)}: not a working chat path`);
+      throw new Error(`${name} answered ${JSON.stringify(result.statuses)}: not a working ${operation.path} path`);
     }
     answered += result.allRequests;
   }
@@ -106,11 +109,11 @@ async function main(): Promise<void> {
     process.stderr.write(`bench-instructions: ${warmupRequests} requests to warm up, then at least ${countedRequests} counted, ${connections} connections each ...\n`);
     // Both at once: callgrind counts instructions, which sharing the machine does not change.
     const [bare, chat] = await Promise.all([
-      count('bare-proxy', proxy.pid, { url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`, headers: PLAIN_HEADERS, body: CHAT_BODY, connections }, outDir),
-      count('gw-server', gw.pid, { url: `http://127.0.0.1:${gw.port}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort), body: CHAT_BODY, connections }, outDir),
+      count('bare-proxy', proxy.pid, { url: `http://127.0.0.1:${proxy.port}${operation.path}`, headers: PLAIN_HEADERS, body: operation.body, connections }, outDir),
+      count('gw-server', gw.pid, { url: `http://127.0.0.1:${gw.port}${operation.path}`, headers: gwHeaders(adminKey, upstreamPort), body: operation.body, connections }, outDir),
     ]);
     const k = (n: number) => `${(n / 1000).toFixed(0)}k`;
-    console.log(`\ntarget      requests  instructions/request: main thread  all threads`);
+    console.log(`\n${operation.path}\ntarget      requests  instructions/request: main thread  all threads`);
     console.log(`bare proxy  ${String(bare.requests).padEnd(8)}  ${k(bare.main).padStart(33)}  ${k(bare.all).padStart(11)}`);
     console.log(`gw          ${String(chat.requests).padEnd(8)}  ${k(chat.main).padStart(33)}  ${k(chat.all).padStart(11)}`);
     console.log(`\nbare proxy / gw, main thread: ${((100 * bare.main) / chat.main).toFixed(1)}%  all threads: ${((100 * bare.all) / chat.all).toFixed(1)}%`);

@@ -9,8 +9,8 @@
  *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).
  *   BENCH_ROUNDS (1): repeat the whole sequence and keep each target's best round, which
  *   tames a machine that other work keeps busy (rounds interleave, so all targets see it alike).
- *   BENCH_PROFILE=1 records a CPU profile of the gw process during each of its runs
- *   (data/bench-profile/gw-<connections>.cpuprofile) and prints its top costs; BENCH_PROFILE=alloc
+ *   BENCH_PROFILE=1 records a CPU profile of the gw process during each row it serves
+ *   (data/bench-profile/<row>-<connections>.cpuprofile, e.g. gw-embeddings-4) and prints its top costs; BENCH_PROFILE=alloc
  *   records sampled allocations instead (.heapprofile), for what keeps the garbage collector busy.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -123,7 +123,8 @@ async function main(): Promise<void> {
         for (const target of targets) {
           const key = `${target.name}@${connections}`;
           process.stderr.write(`bench: round ${round}/${rounds}, ${target.name}, ${connections} connections, ${warmupSeconds}s warm-up + ${seconds}s ...\n`);
-          const profiled = profile && target.name === 'gw' && round === rounds;
+          // Every row gw serves gets its own profile (gw, gw embeddings, ...), named after the row.
+          const profiled = profile && target.server === gw.child && round === rounds;
           if (profiled) await profiler(gw.child, { profile: 'start' });
           const cpuBefore = await cpuMicros(target.server);
           const { url, headers } = target;
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
           if (target.server === gw.child) gwRequests += result.allRequests;
           if (profiled) {
             mkdirSync(profileDir, { recursive: true });
-            const file = path.join(profileDir, `gw-${connections}.${profileKind}`);
+            const file = path.join(profileDir, `${target.name.replaceAll(' ', '-')}-${connections}.${profileKind}`);
             await profiler(gw.child, { profile: 'stop', file });
             profiles.push(file);
           }

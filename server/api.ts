@@ -12,6 +12,7 @@ import { ApiError, UnauthorizedError } from './errors.js';
 import { errorFormatOf, inErrorFormat } from './protocol-errors.js';
 import { speedUpRouter } from './router-speedups.js';
 import { sendJson, sendText } from './respond.js';
+import { JsonText } from '../store/json-column.js';
 import type { Services } from './services.js';
 import { toValidationError } from './validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
@@ -252,7 +253,7 @@ export function assertResponseMatchesSpec(api: OpenAPIBackend, c: Context, statu
   if (body === undefined && declared && !declared.content) return;
   // A page (text/html) is checked for being text; openapi-backend validates JSON bodies only.
   if (typeof body === 'string' && declared?.content && Object.keys(declared.content).every((type) => type.startsWith('text/'))) return;
-  const result = api.validateResponse(body, c.operation, status);
+  const result = api.validateResponse(body instanceof JsonText ? body.toJSON() : body, c.operation, status);
   if (result.errors?.length) {
     const detail = result.errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     throw new ApiError(500, 'response_validation_failed', `${c.operation.operationId} answered ${status} off-spec: ${detail}`, 'api_error');

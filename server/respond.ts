@@ -1,11 +1,13 @@
 import type { ServerResponse } from 'node:http';
+import { JsonText } from '../store/json-column.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const payload = body === undefined ? '' : JSON.stringify(body);
+  // A body already in JSON (an upstream's embeddings answer, forwarded as it came) is sent as it is.
+  const payload = body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.statusCode = status;
   if (payload && !res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');

@@ -7,7 +7,9 @@
  * A failing backend or embedding call never fails the request: it is logged and counted a miss.
  */
 import type { Logger } from '../../server/logger.js';
+import { JsonText } from '../../store/json-column.js';
 import type { GatewayAnswer } from '../providers/types.js';
+import { readWireEmbeddingList } from '../providers/wire-embedding-list.js';
 import type { CacheSettings } from '../routing/config-node.js';
 import type { CacheBackend } from './cache-backend.js';
 import { semanticScopeKey, simpleCacheKey, type CacheScope } from './cache-key.js';
@@ -40,6 +42,12 @@ export interface CacheTicket {
 
 const noStore = async (): Promise<void> => undefined;
 
+/** A stored answer; an embeddings list stays the text it was stored as, answered byte for byte. */
+function cachedAnswer(text: string, scope: CacheScope): GatewayAnswer {
+  if (scope.operation === 'embeddings') return readWireEmbeddingList(text) ?? (JSON.parse(text) as GatewayAnswer);
+  return JSON.parse(text) as GatewayAnswer;
+}
+
 export class ResponseCache {
   constructor(
     private readonly backend: CacheBackend,
@@ -56,18 +64,18 @@ export class ResponseCache {
 
     if (!input.forceRefresh) {
       const cached = await this.backend.get(key).catch((error: Error) => this.warn('cache read failed', error));
-      if (cached !== undefined) return { status: 'HIT', hit: JSON.parse(cached) as GatewayAnswer, store: noStore };
+      if (cached !== undefined) return { status: 'HIT', hit: cachedAnswer(cached, input.scope), store: noStore };
       if (semantic && this.semantic) {
         const threshold = settings.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
         const match = await this.semantic.find(semantic.scope, semantic.vector, threshold).catch((error: Error) => this.warn('semantic cache read failed', error));
-        if (match) return { status: 'SEMANTIC HIT', hit: JSON.parse(match.response) as GatewayAnswer, store: noStore };
+        if (match) return { status: 'SEMANTIC HIT', hit: cachedAnswer(match.response, input.scope), store: noStore };
       }
     }
 
     return {
       status: input.forceRefresh ? 'REFRESH' : 'MISS',
       store: async (completion) => {
-        const text = JSON.stringify(completion);
+        const text = completion instanceof JsonText ? completion.text : JSON.stringify(completion);
         // Registered before the first await, so SemanticStore.idle() covers it as soon as store() is called.
         if (semantic) this.semantic?.save(semantic.scope, input.scope.organisationId, semantic.vector, text, maxAge);
         await this.backend.set(key, text, maxAge).catch((error: Error) => this.warn('cache write failed', error));

@@ -9,6 +9,8 @@ import type { RequestLogEntry } from '../request-log.js';
 import type { ChatState } from './chat-state.js';
 import { servingProvider } from './respond.js';
 import { remoteParentOf } from '../telemetry/trace-context.js';
+import { loggedEmbeddingList } from '../providers/wire-embedding-list.js';
+import { isChatCompletion } from './upstream-answer.js';
 
 /** Request headers as the log keeps them: one string each. */
 export function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -34,6 +36,13 @@ function parentSpanOf(state: ChatState): string | null {
   const given = state.headers?.parentSpanId ?? state.call.trace?.parentSpanId;
   if (given) return given;
   return state.call.req.headers.traceparent === undefined ? null : (remoteParentOf(state.call.req.headers)?.spanId ?? null);
+}
+
+/** The answer as logged: a chat completion whole, an embeddings list without its vectors. */
+function loggedAnswer(state: ChatState): unknown {
+  const answer = state.completion;
+  if (!answer) return null;
+  return isChatCompletion(answer) ? answer : loggedEmbeddingList(answer);
 }
 
 export function chatLogEntry(state: ChatState): RequestLogEntry {
@@ -75,7 +84,7 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     metadata: headers?.metadata ?? {},
     request_headers: flatHeaders(call.req.headers),
     request_body: state.request,
-    response_body: state.completion ?? null,
+    response_body: loggedAnswer(state),
     error: state.error ? { code: state.error.code, message: state.error.message, type: state.error.type } : null,
     guardrail_results: state.hookResults ? [...state.hookResults.before_request_hooks, ...state.hookResults.after_request_hooks] : null,
     upstream_ms: state.upstreamMs ?? 0,

@@ -11,20 +11,21 @@ import { assertTranslatable, nativeRequestOf } from './text-completion.js';
 
 export interface TargetWire {
   build(context: ChatContext): Promise<UpstreamRequest> | UpstreamRequest;
-  parse(body: unknown, context: ChatContext): GatewayAnswer;
+  /** Maps a 2xx answer's JSON text (a SyntaxError when it is not JSON). */
+  read(text: string, context: ChatContext): GatewayAnswer;
   translator(context: ChatContext): StreamTranslator;
 }
 
 function chatWire(adapter: ProviderAdapter): TargetWire {
   return {
     build: (context) => adapter.buildChatRequest(context),
-    parse: (body, context) => adapter.parseChatResponse(body, context),
+    read: (text, context) => adapter.parseChatResponse(JSON.parse(text), context),
     translator: (context) => adapter.createStreamTranslator(context),
   };
 }
 
 function embeddingsWire(adapter: ProviderAdapter): TargetWire {
-  const { buildEmbeddingRequest, parseEmbeddingResponse } = adapter;
+  const { buildEmbeddingRequest, parseEmbeddingResponse, forwardEmbeddingResponse } = adapter;
   if (!buildEmbeddingRequest || !parseEmbeddingResponse) {
     throw new ValidationError(`${adapter.name} has no embeddings endpoint in gw; use an embeddings provider (openai, azure-openai, google, vertex-ai, bedrock, cohere or an OpenAI-compatible host)`, 'model', 'embeddings_unsupported');
   }
@@ -32,7 +33,8 @@ function embeddingsWire(adapter: ProviderAdapter): TargetWire {
   const embedding = (context: ChatContext) => ({ target: context.target, request: context.request as unknown as EmbeddingRequest });
   return {
     build: (context) => buildEmbeddingRequest.call(adapter, embedding(context)),
-    parse: (body, context) => parseEmbeddingResponse.call(adapter, body, embedding(context)),
+    // An answer gw can forward as it came skips parsing its vectors (wire-embedding-list.ts).
+    read: (text, context) => forwardEmbeddingResponse?.call(adapter, text, embedding(context)) ?? parseEmbeddingResponse.call(adapter, JSON.parse(text), embedding(context)),
     translator: () => {
       throw new ValidationError('embeddings are not streamed', 'stream');
     },
@@ -51,7 +53,7 @@ export function wireFor(origin: ChatOrigin, adapter: ProviderAdapter): TargetWir
   const native = (context: ChatContext) => ({ ...context, request: nativeRequestOf(legacy, context.request as unknown as Record<string, unknown>) });
   return {
     build: (context) => buildTextCompletionRequest.call(adapter, native(context)),
-    parse: (body, context) => parseTextCompletionResponse.call(adapter, body, native(context)),
+    read: (text, context) => parseTextCompletionResponse.call(adapter, JSON.parse(text), native(context)),
     translator: (context) => createTextCompletionStreamTranslator.call(adapter, native(context)),
   };
 }

@@ -9,7 +9,7 @@ import { JsonText } from '../../store/json-column.js';
  */
 export function capBody(body: unknown, maxBytes: number, secrets?: RequestSecrets): unknown {
   if (body === null || body === undefined) return null;
-  let text = JSON.stringify(body);
+  let text = body instanceof JsonText ? body.text : JSON.stringify(body);
   if (text === undefined) return null;
   if (secrets && !secrets.empty) text = secrets.text(text);
   // UTF-8 needs at most 3 bytes per UTF-16 unit: short texts need no exact count.

@@ -137,6 +137,11 @@ export interface ProviderAdapter {
   /** Maps a 2xx embeddings answer to an OpenAI list of float vectors, in input order. */
   parseEmbeddingResponse?(body: unknown, context: EmbeddingContext): EmbeddingList;
   /**
+   * An OpenAI-wire answer that needs no change, kept as the JSON text it came in (answered, cached
+   * and logged without parsing its vectors); undefined sends it through parseEmbeddingResponse.
+   */
+  forwardEmbeddingResponse?(text: string, context: EmbeddingContext): EmbeddingList | undefined;
+  /**
    * The provider's own legacy completions endpoint (OpenAI wire). Its answers are read as chat
    * completions (text as the message content), so the rest of the pipeline stays chat-shaped.
    */

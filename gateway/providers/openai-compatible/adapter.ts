@@ -19,6 +19,7 @@ import type {
   UpstreamRequest,
 } from '../types.js';
 import { embeddingBody, normalizeEmbeddingList } from './embeddings.js';
+import { readWireEmbeddingList } from '../wire-embedding-list.js';
 import { textChunkToChat, textCompletionBody, textCompletionToChat } from './text-completion.js';
 import { normalizeCompletion } from './normalize.js';
 import { openAiCompatibleBody, type BodyRules } from './request-body.js';
@@ -139,6 +140,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
     },
 
     parseEmbeddingResponse: (body, context) => normalizeEmbeddingList(body, context.request.model),
+    forwardEmbeddingResponse: (text) => readWireEmbeddingList(text),
 
     buildTextCompletionRequest(context: TextCompletionContext): UpstreamRequest {
       const body = textCompletionBody(context.request, context.stream, rules);
