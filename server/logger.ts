@@ -1,7 +1,51 @@
-import { pino, type Logger } from 'pino';
+import { writeSync } from 'node:fs';
+import { destination, pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
 export function createLogger(level: string): Logger {
-  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
+  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, standardOutput());
+}
+
+let shared: DestinationStream | undefined;
+
+/**
+ * Standard output for every logger of the process, asynchronous like pino's own default (a slow
+ * reader never stalls the event loop), but the lines of one event-loop turn leave in one write.
+ * With a request log line per gateway call, a write per line cost about 5% of the chat path's CPU
+ * (`BENCH_PROFILE=1`, docs/performance.md). Lines still held when the process exits are written
+ * synchronously then, as pino does with what its stream holds.
+ */
+function standardOutput(): DestinationStream {
+  if (shared) return shared;
+  const fd = process.stdout.fd || 1;
+  const out = destination({ dest: fd, sync: false });
+  let held: string[] = [];
+  let scheduled = false;
+  const handOver = () => {
+    scheduled = false;
+    if (!held.length) return;
+    const lines = held.length === 1 ? held[0]! : held.join('');
+    held = [];
+    out.write(lines);
+  };
+  // After what the stream already holds (pino flushes it on exit too; a second flush writes nothing).
+  process.once('exit', () => {
+    try {
+      out.flushSync();
+      if (held.length) writeSync(fd, held.join(''));
+    } catch {
+      // Nothing more can be done for standard output while exiting.
+    }
+  });
+  shared = {
+    write(line: string) {
+      held.push(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(handOver);
+      }
+    },
+  };
+  return shared;
 }
