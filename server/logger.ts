@@ -9,12 +9,15 @@ export function createLogger(level: string): Logger {
 
 let shared: DestinationStream | undefined;
 
+/** How long a line may wait for others to leave with it. */
+const HOLD_MS = 10;
+
 /**
  * Standard output for every logger of the process, asynchronous like pino's own default (a slow
- * reader never stalls the event loop), but the lines of one event-loop turn leave in one write.
- * With a request log line per gateway call, a write per line cost about 5% of the chat path's CPU
- * (`BENCH_PROFILE=1`, docs/performance.md). Lines still held when the process exits are written
- * synchronously then, as pino does with what its stream holds.
+ * reader never stalls the event loop), but the lines of up to HOLD_MS leave in one write. With a
+ * request log line per gateway call, a write per line cost 5-9% of the chat path's event-loop
+ * time (`BENCH_PROFILE=1`, docs/performance.md). Lines still held when the process exits are
+ * written synchronously then, as pino does with what its stream holds.
  */
 function standardOutput(): DestinationStream {
   if (shared) return shared;
@@ -43,7 +46,8 @@ function standardOutput(): DestinationStream {
       held.push(line);
       if (!scheduled) {
         scheduled = true;
-        setImmediate(handOver);
+        // Unreferenced: an otherwise finished process exits at once, and the exit hook writes what is held.
+        setTimeout(handOver, HOLD_MS).unref();
       }
     },
   };

@@ -12,7 +12,7 @@ function run(script: string): string {
   return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { encoding: 'utf8' });
 }
 
-describe('standard output logger (lines of one turn leave in one write)', () => {
+describe('standard output logger (lines held briefly, written together)', () => {
   it('writes every line, in order, when the process exits in the turn that logged them', () => {
     const output = run(`for (let i = 0; i < 200; i++) log.info({ i }, 'line'); log.error('last'); process.exit(0);`);
     const lines = output.trim().split('\n').map((line) => JSON.parse(line) as { i?: number; msg: string });
