@@ -84,6 +84,7 @@ export function operationRunner(api: OpenAPIBackend, operation: Operation): HotO
       request: { method: operation.method, path: operation.path, headers, query: {}, params, cookies: {}, requestBody: body },
     } as unknown as Context;
 
+    // Each scheme's result, then `authorized`: the object openapi-backend hands the handlers as c.security.
     const results: Record<string, unknown> = {};
     for (const name of schemes) {
       try {
@@ -93,7 +94,8 @@ export function operationRunner(api: OpenAPIBackend, operation: Operation): HotO
       }
     }
     const authorized = requirements.some((requirement) => Object.keys(requirement).every((name) => passed(results[name])));
-    c.security = { ...results, authorized };
+    results.authorized = authorized;
+    c.security = results as Context['security'];
     await postSecurityHandler(c, call);
     if (!authorized && requirements.length > 0) {
       await unauthorizedHandler(c, call);

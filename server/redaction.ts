@@ -87,6 +87,8 @@ function collectStrings(value: unknown, found: Set<string> | undefined): void {
 /** The secrets one request carries, and the masking of anything derived from that request. */
 export class RequestSecrets {
   private readonly values: string[];
+  /** Each value's JSON-escaped form where it differs (a quote or backslash in a key), worked out once. */
+  private readonly escapedValues: Array<string | undefined>;
   private readonly maskedHeaders: Record<string, string>;
 
   /**
@@ -94,11 +96,13 @@ export class RequestSecrets {
    * @param maskedNames header names the operator masks organisation-wide (lower-case)
    */
   constructor(headers: Readonly<Record<string, HeaderValue>>, maskedNames: Iterable<string> = []) {
-    const sensitive = new Set([...maskedNames, ...namesIn(text(headers['x-gw-sensitive-headers']))]);
+    // Every logged request builds one of these: the operator's set is used as it is unless the request names more.
+    const named = namesIn(text(headers['x-gw-sensitive-headers']));
+    const sensitive: ReadonlySet<string> = named.length === 0 && maskedNames instanceof Set ? maskedNames : new Set([...maskedNames, ...named]);
     const found = new Set<string>();
     this.maskedHeaders = {};
-    for (const [name, raw] of Object.entries(headers)) {
-      const value = text(raw);
+    for (const name of Object.keys(headers)) {
+      const value = text(headers[name]);
       if (value === undefined) continue;
       const lower = name.toLowerCase();
       if (isCredentialHeader(lower) || sensitive.has(lower)) {
@@ -114,6 +118,10 @@ export class RequestSecrets {
     }
     // Longest first, so a value that contains another is masked whole.
     this.values = [...found].filter((value) => value.length >= MIN_SCRUBBED_LENGTH && !value.startsWith(HASHED)).sort((a, b) => b.length - a.length);
+    this.escapedValues = this.values.map((value) => {
+      const escaped = JSON.stringify(value).slice(1, -1);
+      return escaped === value ? undefined : escaped;
+    });
   }
 
   /** The headers with credentials and sensitive values hashed, and an inline config's secrets redacted. */
@@ -131,10 +139,11 @@ export class RequestSecrets {
    */
   text(value: string): string {
     let out = value;
-    for (const secret of this.values) {
+    for (let i = 0; i < this.values.length; i++) {
+      const secret = this.values[i]!;
       if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-      const escaped = JSON.stringify(secret).slice(1, -1);
-      if (escaped !== secret && out.includes(escaped)) out = out.split(escaped).join(REDACTED);
+      const escaped = this.escapedValues[i];
+      if (escaped !== undefined && out.includes(escaped)) out = out.split(escaped).join(REDACTED);
     }
     return out;
   }

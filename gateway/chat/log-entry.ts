@@ -15,7 +15,10 @@ import { isChatCompletion } from './upstream-answer.js';
 /** Request headers as the log keeps them: one string each. */
 export function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
   return out;
 }
 

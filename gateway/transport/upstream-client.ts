@@ -29,7 +29,16 @@ export interface SendOptions {
   customHost: boolean;
   /** Connect through the DNS-guarded agent (an untrusted custom host). */
   guarded: boolean;
-  signal: AbortSignal | EventEmitter;
+  signal: AbortSignal | EventEmitter | EmitterSignal;
+}
+
+/** An abort signal in emitter form without the rest of EventEmitter (UpstreamAttempt). */
+export interface EmitterSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  on(event: 'abort', listener: () => void): unknown;
+  once(event: 'abort', listener: () => void): unknown;
+  removeListener(event: 'abort', listener: () => void): unknown;
 }
 
 /** What the transport sends: a provider request, or a pass-through whose body streams from the client as it arrives (or was read whole to be signed). */
@@ -62,7 +71,8 @@ export class UpstreamClient {
       method: upstream.method,
       headers: upstream.headers,
       body: upstream.body,
-      signal: options.signal,
+      // undici reads an emitter signal through on/once/removeListener and `aborted`/`reason` only.
+      signal: options.signal as AbortSignal | EventEmitter,
     });
   }
 
