@@ -76,7 +76,13 @@ export class NativeBatchRunner {
       const changed = await this.mirror(batch, remote);
       const current = (await this.batches.getById(batch.id))!;
       const remoteStatus = String(remote.status);
-      if (current.status === 'cancelling' && CANCELLABLE.has(remoteStatus)) await this.forwardCancel(current);
+      if (current.status === 'cancelling' && CANCELLABLE.has(remoteStatus)) {
+        // The cancel request may have reached the provider between this poll's read and now: a refusal here is not the batch's failure.
+        await this.forwardCancel(current).catch((error: unknown) => {
+          if (!(error instanceof ProviderCallError)) throw error;
+          this.services.logger.warn({ batch: batch.id, err: error.message }, 'native batch: cancel not forwarded; the next poll tries again');
+        });
+      }
       if (TERMINAL.has(remoteStatus)) {
         await this.finish(current, remote, remoteStatus as keyof typeof ENDED_AT);
         return;
@@ -133,18 +139,20 @@ export class NativeBatchRunner {
     const counts = countsOf(remote);
     if (counts && (counts.total !== batch.total || counts.completed !== batch.completed || counts.failed !== batch.failed)) Object.assign(patch, counts);
     const errors = errorsOf(remote);
-    if (errors) patch.errors = errors;
+    if (errors && JSON.stringify(errors) !== JSON.stringify(batch.errors)) patch.errors = errors;
     for (const field of TIME_FIELDS) {
       const at = msOf(remote[field]);
       if (at !== undefined && batch[field] === null) patch[field] = at;
     }
-    if (Object.keys(patch).length > 0) await this.batches.update(batch.id, patch);
     const status = String(remote.status);
+    const changed = Object.keys(patch).length > 0;
     let moved = false;
     if (status !== batch.status && (status === 'in_progress' || status === 'finalizing' || status === 'cancelling')) {
+      // Status and counts in one write, so a reader never sees one without the other; a cancel asked in gw keeps its status.
       const at = status === 'in_progress' ? 'in_progress_at' : status === 'finalizing' ? 'finalizing_at' : 'cancelling_at';
-      moved = await this.batches.update(batch.id, { status, [at]: patch[at] ?? batch[at] ?? this.services.now() }, RUNNING_FROM);
+      moved = await this.batches.update(batch.id, { ...patch, status, [at]: patch[at] ?? batch[at] ?? this.services.now() }, RUNNING_FROM);
     }
+    if (!moved && changed) await this.batches.update(batch.id, patch);
     return moved || 'total' in patch;
   }
 
