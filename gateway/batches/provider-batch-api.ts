@@ -27,8 +27,18 @@ export class ProviderCallError extends Error {
   }
 }
 
+async function readJson(response: Dispatcher.ResponseData, count: (bytes: number) => void, what: string): Promise<Record<string, unknown>> {
+  const text = await response.body.text();
+  count(Buffer.byteLength(text));
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new ProviderCallError(`The provider's answer to ${what} is not JSON`, 'provider_error', false);
+  }
+}
+
 interface Body {
-  content: string | Readable;
+  content?: string | Readable;
   headers: Record<string, string>;
   bytes: number;
 }
@@ -49,17 +59,10 @@ export class ProviderBatchApi {
 
   /** A JSON call (`POST /batches`, `GET /batches/{id}`, ...): the parsed answer. */
   async json(batch: BatchRecord, method: 'GET' | 'POST', path: string, body?: object): Promise<Record<string, unknown>> {
-    const payload = body === undefined ? undefined : { content: JSON.stringify(body), headers: { 'content-type': 'application/json' }, bytes: 0 };
-    if (payload) payload.bytes = Buffer.byteLength(payload.content as string);
-    return this.send(batch, method, path, payload, this.timeouts.callMs, async (response, count) => {
-      const text = await response.body.text();
-      count(Buffer.byteLength(text));
-      try {
-        return JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        throw new ProviderCallError(`The provider's answer to ${method} ${path} is not JSON`, 'provider_error', false);
-      }
-    });
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const payload: Body = { content: text, headers: { accept: 'application/json' }, bytes: text === undefined ? 0 : Buffer.byteLength(text) };
+    if (text !== undefined) payload.headers['content-type'] = 'application/json';
+    return this.send(batch, method, path, payload, this.timeouts.callMs, (response, count) => readJson(response, count, `${method} ${path}`));
   }
 
   /** Uploads a gw file to the provider as `purpose: batch` (multipart, streamed); the provider's file id. */
@@ -79,11 +82,7 @@ export class ProviderBatchApi {
     }
     const bytes = head.length + file.bytes + tail.length;
     const body = { content: Readable.from(parts()), headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(bytes) }, bytes };
-    const answer = await this.send(batch, 'POST', '/files', body, this.timeouts.transferMs, async (response, count) => {
-      const text = await response.body.text();
-      count(Buffer.byteLength(text));
-      return JSON.parse(text) as Record<string, unknown>;
-    });
+    const answer = await this.send(batch, 'POST', '/files', body, this.timeouts.transferMs, (response, count) => readJson(response, count, 'POST /files'));
     if (typeof answer.id !== 'string') throw new ProviderCallError('The provider answered the file upload without a file id', 'provider_error', false);
     return answer.id;
   }
@@ -140,7 +139,7 @@ export class ProviderBatchApi {
       let response: Dispatcher.ResponseData;
       try {
         response = await services.upstreams.send(
-          { method, url: upstream.url, headers: { accept: 'application/json', ...body?.headers, ...upstream.headers }, body: body?.content },
+          { method, url: upstream.url, headers: { ...body?.headers, ...upstream.headers }, body: body?.content },
           { provider: target.target.provider, customHost: target.target.customHost !== undefined, guarded: target.guarded, signal: AbortSignal.timeout(timeoutMs) },
         );
       } catch (error) {

@@ -193,6 +193,9 @@ for (const engine of fullEngines()) {
 
       const refused = await app.http.post('/v1/providers').set(admin).send({ name: `${slug}-x`, ai_provider_id: 'openai', key: 'sk-provider', configurations: { batch_mode: 'sometimes' } });
       assert.equal(refused.status, 400);
+      const noBatchApi = await app.http.post('/v1/providers').set(admin).send({ name: `${slug}-y`, ai_provider_id: 'anthropic', key: 'sk-provider', configurations: { batch_mode: 'native' } });
+      assert.equal(noBatchApi.status, 400);
+      assert.equal(noBatchApi.body.error.param, 'configurations.batch_mode');
 
       const azure = gwClient(app, { 'x-gw-provider': 'azure-openai', 'x-gw-batch-mode': 'native', 'x-gw-cloud1-resource-name': 'res', 'x-gw-cloud1-deployment-id': 'dep', 'x-gw-cloud1-api-version': '2024-10-21' });
       const azureBatch = await azure.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
