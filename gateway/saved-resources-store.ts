@@ -153,6 +153,7 @@ export class StoreSavedResources implements SavedResources {
       integration_id: record.integration_id,
       target: { ...targetFromFields(record.ai_provider_id, fields), pricingMultiplier: integration?.pricing_adjustments.multiplier ?? 1 },
       pricing_multiplier: integration?.pricing_adjustments.multiplier ?? 1,
+      batch_mode: fields.batch_mode === 'native' ? 'native' : 'gateway',
       models,
     };
     const mappings = [...(integration?.secret_mappings ?? []), ...record.secret_mappings] as unknown as SecretMapping[];

@@ -15,6 +15,8 @@ export interface SavedProvider {
   target: ProviderTarget;
   /** Integration pricing multiplier (1 when none). */
   pricing_multiplier: number;
+  /** `configurations.batch_mode` (the provider's, else its integration's): `native` hands batches to the provider's batch API. */
+  batch_mode?: 'gateway' | 'native';
   /** Per-model settings from the integration: custom headers and custom host. */
   models: Record<string, { custom_headers?: Record<string, string>; custom_host?: string }>;
 }

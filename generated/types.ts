@@ -831,8 +831,8 @@ export interface paths {
         get: operations["listBatches"];
         put?: never;
         /**
-         * Create a batch from a JSONL file of requests; gw runs each line through its own pipeline in the background.
-         * @description The request's gateway headers (x-gw-provider, x-gw-config, x-gw-metadata, a provider key in Authorization, ...) are kept, sealed, and every line runs as a request sent with them would, under the creator's key: its limits, guardrails, routing, cache and logs.
+         * Create a batch from a JSONL file of requests; gw runs each line through its own pipeline in the background, or hands the file to the provider's own batch API.
+         * @description The request's gateway headers (x-gw-provider, x-gw-config, x-gw-metadata, a provider key in Authorization, ...) are kept, sealed, and every line runs as a request sent with them would, under the creator's key: its limits, guardrails, routing, cache and logs. In `native` mode (x-gw-batch-mode, or the saved provider's `configurations.batch_mode`) gw instead uploads the file to the provider, creates the provider's batch, mirrors its status and request counts, and copies its output and error files into gw files when it ends; each provider call is one request log entry (endpoint `proxy`).
          */
         post: operations["createBatch"];
         delete?: never;
@@ -867,7 +867,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a batch; lines not started are not run, and the output and error files hold what ran. */
+        /** Cancel a batch; lines not started are not run, and the output and error files hold what ran. A native batch's cancel is forwarded to the provider. */
         post: operations["cancelBatch"];
         delete?: never;
         options?: never;
@@ -3651,6 +3651,11 @@ export interface components {
         AuthType: "apiKey" | "oauthClientCredentials" | "wif" | "entraFederated" | "workload";
         /** @description OpenAI's batch object, plus gw's `internal_output_file_id`. */
         Batch: {
+            /**
+             * @description `gateway`: gw runs each line. `native`: the provider's own batch API runs the file, and gw mirrors it.
+             * @enum {string}
+             */
+            batch_mode?: "gateway" | "native";
             cancelled_at?: number | null;
             cancelling_at?: number | null;
             completed_at?: number | null;
@@ -3683,6 +3688,8 @@ export interface components {
             /** @enum {string} */
             object: "batch";
             output_file_id?: string | null;
+            /** @description A native batch's id at the provider, once gw created it there. */
+            provider_batch_id?: string | null;
             request_counts: {
                 completed: number;
                 failed: number;
@@ -4053,7 +4060,7 @@ export interface components {
             /** @enum {string} */
             completion_window: "24h";
             /**
-             * @description Every line's `url`. gw runs `/v1/chat/completions` lines; lines of an endpoint gw does not run yet fail one by one into the error file, saying so.
+             * @description Every line's `url`. gw runs lines of each of these endpoints; a native batch passes the endpoint to the provider (to azure-openai without its `/v1`, as Azure names it).
              * @enum {string}
              */
             endpoint: "/v1/chat/completions" | "/v1/embeddings" | "/v1/completions" | "/v1/responses";
@@ -4313,6 +4320,11 @@ export interface components {
         CredentialConfigurations: components["schemas"]["CloudFields"] & {
             azure_workload_client_id?: string;
             azure_workload_tenant_id?: string;
+            /**
+             * @description How `/v1/batches` created through this provider run: `gateway` (default, each line through gw's pipeline) or `native` (handed to the provider's own batch API; only providers whose batch API gw speaks: openai, azure-openai, groq). A provider's own value wins over its integration's; a create request's x-gw-batch-mode wins over both.
+             * @enum {string}
+             */
+            batch_mode?: "gateway" | "native";
             oauth_client_id?: string;
             /** @description Secret; encrypted at rest and masked in responses. */
             oauth_client_secret?: string;
@@ -7013,6 +7025,8 @@ export interface components {
         AfterId: string;
         ApiKeyId: string;
         BatchIdPath: string;
+        /** @description How a batch runs: `gateway` (each line through gw's pipeline) or `native` (the input file is handed to the provider's own batch API). Absent: the saved provider's `configurations.batch_mode`, else `gateway`. Native needs one provider (x-gw-provider, a saved provider or a custom host; not a config) whose batch API gw speaks (openai, azure-openai, groq, or any of them at a custom host); any other answers 400. */
+        BatchMode: "gateway" | "native";
         CacheForceRefresh: "true" | "false";
         CacheNamespace: string;
         /** @description Only requests with this cache outcome. */
@@ -9294,6 +9308,8 @@ export interface operations {
                 traceparent?: components["parameters"]["Traceparent"];
                 /** @description Google Vertex AI request type. */
                 "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
+                /** @description How a batch runs: `gateway` (each line through gw's pipeline) or `native` (the input file is handed to the provider's own batch API). Absent: the saved provider's `configurations.batch_mode`, else `gateway`. Native needs one provider (x-gw-provider, a saved provider or a custom host; not a config) whose batch API gw speaks (openai, azure-openai, groq, or any of them at a custom host); any other answers 400. */
+                "x-gw-batch-mode"?: components["parameters"]["BatchMode"];
                 "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
                 "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description Azure OpenAI API version. */

@@ -87,6 +87,8 @@ export interface Config {
   filesMaxBytes: number;
   /** Lines of one batch sent at once by one worker (docs/files-and-batches.md). */
   batchConcurrency: number;
+  /** Native batches: the first and longest wait between polls of the provider's batch (docs/files-and-batches.md). */
+  batchPollMs: { min: number; max: number };
   /** Assistant runs (docs/assistants.md): how long an instance holds a run in a turn before another may decide it died. */
   runLeaseMs: number;
 }
@@ -329,6 +331,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       captureBodies: boolean(env, 'GW_TRACES_CAPTURE_BODIES', false),
     }),
     batchConcurrency: integer(env, 'GW_BATCH_CONCURRENCY', 8, 1, 256),
+    batchPollMs: Object.freeze({ min: integer(env, 'GW_BATCH_POLL_MS', 5000, 1, 3_600_000), max: integer(env, 'GW_BATCH_POLL_MAX_MS', 300_000, 1, 86_400_000) }),
     runLeaseMs: integer(env, 'GW_RUN_LEASE_SECONDS', 30, 1, 3600) * 1000,
     filesMaxBytes: integer(env, 'GW_FILES_MAX_BYTES', 512 * 1024 * 1024, 1, 2 ** 40),
     jobs: Object.freeze({

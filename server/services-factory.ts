@@ -56,6 +56,7 @@ import { FilesRepository } from '../store/repositories/files.js';
 import { BatchesRepository } from '../store/repositories/batches.js';
 import { BATCH_JOB, BatchRunner } from '../gateway/batches/batch-runner.js';
 import { Batches } from '../gateway/batches/batches.js';
+import { chooseBatchMode } from '../gateway/batches/native-target.js';
 import { INGEST_JOB, VectorStores } from '../gateway/vector-stores/vector-stores.js';
 import { VectorStoresRepository } from '../store/repositories/vector-stores.js';
 import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
@@ -195,9 +196,10 @@ function startBatches(services: Services): Batches {
     concurrency: services.config.batchConcurrency,
     leaseMs: services.config.jobs.leaseMs,
     sliceMs: Math.max(1000, Math.floor(services.config.jobs.leaseMs / 2)),
+    poll: { minMs: services.config.batchPollMs.min, maxMs: Math.max(services.config.batchPollMs.min, services.config.batchPollMs.max) },
   });
-  services.jobs.register<{ batchId: string }>(BATCH_JOB, (payload) => runner.run(payload.batchId), { concurrency: 2 });
-  return new Batches(repository, services.files, services.secrets, runner, services.now);
+  services.jobs.register<{ batchId: string; pollMs?: number }>(BATCH_JOB, (payload) => runner.run(payload.batchId, payload.pollMs), { concurrency: 2 });
+  return new Batches(repository, services.files, services.secrets, runner, services.now, (principal, headers) => chooseBatchMode(services, principal, headers), services.logger);
 }
 
 /** The vector-stores room: file ingestion is a job of the worker room, registered before the queue starts. */

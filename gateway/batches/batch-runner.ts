@@ -5,6 +5,7 @@ import type { Services } from '../../server/services.js';
 import type { BatchesRepository, BatchRecord, BatchStatus, ClaimedLine } from '../../store/repositories/batches.js';
 import { lineCall, type StoredPrincipal } from './line-call.js';
 import { LINE_EXECUTORS } from './line-executors.js';
+import { NativeBatchRunner, type NativePollOptions } from './native-batch.js';
 
 export const BATCH_JOB = 'batches.run';
 
@@ -15,6 +16,8 @@ export interface BatchRunnerOptions {
   leaseMs: number;
   /** One job stops taking lines after this long and hands over to a continuation job (pg-boss bounds a job's run). */
   sliceMs: number;
+  /** Native batches: the first and longest wait between polls of the provider's batch. */
+  poll: NativePollOptions;
 }
 
 const IMPORT_SLICE = 500;
@@ -29,16 +32,22 @@ function requestId(): string {
  * recorded per line, so a job cut short anywhere is picked up by the next job for the batch.
  */
 export class BatchRunner {
+  /** Batches handed to the provider's own batch API. */
+  readonly native: NativeBatchRunner;
+
   constructor(
     private readonly services: Services,
     private readonly batches: BatchesRepository,
     private readonly jobs: JobQueue,
     private readonly options: BatchRunnerOptions,
-  ) {}
+  ) {
+    // A file transfer may take the job's whole lease; past it another instance would take the job over.
+    this.native = new NativeBatchRunner(services, batches, (id, delayMs, pollMs) => this.kick(id, delayMs, pollMs), options.poll, options.leaseMs);
+  }
 
-  /** Schedules a run of the batch (one waits at a time). */
-  kick(batchId: string, delayMs = 0): Promise<void> {
-    return this.jobs.enqueue(BATCH_JOB, { batchId }, { singletonKey: batchId, delayMs });
+  /** Schedules a run of the batch (one waits at a time); `pollMs` is a native batch's current wait between polls. */
+  kick(batchId: string, delayMs = 0, pollMs?: number): Promise<void> {
+    return this.jobs.enqueue(BATCH_JOB, pollMs === undefined ? { batchId } : { batchId, pollMs }, { singletonKey: batchId, delayMs });
   }
 
   /** At start: every batch not finished gets a job, whatever happened to the jobs it had. */
@@ -46,9 +55,10 @@ export class BatchRunner {
     for (const id of await this.batches.unfinishedIds()) await this.kick(id);
   }
 
-  async run(batchId: string): Promise<void> {
+  async run(batchId: string, pollMs?: number): Promise<void> {
     let batch = await this.batches.getById(batchId);
     if (!batch) return;
+    if (batch.batch_mode === 'native') return this.native.run(batch, pollMs);
     if (batch.status === 'validating') {
       await this.importLines(batch);
       batch = (await this.batches.getById(batchId))!;

@@ -7,6 +7,8 @@ import type { BatchesRepository, BatchRecord } from '../../store/repositories/ba
 import type { FileStore } from '../files/file-store.js';
 import type { BatchRunner } from './batch-runner.js';
 import { keptHeaders, storedPrincipal } from './line-call.js';
+import type { BatchMode } from './native-target.js';
+import type { Logger } from '../../server/logger.js';
 
 const COMPLETION_WINDOW_MS = 24 * 3_600_000;
 
@@ -25,6 +27,9 @@ export class Batches {
     private readonly secrets: SecretBox,
     readonly runner: BatchRunner,
     private readonly now: () => number,
+    /** Whether the create request's headers ask for a native batch (refused with 400 when it cannot be one). */
+    private readonly chooseMode: (principal: Principal, headers: IncomingHttpHeaders) => Promise<BatchMode>,
+    private readonly logger: Logger,
   ) {}
 
   async create(principal: Principal, headers: IncomingHttpHeaders, request: CreateBatch): Promise<BatchRecord> {
@@ -33,6 +38,7 @@ export class Batches {
       throw new ValidationError(`input_file_id ${request.input_file_id} is not a file of this workspace`, 'input_file_id', 'file_not_found');
     });
     if (input.purpose !== 'batch') throw new ValidationError(`input_file_id ${input.id} has purpose ${input.purpose}; a batch reads a file uploaded with purpose batch`, 'input_file_id', 'invalid_file_purpose');
+    const mode = await this.chooseMode(principal, headers);
     const now = this.now();
     const record: BatchRecord = {
       id: `batch_${randomBytes(12).toString('hex')}`,
@@ -52,6 +58,9 @@ export class Batches {
       failed: 0,
       principal: JSON.stringify(storedPrincipal(principal)),
       sealed_headers: this.secrets.seal(JSON.stringify(keptHeaders(headers))),
+      batch_mode: mode,
+      provider_input_file_id: null,
+      provider_batch_id: null,
       created_at: now,
       expires_at: now + COMPLETION_WINDOW_MS,
       in_progress_at: null,
@@ -77,12 +86,21 @@ export class Batches {
     return this.batches.list(principal.gatewayWorkspaceId, limit, after);
   }
 
-  /** Lines not started are not run; lines running finish; then the files are written and the batch is cancelled. */
+  /**
+   * Lines not started are not run; lines running finish; then the files are written and the batch is cancelled.
+   * A native batch's cancel goes to the provider at once (polling mirrors the outcome, and sends it again if this try failed).
+   */
   async cancel(principal: Principal, id: string): Promise<BatchRecord> {
     const batch = await this.get(principal, id);
     if (batch.status === 'cancelling' || batch.status === 'cancelled') return batch;
-    const moved = await this.batches.update(id, { status: 'cancelling', cancelling_at: this.now() }, ['validating', 'in_progress']);
+    const from = batch.batch_mode === 'native' ? (['validating', 'in_progress', 'finalizing'] as const) : (['validating', 'in_progress'] as const);
+    const moved = await this.batches.update(id, { status: 'cancelling', cancelling_at: this.now() }, from);
     if (!moved) throw new ConflictError(`Batch ${id} is ${(await this.get(principal, id)).status} and can no longer be cancelled`, 'batch_not_cancellable');
+    if (batch.provider_batch_id) {
+      await this.runner.native.forwardCancel(batch).catch((error: unknown) => {
+        this.logger.warn({ batch: id, err: error instanceof Error ? error.message : String(error) }, 'native batch: cancel not forwarded yet; the next poll sends it');
+      });
+    }
     await this.runner.kick(id);
     return this.get(principal, id);
   }

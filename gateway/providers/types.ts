@@ -158,4 +158,11 @@ export interface ProviderAdapter {
    * the body limit) and passes it in `call.signed` instead of streaming it as it arrives.
    */
   readonly proxySignsBody?: boolean;
+  /**
+   * The provider's own batch API on OpenAI's wire (`/files`, `/batches`, `/batches/{id}`, ...):
+   * the URL and credential headers of a call to `path`. Absent when the provider has none, so a
+   * native batch is refused at create. `endpoint` maps a batch endpoint to the provider's name for it.
+   */
+  buildBatchApiRequest?(target: ProviderTarget, path: string): ProxyUpstream;
+  batchEndpoint?(endpoint: string): string;
 }

@@ -15,6 +15,8 @@ export function batchObject(batch: BatchRecord) {
     output_file_id: batch.output_file_id,
     error_file_id: batch.error_file_id,
     internal_output_file_id: batch.internal_output_file_id,
+    batch_mode: batch.batch_mode,
+    provider_batch_id: batch.provider_batch_id,
     created_at: seconds(batch.created_at)!,
     in_progress_at: seconds(batch.in_progress_at),
     expires_at: seconds(batch.expires_at),

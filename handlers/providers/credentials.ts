@@ -1,3 +1,4 @@
+import { adapterFor } from '../../gateway/providers/index.js';
 import { ValidationError } from '../../server/errors.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import {
@@ -83,7 +84,15 @@ export function sealCredentials(
   const previousSecrets = keepSecrets && previous ? openSecrets(box, previous.secrets) : {};
   const { masked, secrets } = splitSecrets(document, previousSecrets);
   assertAuthFields(aiProvider, authType, withMappedFields(restoreSecrets(masked, secrets), mapped), needsOwnCredential);
+  assertBatchMode(aiProvider, document.configurations);
   return { auth_type: authType, masked_key: masked.key ?? null, configurations: masked.configurations, secrets: sealSecrets(box, secrets) };
+}
+
+/** Native batches need a provider whose batch API gw speaks (docs/files-and-batches.md). */
+function assertBatchMode(aiProvider: string, configurations: Record<string, unknown>): void {
+  if (configurations.batch_mode === 'native' && !adapterFor(aiProvider)?.buildBatchApiRequest) {
+    throw new ValidationError(`${aiProvider} has no batch API gw can hand batches to; batch_mode native is for openai, azure-openai and groq`, 'configurations.batch_mode', 'native_batch_unsupported');
+  }
 }
 
 /** A copy for the checks only, with a placeholder in each field a secret mapping fills. */

@@ -24,6 +24,7 @@ import * as mcp from './160_mcp.js';
 import * as files from './206_files.js';
 import * as deployments from './192_deployments.js';
 import * as batches from './207_batches.js';
+import * as nativeBatches from './208_native_batches.js';
 import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as responses from './255_responses.js';
@@ -79,4 +80,6 @@ export const migrations: Record<string, Knex.Migration> = {
   '280_all_workspace_rollups': allWorkspaceRollups,
   '281_analytics_covering_index': analyticsCoveringIndex,
   '282_week_and_quarter_rollups': weekAndQuarterRollups,
+  // Issue 20: batches handed to a provider's own batch API.
+  '208_native_batches': nativeBatches,
 };

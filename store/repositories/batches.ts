@@ -25,6 +25,10 @@ export interface BatchRecord {
   failed: number;
   principal: string;
   sealed_headers: string;
+  /** `native`: the provider's own batch API runs the file; gw mirrors it (gateway/batches/native-batch.ts). */
+  batch_mode: 'gateway' | 'native';
+  provider_input_file_id: string | null;
+  provider_batch_id: string | null;
   created_at: number;
   expires_at: number;
   in_progress_at: number | null;

@@ -41,6 +41,13 @@ function deploymentProxyUrl(target: ProviderTarget, _base: string, path: string)
   return url.toString();
 }
 
+/** Azure's files and batches live beside the deployments, not below one: `/openai/files?api-version=...`. */
+function batchApiUrl(target: ProviderTarget, _base: string, path: string): string {
+  const url = new URL(`${resourceOrigin(target)}/openai${path}`);
+  url.searchParams.set('api-version', required(target.azure?.apiVersion, 'x-gw-cloud1-api-version'));
+  return url.toString();
+}
+
 export const azureOpenAi = createOpenAiCompatibleAdapter({
   name: 'azure-openai',
   // Only a placeholder for the base check: the URL comes from the cloud1 fields.
@@ -50,4 +57,6 @@ export const azureOpenAi = createOpenAiCompatibleAdapter({
   operationUrl: deploymentUrl,
   modelsUrl: (target) => `${resourceOrigin(target)}/openai/models?api-version=${apiVersion(target)}`,
   proxyUrl: deploymentProxyUrl,
+  // Azure names batch endpoints without the version (`/chat/completions`); lines name the deployment as their model.
+  batchApi: { url: batchApiUrl, endpoint: (endpoint) => endpoint.replace(/^\/v1\//, '/') },
 });

@@ -49,6 +49,8 @@ export interface OpenAiCompatibleOptions {
   modelsUrl?: (target: ProviderTarget, base: string) => string;
   /** Full pass-through URL for a path below /v1 (Azure's deployment URL); default `<base><path>`. */
   proxyUrl?: (target: ProviderTarget, base: string, path: string) => string;
+  /** The host serves OpenAI's files and batches API (native batches); default `<base><path>` for its URLs. */
+  batchApi?: boolean | { url: (target: ProviderTarget, base: string, path: string) => string; endpoint: (endpoint: string) => string };
 }
 
 export interface OpenAiCompatibleAdapter extends ProviderAdapter {
@@ -163,6 +165,17 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
       const base = baseFor(target);
       return { url: options.proxyUrl ? options.proxyUrl(target, base, call.path) : `${base}${call.path}`, headers: { ...target.forwardHeaders, ...authHeaders(target) } };
     },
+
+    ...(options.batchApi
+      ? {
+          buildBatchApiRequest(target: ProviderTarget, path: string): ProxyUpstream {
+            const base = baseFor(target);
+            const url = typeof options.batchApi === 'object' ? options.batchApi.url(target, base, path) : `${base}${path}`;
+            return { url, headers: { ...target.forwardHeaders, ...authHeaders(target) } };
+          },
+          batchEndpoint: typeof options.batchApi === 'object' ? options.batchApi.endpoint : (endpoint: string) => endpoint,
+        }
+      : {}),
 
     parseModelsResponse(body: unknown): ModelList {
       const data = Array.isArray((body as Json | undefined)?.data) ? ((body as Json).data as Json[]) : [];

@@ -10,7 +10,7 @@ function host(options: OpenAiCompatibleOptions) {
   return createOpenAiCompatibleAdapter({ ...options, dropFields: [...PLATFORM_ONLY, ...(options.dropFields ?? [])] });
 }
 
-export const groq = host({ name: 'groq', baseUrl: 'https://api.groq.com/openai/v1', dropFields: ['logit_bias', 'logprobs', 'top_logprobs'] });
+export const groq = host({ name: 'groq', baseUrl: 'https://api.groq.com/openai/v1', dropFields: ['logit_bias', 'logprobs', 'top_logprobs'], batchApi: true });
 // Mistral refuses unknown fields (422) and reports usage on its last chunk unasked.
 export const mistralAi = host({
   name: 'mistral-ai',

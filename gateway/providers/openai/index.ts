@@ -6,4 +6,5 @@ export const openai = createOpenAiCompatibleAdapter({
   name: 'openai',
   baseUrl: 'https://api.openai.com/v1',
   checkRequest: assertTokenLimitField,
+  batchApi: true,
 });
