@@ -26,6 +26,8 @@ const SINGLE_SUFFIX = '__single';
  */
 export class PgBossJobQueue implements JobQueue {
   readonly engine = 'pg-boss' as const;
+  /** Where its tables live. */
+  readonly schema: string;
   private readonly boss: PgBoss;
   private readonly queues = new Map<string, Promise<void>>();
   /** The last queue creation asked for; the next waits for it. */
@@ -39,6 +41,7 @@ export class PgBossJobQueue implements JobQueue {
     private readonly tuning: JobQueueTuning,
     private readonly logger: QueueLogger,
   ) {
+    this.schema = options.schema;
     this.boss = new PgBoss({
       connectionString: options.connectionString,
       schema: options.schema,

@@ -115,7 +115,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
-  const jobs = createJobQueue(config, db, dbOptions, logger);
+  const jobs = await createJobQueue(config, db, dbOptions, logger);
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
   const services: Services = {
     config,

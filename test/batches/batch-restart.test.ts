@@ -71,7 +71,7 @@ function variants(): Variant[] {
   if (redisUrl) list.push({ name: 'sqlite + redis (in-process jobs, Redis counters)', env: { GW_REDIS_URL: redisUrl, GW_REDIS_PREFIX: `gwrestart:${randomBytes(4).toString('hex')}:` }, cleanup: async () => undefined });
   const databaseUrl = process.env.GW_TEST_DATABASE_URL;
   if (databaseUrl) {
-    // gw's own schema through the connection's search_path; pg-boss keeps its tables in gw_jobs.
+    // gw's own schema through the connection's search_path; pg-boss keeps its tables beside it, in <schema>_jobs.
     const schema = `restart_${randomBytes(4).toString('hex')}`;
     const url = new URL(databaseUrl);
     url.searchParams.set('options', `-c search_path=${schema}`);
@@ -81,7 +81,7 @@ function variants(): Variant[] {
       cleanup: async () => {
         const admin = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
         await admin.raw(`drop schema if exists "${schema}" cascade`);
-        await admin.raw('drop schema if exists gw_jobs cascade');
+        await admin.raw(`drop schema if exists "${schema}_jobs" cascade`);
         await admin.destroy();
       },
     });

@@ -6,7 +6,9 @@ import { after, describe, test } from 'node:test';
 import type { JobPayload, JobQueue, JobQueueTuning } from '../../jobs/job-queue.js';
 import { PgBossJobQueue } from '../../jobs/pg-boss-job-queue.js';
 import { StoreJobQueue } from '../../jobs/store-job-queue.js';
-import { jobsSchemaOf } from '../../server/job-engine.js';
+import { createJobQueue, jobsSchemaOf } from '../../server/job-engine.js';
+import { loadConfig } from '../../server/config.js';
+import knexFactory from 'knex';
 import { createDb } from '../../store/db.js';
 import { migrateToLatest } from '../../store/migrate.js';
 import { JobsRepository } from '../../store/repositories/jobs.js';
@@ -207,5 +209,26 @@ for (const engine of engines) {
       await jobs.done;
       assert.deepEqual(jobs.seen, [{ step: 'x' }]);
     });
+  });
+}
+
+if (databaseUrl) {
+  test('pg-boss keeps its queue beside the schema gw works in: gw_jobs beside public, <schema>_jobs beside a search_path schema', async () => {
+    const config = loadConfig({ GW_DATABASE_URL: databaseUrl, GW_JOBS_ENGINE: 'pg-boss' });
+    const own = await privateDb(databaseUrl);
+    const viaSearchPath = new URL(databaseUrl);
+    viaSearchPath.searchParams.set('options', `-c search_path=${own.options.schema}`);
+    const plain = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
+    const scoped = knexFactory({ client: 'pg', connection: viaSearchPath.toString(), pool: { min: 0, max: 1 } });
+    try {
+      const inPublic = (await createJobQueue(config, plain, { databaseUrl }, quiet as never)) as PgBossJobQueue;
+      const inOwn = (await createJobQueue(config, scoped, { databaseUrl: viaSearchPath.toString() }, quiet as never)) as PgBossJobQueue;
+      const given = (await createJobQueue(config, plain, { databaseUrl, schema: 'given' }, quiet as never)) as PgBossJobQueue;
+      assert.deepEqual([inPublic.schema, inOwn.schema, given.schema], ['gw_jobs', `${own.options.schema}_jobs`, 'given_jobs']);
+    } finally {
+      await plain.destroy();
+      await scoped.destroy();
+      await own.drop();
+    }
   });
 }
