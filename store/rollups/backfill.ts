@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db.js';
 import { FACT_COLUMNS, rollupDeltas, toFact } from './rollup-deltas.js';
+import { readMetadataRollupKeys } from './metadata-keys.js';
 import { applyRollupDeltas } from './rollup-write.js';
 
 export interface BackfillProgress {
@@ -44,7 +45,8 @@ export async function backfillRollups(db: Knex, options: BackfillOptions = {}): 
         .whereIn('id', ids)
         .whereRaw(notRolledUp(trx))
         .update({ rolled_up: true }, [...FACT_COLUMNS])) as unknown as Array<Record<string, unknown>>;
-      await applyRollupDeltas(trx, rollupDeltas(rows.map(toFact), 1));
+      const metadataKeys = await readMetadataRollupKeys(trx);
+      await applyRollupDeltas(trx, rollupDeltas(rows.map((row) => toFact(row, metadataKeys.size > 0)), 1, metadataKeys));
       return rows.length;
     });
     if (!counted) break;
