@@ -120,12 +120,12 @@ export function keyOf(delta: Pick<RollupDelta, 'organisation_id' | 'dimension_se
  * and in the all-workspaces row; those deltas are then
  * folded into the coarser buckets. Sorted by key, so concurrent writers lock rows in one order.
  */
-export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1, metadataKeys: MetadataRollupKeys = NO_METADATA_KEYS): RollupDelta[] {
+export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1, metadataKeys: MetadataRollupKeys = NO_METADATA_KEYS, sets: readonly RollupSet[] = ROLLUP_SETS): RollupDelta[] {
   const byKey = new Map<string, RollupDelta>();
   const finest: RollupDelta[] = [];
   for (const fact of facts) {
     const bin = binOf(fact.latency_ms);
-    for (const set of ROLLUP_SETS) {
+    for (const set of sets) {
       const grain = set.grains[set.grains.length - 1]!;
       const bucketStart = fact.created_at - (fact.created_at % GRAIN_MS[grain]);
       for (const values of valuesIn(set, fact, metadataKeys)) {
