@@ -260,7 +260,6 @@ for (const engine of storeEngines()) {
           assert.equal(await analytics.count(filter), selected.length, `count ${what}`);
         }
         const filter: LogFilter = { organisation_id: ids.organisation_id, start, end };
-        const selected = entries.filter((e) => matches(filter, e));
         // Grouped by the listed key: from the rollups when every value is short, else from the rows; filtered by it, from the rollups.
         const teamA = { ...filter, metadata: { team: 'a' } };
         for (const [dimension, key, narrowed] of [['model'], ['user'], ['status'], ['cache_status'], ['api_key'], ['workspace'], ['environment'], ['metadata', 'team'], ['metadata', 'team', teamA], ['workspace', undefined, teamA]] as Array<[GroupDimension, string?, LogFilter?]>) {
