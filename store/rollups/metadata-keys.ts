@@ -88,4 +88,6 @@ export async function setMetadataRollupKeys(db: Knex, keys: readonly string[], c
     const added = [...new Set(keys)].filter((key) => !current.has(key));
     if (added.length) await trx('rollup_metadata_keys').insert(added.map((key) => ({ key, counted_from: countedFrom })));
   });
+  // This process's writers read the new list at once (others within CACHE_MS, before the key counts).
+  cached.delete((db as Knex).client as object);
 }
