@@ -4,11 +4,13 @@
  * between them and the targets (every analytics call under 200 ms at the larger size; the ratio
  * under 1.5 for every call the rollups serve). Not part of the test suite.
  *
- *   node --import tsx scripts/time-analytics.ts [postgres-url] [--rows 1000000,10000000] [--force] [--seed-only] [--retention] [--drop]
+ *   node --import tsx scripts/time-analytics.ts [postgres-url] [--rows 1000000,10000000] [--force] [--seed-only] [--rollups] [--retention] [--drop]
  *
  * Each size is seeded once with COPY (scripts/copy-seed.ts: rows and their rollups) into a schema
  * of its own, `analytics_bench_<rows>`, and kept: a later run times it again without seeding
- * (--force seeds it again; an interrupted seed is started again). --seed-only seeds and stops;
+ * (--force seeds it again; an interrupted seed is started again; --rollups builds only the rollups
+ * again, from the kept log rows, after a change to what they hold: only the sets the calls read,
+ * the part of the range `--part k/n` says, so n processes can share it). --seed-only seeds and stops;
  * --retention also times a retention batch (it deletes rows, so the next run seeds again); --drop
  * drops the schemas at the end. 10 million rows take about 12 GB of disk while they are kept.
  */
@@ -17,7 +19,7 @@ import knexFactory, { type Knex } from 'knex';
 import { LogAnalytics } from '../store/log-analytics.js';
 import type { LogFilter } from '../store/log-filter.js';
 import { Store } from '../store/store.js';
-import { schemaFor, seededSchema } from './copy-seed.js';
+import { rebuildRollups, schemaFor, seededSchema, TIMED_SETS } from './copy-seed.js';
 import type { SeededLogs } from './seed-logs.js';
 
 const MAX_COPY_ROWS = 20_000_000;
@@ -62,13 +64,13 @@ async function timeEverything(db: Knex, ids: SeededLogs): Promise<Timing[]> {
   await timed(out, 'summary, 7 days (the default range)', true, () => analytics.summary(week));
   await timed(out, 'summary, 30 days, one workspace', true, () => analytics.summary({ ...month, workspace_id: ids.workspaceIds[0] }));
   await timed(out, 'summary, 30 days, model gpt-4o and 5xx', true, () => analytics.summary({ ...month, model: 'gpt-4o', status: ['5xx'] }));
-  await timed(out, 'summary, 30 days, metadata env=prod (raw)', false, () => analytics.summary({ ...month, metadata: { env: 'prod' } }));
+  await timed(out, 'summary, 30 days, metadata env=prod', true, () => analytics.summary({ ...month, metadata: { env: 'prod' } }));
   await timed(out, 'feedback totals, 30 days', false, () => analytics.feedback(month));
   for (const dimension of ['model', 'provider', 'user', 'api_key', 'workspace', 'status', 'cache_status'] as const) {
     await timed(out, `groups by ${dimension}, 30 days`, true, () => analytics.groups(month, dimension));
   }
   await timed(out, 'groups by api_key, 30 days, model gpt-4o', true, () => analytics.groups({ ...month, model: 'gpt-4o' }, 'api_key'));
-  await timed(out, 'groups by metadata.env, 30 days (raw)', false, () => analytics.groups(month, 'metadata', 'env'));
+  await timed(out, 'groups by metadata.env, 30 days', true, () => analytics.groups(month, 'metadata', 'env'));
   await timed(out, 'groups by model, 7 days', true, () => analytics.groups(week, 'model'));
   await timed(out, 'time series, 30 days by day', true, () => analytics.timeSeries(month, 'day'));
   await timed(out, 'time series, 30 days by day, Asia/Kolkata', true, () => analytics.timeSeries(month, 'day', 'Asia/Kolkata'));
@@ -76,6 +78,7 @@ async function timeEverything(db: Knex, ids: SeededLogs): Promise<Timing[]> {
   await timed(out, 'time series, 1 day by hour', true, () => analytics.timeSeries(day, 'hour'));
   await timed(out, 'time series, 6 hours by minute', true, () => analytics.timeSeries({ ...month, start: end - 6 * HOUR }, 'minute'));
   await timed(out, 'time series, 7 days by hour, user-7', true, () => analytics.timeSeries({ ...week, metadata: { _user: 'user-7' } }, 'hour'));
+  await timed(out, 'time series, 7 days by hour, env=prod', true, () => analytics.timeSeries({ ...week, metadata: { env: 'prod' } }, 'hour'));
   await timed(out, 'feedback series, 30 days by day', false, () => analytics.feedback(month, { grain: 'day' }));
   await timed(out, 'export count, 30 days, model gpt-4o', true, () => store.requestLogs.count({ ...month, model: 'gpt-4o' }));
   await timed(out, 'logs list, first page (20)', false, () => store.requestLogs.list(month, { limit: 20 }));
@@ -129,6 +132,17 @@ async function main(): Promise<void> {
   const sizes = (option(args, '--rows') ?? '1000000,10000000').split(',').map(Number);
   if (sizes.length > 2 || sizes.some((n) => !Number.isSafeInteger(n) || n < 1 || n > MAX_COPY_ROWS)) throw new Error(`--rows takes one or two sizes of 1..${MAX_COPY_ROWS}, such as 1000000,10000000`);
   const force = args.includes('--force');
+  if (args.includes('--rollups')) {
+    // --part 2/3: this process builds the second third (run three at once to share the work).
+    const [part, parts] = (option(args, '--part') ?? '1/1').split('/').map(Number) as [number, number];
+    for (const rows of sizes) {
+      const { db, ids } = await seededSchema(url, rows, force);
+      await rebuildRollups(db, rows, ids, { part, parts, sets: TIMED_SETS });
+      await db.raw('analyze analytics_rollups');
+      await db.destroy();
+    }
+    return;
+  }
   if (args.includes('--seed-only')) {
     for (const rows of sizes) await (await seededSchema(url, rows, force)).db.destroy();
     return;

@@ -58,6 +58,11 @@ export interface Config {
   /** Longest a stop waits for requests in flight and then for the log queue to be written. */
   shutdownTimeoutMs: number;
   logBodyMaxBytes: number;
+  /**
+   * GW_ROLLUP_METADATA_KEYS: the arbitrary metadata keys analytics keep rollups of
+   * (store/rollups/metadata-keys.ts). Unset: the list stored in the database is left as it is.
+   */
+  rollupMetadataKeys: readonly string[] | undefined;
   /** Days request logs and feedback are kept; 0 keeps them forever. */
   logRetentionDays: number;
   /** Days stored Responses API responses are kept (OpenAI keeps them 30); 0 keeps them forever. */
@@ -207,6 +212,17 @@ function tracesEndpoint(env: Env): string | undefined {
   return base ? base.replace(/\/+$/, '') + '/v1/traces' : undefined;
 }
 
+/** Metadata keys as written (case kept), none of the special ones (they have rollups of their own). */
+function rollupMetadataKeys(env: Env): readonly string[] | undefined {
+  const raw = env.GW_ROLLUP_METADATA_KEYS;
+  if (raw === undefined) return undefined;
+  const keys = [...new Set(raw.split(',').map((key) => key.trim()).filter(Boolean))];
+  for (const key of keys) {
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(key) || key.startsWith('_')) throw new ConfigError(`GW_ROLLUP_METADATA_KEYS: "${key}" is not a metadata key gw can roll up (letters, digits, _ . -; not starting with _)`);
+  }
+  return Object.freeze(keys);
+}
+
 function list(env: Env, name: string): string[] {
   return (env[name] ?? '')
     .split(',')
@@ -306,6 +322,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logQueueMax: integer(env, 'GW_LOG_QUEUE_MAX', 50_000, 1, 10_000_000),
     shutdownTimeoutMs: integer(env, 'GW_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    rollupMetadataKeys: rollupMetadataKeys(env),
     logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
     responsesRetentionDays: integer(env, 'GW_RESPONSES_RETENTION_DAYS', 30, 0, 36_500),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),

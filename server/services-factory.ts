@@ -13,6 +13,7 @@ import { createDb, sqliteFileOf, type DbOptions } from '../store/db.js';
 import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js';
 import { SqliteWriterThread } from '../store/sqlite-writer-thread.js';
 import { migrateToLatest } from '../store/migrate.js';
+import { setMetadataRollupKeys } from '../store/rollups/metadata-keys.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
@@ -86,6 +87,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   const dbOptions = options.db ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize };
   const db = createDb(dbOptions);
   await migrateToLatest(db);
+  if (config.rollupMetadataKeys) await setMetadataRollupKeys(db, config.rollupMetadataKeys);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   const bus: InvalidationBus = redis ? await RedisInvalidationBus.connect(redis, config.redisPrefix, logger) : new LocalInvalidationBus();
   // A data plane queues every request log it writes for the control plane (docs/deployments.md, "Log shipping").

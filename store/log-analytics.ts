@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
 import { applyLogFilter, isMetadataKey, type LogFilter } from './log-filter.js';
-import { setFor, type Grain, type RollupDimension, type RollupSet, type SeriesGrain } from './rollups/dimensions.js';
-import { LatencySketch } from './rollups/latency-sketch.js';
+import { METADATA_SET, setFor, type Grain, type MetadataDimension, type RollupDimension, type RollupSet, type SeriesGrain } from './rollups/dimensions.js';
+import { binSql, LatencySketch } from './rollups/latency-sketch.js';
+import { isRolledUpValue, NO_METADATA_KEYS, OTHER_VALUE, readMetadataRollupKeys, type MetadataRollupKeys } from './rollups/metadata-keys.js';
 import { ALL_WORKSPACES } from './rollups/rollup-deltas.js';
 import { bucketBoundaries, bucketIndex, coverRange, rawTimeUnit, type Cover, type Sign } from './rollups/time-buckets.js';
 import { isSpecialMetadataKey, SPECIAL_METADATA_COLUMNS } from './special-metadata.js';
@@ -115,9 +116,23 @@ interface Plan extends Cover {
   end: number;
   /** Bucket starts then the end, for a time series. */
   boundaries: number[] | null;
-  /** The group column or expression, on both tables; null for totals. */
+  /** The group column or expression on request_logs; null for totals. */
   group: string | null;
+  /** The same on analytics_rollups (metadata_value for a group by a rolled-up metadata key). */
+  rollupGroup: string | null;
   set: RollupSet | undefined;
+  /** With the `metadata` set: the listed key its rows are read for, and the value a filter asks for. */
+  metadata?: { key: string; value?: string };
+}
+
+/** What a call filters and groups by, before the plan is made. */
+interface Ask {
+  filter: LogFilter;
+  /** The group expression on request_logs. */
+  group: string | null;
+  /** A group by an arbitrary (not special) metadata key: that key. */
+  groupKey?: string;
+  series: { grain: SeriesGrain; timeZone: string } | null;
 }
 
 /**
@@ -135,19 +150,23 @@ export class LogAnalytics {
   }
 
   async summary(filter: LogFilter): Promise<AnalyticsTotals> {
-    const groups = await this.run(this.plan(filter, null, null));
+    const groups = await this.run(await this.plan({ filter, group: null, series: null }));
     return (groups.get(null)?.get(0) ?? new Accumulator()).totals();
   }
 
   async count(filter: LogFilter): Promise<number> {
-    const plan = this.plan(filter, null, null);
+    const plan = await this.plan({ filter, group: null, series: null });
     const [rollup, raw] = await Promise.all([this.rollupSums(plan, ['requests']), this.rawSums(plan, 'sum(sign) as requests')]);
     return [...rollup, ...raw].reduce((n, row) => n + Number(row.requests ?? 0), 0);
   }
 
   async groups(filter: LogFilter, dimension: GroupDimension, metadataKey?: string, limit = 100): Promise<Array<{ key: string | null } & AnalyticsTotals>> {
-    const plan = this.plan(filter, this.groupColumn(dimension, metadataKey), null);
-    const groups = await this.run(plan, limit);
+    const ask: Ask = { filter, group: this.groupColumn(dimension, metadataKey), series: null };
+    if (dimension === 'metadata' && metadataKey && !isSpecialMetadataKey(metadataKey)) ask.groupKey = metadataKey;
+    const plan = await this.plan(ask);
+    let groups = await this.run(plan, limit);
+    // Values the metadata set does not keep one by one (long, not strings): the raw rows tell them apart.
+    if (plan.metadata && groups.has(OTHER_VALUE)) groups = await this.run(this.planWith(ask, undefined), limit);
     return [...groups.entries()]
       .map(([key, buckets]) => ({ key: key === null ? null : String(key), ...buckets.get(0)!.totals() }))
       .filter((group) => group.requests > 0)
@@ -157,7 +176,7 @@ export class LogAnalytics {
 
   /** Totals per bucket of `grain` in `timeZone` (an IANA name), buckets without requests left out. */
   async timeSeries(filter: LogFilter, grain: SeriesGrain, timeZone = 'UTC'): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
-    const plan = this.plan(filter, null, { grain, timeZone });
+    const plan = await this.plan({ filter, group: null, series: { grain, timeZone } });
     const buckets = (await this.run(plan)).get(null) ?? new Map<number, Accumulator>();
     return [...buckets.entries()]
       .sort(([a], [b]) => a - b)
@@ -197,33 +216,59 @@ export class LogAnalytics {
     return this.postgres ? `metadata->>'${metadataKey}'` : `json_extract(metadata, '$."${metadataKey}"')`;
   }
 
-  /** The rollup set that holds every dimension the filter and group name, or undefined when the raw rows must answer. */
-  private rollupSet(filter: LogFilter, group: string | null): RollupSet | undefined {
+  /**
+   * The rollup set that holds every dimension the filter and group name, or undefined when the raw
+   * rows must answer; with the `metadata` set, the key (and value) it is read for.
+   */
+  private rollupSet(ask: Ask, listed: MetadataRollupKeys): { set: RollupSet; metadata?: Plan['metadata'] } | undefined {
+    const { filter, group } = ask;
     // Rollups keep no trace id or cache outcome: such filters read the raw rows.
     if (filter.trace_id || filter.cache_status) return undefined;
-    const needed = new Set<RollupDimension>();
+    const needed = new Set<RollupDimension | MetadataDimension>();
     const columns: Array<[unknown, RollupDimension]> = [
       [filter.api_key_id, 'api_key_id'], [filter.model, 'model'], [filter.provider, 'provider'], [filter.endpoint, 'endpoint'], [filter.status?.length, 'status'],
       [filter.prompt_id, 'prompt_id'], [filter.prompt_version, 'prompt_version'], [filter.prompt_label, 'prompt_label'],
     ];
     for (const [value, dimension] of columns) if (value) needed.add(dimension);
-    for (const key of Object.keys(filter.metadata ?? {})) {
-      if (!isSpecialMetadataKey(key)) return undefined;
-      needed.add(SPECIAL_METADATA_COLUMNS[key]);
+    // One arbitrary key, listed, as a filter (a short value) or a group, or both on the same key: the metadata set.
+    let metadata: Plan['metadata'];
+    for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+      if (isSpecialMetadataKey(key)) needed.add(SPECIAL_METADATA_COLUMNS[key]);
+      else if (metadata || !listed.has(key) || !isRolledUpValue(value)) return undefined;
+      else metadata = { key, value };
     }
-    if (group && group !== 'workspace_id') {
+    if (ask.groupKey) {
+      if (!listed.has(ask.groupKey) || (metadata && metadata.key !== ask.groupKey)) return undefined;
+      metadata = { key: ask.groupKey, value: metadata?.value };
+    } else if (group && group !== 'workspace_id') {
       if (!/^[a-z_]+$/.test(group)) return undefined;
       needed.add(group as RollupDimension);
     }
-    return setFor(needed);
+    if (metadata) for (const dimension of METADATA_SET.dimensions) needed.add(dimension);
+    const set = setFor(needed);
+    return set ? { set, metadata } : undefined;
   }
 
-  private plan(filter: LogFilter, group: string | null, series: { grain: SeriesGrain; timeZone: string } | null): Plan {
+  private async plan(ask: Ask): Promise<Plan> {
+    const names = [...Object.keys(ask.filter.metadata ?? {}), ask.groupKey ?? ''];
+    // The listed keys are read only for calls naming an arbitrary key (a primary-key scan of a tiny table).
+    const listed = names.some((key) => key && !isSpecialMetadataKey(key)) ? await readMetadataRollupKeys(this.db) : NO_METADATA_KEYS;
+    const chosen = this.rollupSet(ask, listed);
+    const plan = this.planWith(ask, chosen);
+    // A key's rollups count rows from its counted_from on: buckets starting earlier are not all there.
+    if (plan.metadata && plan.rollup.some((piece) => piece.from < listed.get(plan.metadata!.key)!)) return this.planWith(ask, undefined);
+    return plan;
+  }
+
+  /** The pieces of the call read from `chosen` (its rollups), the rest from raw rows; all raw rows without a set. */
+  private planWith(ask: Ask, chosen: { set: RollupSet; metadata?: Plan['metadata'] } | undefined): Plan {
+    const { filter, group, series } = ask;
     const start = filter.start ?? EARLIEST;
     const end = filter.end ?? LATEST;
     const boundaries = series ? bucketBoundaries(start, end, series.grain, series.timeZone) : null;
-    const set = this.rollupSet(filter, group);
-    const plan: Plan = { filter, start, end, boundaries, group, set, rollup: [], raw: [] };
+    const set = chosen?.set;
+    const rollupGroup = chosen?.metadata && ask.groupKey ? 'metadata_value' : group;
+    const plan: Plan = { filter, start, end, boundaries, group, rollupGroup, set, metadata: chosen?.metadata, rollup: [], raw: [] };
     const edges = boundaries ?? [start, end];
     for (let i = 0; i + 1 < edges.length; i++) coverRange(Math.max(edges[i]!, start), edges[i + 1]!, set?.grains ?? [], plan, 1, boundaries ? edges[i]! : 0);
     return plan;
@@ -241,34 +286,41 @@ export class LogAnalytics {
       if (!acc) buckets.set(index, (acc = new Accumulator()));
       return acc;
     };
-    const raw = this.rawRowsGrouped(plan);
-    const [rollupSums, rawRows] = await Promise.all([this.rollupSums(plan), raw]);
+    // Groups need their sums first (percentiles for the `limit` largest only); totals and series read their bins at once.
+    const grouped = Boolean(plan.group && limit !== undefined);
+    const [rollupSums, rawRows, early] = await Promise.all([this.rollupSums(plan), this.rawRowsGrouped(plan), grouped ? [] : this.rollupBins(plan)]);
     for (const row of rollupSums) at(row.group_key, row.time_key).add(row);
     for (const row of rawRows) this.addRaw(at(row.group_key, row.time_key), row);
-    // Percentiles for the `limit` largest groups only (all of them for totals and series).
-    let keys: Array<string | null> | undefined;
-    if (plan.group && limit !== undefined) {
-      keys = [...out.entries()]
+    let sketches = early;
+    if (grouped) {
+      const keys = [...out.entries()]
         .map(([key, buckets]) => ({ key, requests: buckets.get(0)?.sums.requests ?? 0 }))
         .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
         .slice(0, limit)
         .map(({ key }) => key);
+      sketches = await this.rollupBins(plan, keys);
     }
-    for (const row of await this.rollupBins(plan, keys)) at(row.group_key, row.time_key).latency.addBin(String(row.bin), Number(row.n));
+    for (const row of sketches) at(row.group_key, row.time_key).latency.addStoredBins(row.latency, Number(row.sign));
     return out;
   }
 
-  /** A raw (group, time, latency) row: its sums, and its latency counted `requests` times. */
+  /** A raw (group, time, latency bin) row: its sums, and its bin counted `requests` times. */
   private addRaw(acc: Accumulator, row: Record<string, unknown>): void {
     acc.add(row);
-    acc.latency.addLatency(Number(row.latency_ms), Number(row.requests));
+    acc.latency.addBin(row.bin === null || row.bin === undefined ? null : Number(row.bin), Number(row.requests));
   }
 
   /** Rollup rows of the plan's set and buckets matching the filter (a query over analytics_rollups). */
   private rollupRows(plan: Plan): Knex.QueryBuilder | undefined {
     if (!plan.set || !plan.rollup.length) return undefined;
     const { db } = this;
-    const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
+    // Arbitrary metadata keys are not columns here: the metadata set's rows say key and value.
+    const special = Object.fromEntries(Object.entries(plan.filter.metadata ?? {}).filter(([key]) => isSpecialMetadataKey(key)));
+    const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, metadata: special, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
+    if (plan.metadata) {
+      query.where('analytics_rollups.metadata_key', plan.metadata.key);
+      if (plan.metadata.value !== undefined) query.where('analytics_rollups.metadata_value', plan.metadata.value);
+    }
     // Without a workspace filter the all-workspaces rows answer, except a group-by workspace, which reads the others.
     if (!plan.filter.workspace_id) query.where('analytics_rollups.workspace_id', plan.group === 'workspace_id' ? '<>' : '=', ALL_WORKSPACES);
     // The buckets by range (the primary key finds them), then each once per piece it falls in, with that piece's sign and series point.
@@ -286,29 +338,27 @@ export class LogAnalytics {
   private rollupSums(plan: Plan, sums: readonly string[] = SUMS): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query) return Promise.resolve([]);
-    query.select(this.db.raw(`${plan.group ?? 'null'} as group_key, p.point as time_key, ${sums.map((name) => `sum(p.sign * ${name}) as ${name}`).join(', ')}`)).groupByRaw('1, 2');
+    query.select(this.db.raw(`${plan.rollupGroup ?? 'null'} as group_key, p.point as time_key, ${sums.map((name) => `sum(p.sign * ${name}) as ${name}`).join(', ')}`)).groupByRaw('1, 2');
     return this.read(query, false);
   }
 
   /**
-   * The latency bins of the matching rollup rows (of the given groups only, when named), added up
-   * per group, time and bin by the database: a few hundred bins per group come back, not every
-   * row's sketch.
+   * The stored latency bins of the matching rollup rows (of the given groups only, when named),
+   * each with its piece's sign and series point, merged in JavaScript (LatencySketch adds a
+   * row's bins into a dense array). Expanding them in the database, one row per bin, cost most of
+   * every call: 250 ms of 277 for the groups by user at a million rows under load.
    */
   private rollupBins(plan: Plan, keys?: Array<string | null>): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
-    const group = plan.group ? `analytics_rollups.${plan.group}` : 'null';
-    // Added up per group, series point and bin here, not per rollup row in JavaScript.
-    query
-      .joinRaw(`, ${this.postgres ? 'jsonb_each_text' : 'json_each'}(analytics_rollups.latency) as b`)
-      .select(this.db.raw(`${group} as group_key, p.point as time_key, b.key as bin, sum(p.sign * ${this.postgres ? 'b.value::bigint' : 'b.value'}) as n`))
-      .groupByRaw('1, 2, 3');
-    if (keys && plan.group) {
+    const group = plan.rollupGroup ? `analytics_rollups.${plan.rollupGroup}` : 'null';
+    query.select(this.db.raw(`${group} as group_key, p.point as time_key, p.sign as sign, analytics_rollups.latency as latency`));
+    if (keys && plan.rollupGroup) {
+      const column = `analytics_rollups.${plan.rollupGroup}`;
       const values = keys.filter((key) => key !== null);
       query.where((q) => {
-        if (values.length) q.whereIn(`analytics_rollups.${plan.group!}`, plan.group === 'status' ? values.map(Number) : values);
-        if (values.length < keys.length) q.orWhereNull(`analytics_rollups.${plan.group!}`);
+        if (values.length) q.whereIn(column, plan.rollupGroup === 'status' ? values.map(Number) : values);
+        if (values.length < keys.length) q.orWhereNull(column);
       });
     }
     return this.read(query, false);
@@ -348,11 +398,12 @@ export class LogAnalytics {
     return this.read(this.db.select(this.db.raw(`group_key, time_key, ${sums}`)).from(rows.as('r')).groupBy('group_key', 'time_key'), !plan.set);
   }
 
-  /** Sums of the raw rows per group, time and latency: the latencies feed the sketch, the sums add up. */
+  /** Sums of the raw rows per group, time and latency bin: the bins feed the sketch, the sums add up. */
   private rawRowsGrouped(plan: Plan): Promise<Array<Record<string, unknown>>> {
     const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, cost_unpriced, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
     if (!rows) return Promise.resolve([]);
-    const query = this.db.select(this.db.raw(`group_key, time_key, latency_ms, ${RAW_SUMS}`)).from(rows.as('r')).groupBy('group_key', 'time_key', 'latency_ms');
+    // Grouped by latency bin, not by latency: at most a few hundred rows per group and point come back, whatever the traffic.
+    const query = this.db.select(this.db.raw(`group_key, time_key, ${binSql('latency_ms')} as bin, ${RAW_SUMS}`)).from(rows.as('r')).groupByRaw('1, 2, 3');
     return this.read(query, !plan.set);
   }
 

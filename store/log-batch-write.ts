@@ -15,6 +15,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
 import { FACT_COLUMNS, rollupDeltas, rollupValues, toFact, type RollupFact } from './rollups/rollup-deltas.js';
 import { applyRollupDeltas, rollupUpsertSql } from './rollups/rollup-write.js';
+import { METADATA_KEYS_SQL, metadataKeysFromRows, writerMetadataRollupKeys } from './rollups/metadata-keys.js';
 
 type Row = Record<string, unknown>;
 
@@ -23,6 +24,7 @@ const INSERT_CHUNK = 400;
 
 interface SqliteStatement {
   run(...values: unknown[]): { changes: number };
+  all(...values: unknown[]): unknown[];
 }
 export interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
@@ -72,14 +74,19 @@ export function writeLogRowsSqlite(connection: SqliteConnection, columns: readon
   const upsert = statementFor(connection, rollupUpsertSql('sqlite', 1));
   const outbox = options.outbox ? statementFor(connection, OUTBOX_SQL) : undefined;
   const idAt = columns.indexOf('id');
+  const listedKeys = statementFor(connection, METADATA_KEYS_SQL);
   connection.transaction(() => {
-    const added: RollupFact[] = [];
+    const added: unknown[][] = [];
     for (const values of rows) {
       if (!insert.run(values).changes) continue;
       outbox?.run(values[idAt]);
-      added.push(toFact(Object.fromEntries(columns.map((column, i) => [column, values[i]]))));
+      added.push(values);
     }
-    for (const delta of rollupDeltas(added, 1)) upsert.run(rollupValues(delta));
+    if (!added.length) return;
+    // Read once the inserts hold the write lock: a read first would have to upgrade its lock, which SQLite refuses while another writer waits.
+    const metadataKeys = metadataKeysFromRows(listedKeys.all() as Array<{ key: string; counted_from: unknown }>);
+    const facts: RollupFact[] = added.map((values) => toFact(Object.fromEntries(columns.map((column, i) => [column, values[i]])), metadataKeys.size > 0));
+    for (const delta of rollupDeltas(facts, 1, metadataKeys)) upsert.run(rollupValues(delta));
   })();
 }
 
@@ -101,13 +108,14 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[], opt
     return;
   }
   const write = async (trx: Knex.Transaction) => {
+    const metadataKeys = await writerMetadataRollupKeys(trx);
     const added: RollupFact[] = [];
     for (let i = 0; i < marked.length; i += INSERT_CHUNK) {
       const inserted = (await trx('request_logs').insert(marked.slice(i, i + INSERT_CHUNK)).onConflict('id').ignore().returning(['id', ...FACT_COLUMNS])) as Row[];
-      for (const row of inserted) added.push(toFact(row));
+      for (const row of inserted) added.push(toFact(row, metadataKeys.size > 0));
       if (options.outbox && inserted.length) await trx('log_outbox').insert(inserted.map((row) => ({ log_id: row.id }))).onConflict('log_id').ignore();
     }
-    await applyRollupDeltas(trx, rollupDeltas(added, 1));
+    await applyRollupDeltas(trx, rollupDeltas(added, 1, metadataKeys));
   };
   if ((db as Knex.Transaction).isTransaction) await write(db as Knex.Transaction);
   else await (db as Knex).transaction(write);

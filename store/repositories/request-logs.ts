@@ -7,6 +7,7 @@ import { LogAnalytics } from '../log-analytics.js';
 import { applyLogFilter, type LogFilter } from '../log-filter.js';
 import { FACT_COLUMNS, rollupDeltas, toFact } from '../rollups/rollup-deltas.js';
 import { applyRollupDeltas, pruneEmptyRollups } from '../rollups/rollup-write.js';
+import { readMetadataRollupKeys } from '../rollups/metadata-keys.js';
 import { afterKeyset, paginate, type Page, type PageRequest } from '../pagination.js';
 
 export type LogSource = 'gateway' | 'custom';
@@ -197,7 +198,8 @@ export class RequestLogsRepository {
       // RETURNING names exactly the rows this statement removed, also when another instance deletes the same ones.
       const deleted = await trx.raw(`delete from request_logs where id in (${ids.sql}) returning ${[...FACT_COLUMNS, 'rolled_up'].join(', ')}`, ids.bindings);
       const removed = (Array.isArray(deleted) ? deleted : deleted.rows) as Array<Record<string, unknown>>;
-      const deltas = rollupDeltas(removed.filter((row) => Boolean(row.rolled_up)).map(toFact), -1);
+      const metadataKeys = await readMetadataRollupKeys(trx);
+      const deltas = rollupDeltas(removed.filter((row) => Boolean(row.rolled_up)).map((row) => toFact(row, metadataKeys.size > 0)), -1, metadataKeys);
       await applyRollupDeltas(trx, deltas);
       await pruneEmptyRollups(trx, deltas);
       return removed.length;

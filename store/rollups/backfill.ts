@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db.js';
 import { FACT_COLUMNS, rollupDeltas, toFact } from './rollup-deltas.js';
+import { readMetadataRollupKeys } from './metadata-keys.js';
 import { applyRollupDeltas } from './rollup-write.js';
 
 export interface BackfillProgress {
@@ -44,7 +45,8 @@ export async function backfillRollups(db: Knex, options: BackfillOptions = {}): 
         .whereIn('id', ids)
         .whereRaw(notRolledUp(trx))
         .update({ rolled_up: true }, [...FACT_COLUMNS])) as unknown as Array<Record<string, unknown>>;
-      await applyRollupDeltas(trx, rollupDeltas(rows.map(toFact), 1));
+      const metadataKeys = await readMetadataRollupKeys(trx);
+      await applyRollupDeltas(trx, rollupDeltas(rows.map((row) => toFact(row, metadataKeys.size > 0)), 1, metadataKeys));
       return rows.length;
     });
     if (!counted) break;
@@ -56,7 +58,7 @@ export async function backfillRollups(db: Knex, options: BackfillOptions = {}): 
 
 /**
  * Empties the rollups and marks every row to be counted again: for a migration that changes
- * the dimension sets. Analytics stay exact meanwhile (they read rows not rolled up raw), only
+ * the dimension sets, or to count a newly listed metadata key's history. Analytics stay exact meanwhile (they read rows not rolled up raw), only
  * slower, until backfillRollups has run.
  */
 export async function resetRollups(trx: Knex.Transaction): Promise<void> {
@@ -64,4 +66,7 @@ export async function resetRollups(trx: Knex.Transaction): Promise<void> {
   if (dialectOf(trx as unknown as Knex) === 'postgres') await trx.raw('lock table analytics_rollups in exclusive mode');
   await trx('analytics_rollups').del();
   await trx('request_logs').where('rolled_up', true).update({ rolled_up: false });
+  // The backfill counts every row again, so the listed metadata keys count from the start too.
+  // (Earlier migrations call this before 300_metadata_rollups made the list.)
+  if (await trx.schema.hasTable('rollup_metadata_keys')) await trx('rollup_metadata_keys').update({ counted_from: 0 });
 }

@@ -28,6 +28,14 @@ export const ROLLUP_DIMENSIONS = [
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
 /**
+ * The `metadata` set's columns: a listed arbitrary metadata key and its value (metadata-keys.ts).
+ * Not request_logs columns: a log row adds one such row per listed key.
+ */
+export const METADATA_DIMENSIONS = ['metadata_key', 'metadata_value'] as const;
+
+export type MetadataDimension = (typeof METADATA_DIMENSIONS)[number];
+
+/**
  * Rollup buckets. Weeks (7 days from the epoch, a Thursday: storage only, not a calendar week)
  * keep a month's answer to a handful of rows per group; quarter hours make the local days and
  * hours of zones a half or three quarters of an hour off UTC out of few rows.
@@ -44,7 +52,7 @@ export const GRAINS: readonly Grain[] = ['week', 'day', 'hour', 'quarter', 'minu
 
 export interface RollupSet {
   name: string;
-  dimensions: readonly RollupDimension[];
+  dimensions: readonly (RollupDimension | MetadataDimension)[];
   grains: readonly Grain[];
 }
 
@@ -74,10 +82,14 @@ export const ROLLUP_SETS: readonly RollupSet[] = [
   // A prompt's versions and labels side by side (prompt completions; 171_prompt_in_logs).
   { name: 'prompt_version', dimensions: ['prompt_id', 'prompt_version', 'prompt_label'], grains: HOURS_AND_DAYS },
   { name: 'core', dimensions: ['api_key_id', 'provider', 'model', 'status'], grains: HOURS_AND_DAYS },
+  // Listed arbitrary metadata keys, one row per key and value (metadata-keys.ts).
+  { name: 'metadata', dimensions: METADATA_DIMENSIONS, grains: HOURS_AND_DAYS },
 ];
 
+export const METADATA_SET = ROLLUP_SETS.find((set) => set.name === 'metadata')!;
+
 /** The smallest set holding every dimension named, or undefined when none does. */
-export function setFor(dimensions: ReadonlySet<RollupDimension>): RollupSet | undefined {
+export function setFor(dimensions: ReadonlySet<RollupDimension | MetadataDimension>): RollupSet | undefined {
   let best: RollupSet | undefined;
   for (const set of ROLLUP_SETS) {
     if (![...dimensions].every((d) => set.dimensions.includes(d))) continue;

@@ -12,32 +12,64 @@ export const RELATIVE_ACCURACY = 0.01;
 const ZERO = 'z';
 const mapping = new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY }).mapping;
 
-/** The bin a latency (ms, >= 0) falls in. */
+// The mapping's key is ceil(log2(value) * multiplier) + offset; binSql writes the same in SQL.
+const { _multiplier: multiplier, _offset: offset } = mapping as unknown as { _multiplier: number; _offset: number };
+if (offset !== 0 || Math.ceil(Math.log2(1000) * multiplier) !== mapping.key(1000)) throw new Error('unexpected DDSketch mapping');
+
+const perNaturalLog = (multiplier / Math.LN2).toPrecision(17);
+
+/**
+ * The bin of a latency column in SQL (either engine), NULL for zero: raw rows are grouped by bin in
+ * the database, so a range's edges return at most a few hundred rows per group whatever the traffic.
+ * ceil(ln(x) * multiplier / ln 2) equals mapping.key for every whole millisecond up to 2,000,000
+ * in JavaScript, Postgres and SQLite (checked).
+ */
+export function binSql(column: string): string {
+  return `(case when ${column} > 0 then cast(ceil(ln(cast(${column} as double precision)) * cast(${perNaturalLog} as double precision)) as integer) end)`;
+}
+
+/** The bin a latency (ms, >= 0) falls in, as rollup rows store it. */
 export function binOf(latencyMs: number): string {
   return latencyMs > 0 ? String(mapping.key(latencyMs)) : ZERO;
 }
 
 /**
  * Bins of many rollup rows and raw latencies merged, read back as percentiles. Counts are kept
- * signed until read: an answer may add a whole bucket and take away the rows outside its range.
+ * signed until read (an answer may add a whole bucket and take away the rows outside its range),
+ * in a dense array by bin: adding a stored sketch costs one array addition per bin, no string
+ * keys kept, whatever the number of rollup rows merged.
  */
 export class LatencySketch {
-  private readonly bins = new Map<string, number>();
-  private sketch: { zeros: number; store: DDSketch['store'] } | undefined;
+  private zeros = 0;
+  private counts = new Float64Array(0);
+  /** The bin of counts[0]. */
+  private base = 0;
 
-  /** `count` values (negative: taken away) in bin `key` (a key of the stored bins). */
-  addBin(key: string, count: number): void {
+  /** `count` values (negative: taken away) in bin `bin` (mapping.key), or zeros when null. */
+  addBin(bin: number | null, count: number): void {
     if (!count) return;
-    this.bins.set(key, (this.bins.get(key) ?? 0) + count);
-    this.sketch = undefined;
+    if (bin === null) {
+      this.zeros += count;
+      return;
+    }
+    if (bin < this.base || bin >= this.base + this.counts.length) this.grow(bin);
+    this.counts[bin - this.base]! += count;
+  }
+
+  /** A rollup row's stored bins ({bin: count}, "z" for zeros; JSON text on SQLite), times `sign`. */
+  addStoredBins(stored: unknown, sign: number): void {
+    const bins = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Record<string, number | string> | null;
+    for (const key in bins) this.addBin(key === ZERO ? null : Number(key), sign * Number(bins[key]));
   }
 
   addLatency(latencyMs: number, count = 1): void {
-    this.addBin(binOf(latencyMs), count);
+    this.addBin(latencyMs > 0 ? mapping.key(latencyMs) : null, count);
   }
 
   get count(): number {
-    return this.built().zeros + this.built().store.count;
+    let total = Math.max(this.zeros, 0);
+    for (const n of this.counts) if (n > 0) total += n;
+    return total;
   }
 
   /**
@@ -53,21 +85,30 @@ export class LatencySketch {
     return low + (high - low) * (position - Math.floor(position));
   }
 
-  private built(): { zeros: number; store: DDSketch['store'] } {
-    if (this.sketch) return this.sketch;
-    const sketch = new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
-    let zeros = 0;
-    for (const [key, count] of this.bins) {
-      if (count <= 0) continue;
-      if (key === ZERO) zeros += count;
-      else sketch.store.add(Number(key), count);
-    }
-    return (this.sketch = { zeros, store: sketch.store });
+  /** Room for `bin`, with slack either side so a sketch grows a few times at most. */
+  private grow(bin: number): void {
+    const low = this.counts.length ? Math.min(this.base, bin) : bin;
+    const high = this.counts.length ? Math.max(this.base + this.counts.length, bin + 1) : bin + 1;
+    const base = low - 32;
+    const counts = new Float64Array(high - low + 64);
+    if (this.counts.length) counts.set(this.counts, this.base - base);
+    this.counts = counts;
+    this.base = base;
   }
 
+  /** The value of the bin holding `rank` (0-based, zeros first), as DDSketch's store answers it. */
   private valueAtRank(rank: number): number {
-    const { zeros, store } = this.built();
+    const zeros = Math.max(this.zeros, 0);
     if (rank < zeros) return 0;
-    return mapping.value(store.keyAtRank(rank - zeros));
+    let running = zeros;
+    let last = 0;
+    for (let i = 0; i < this.counts.length; i++) {
+      const n = this.counts[i]!;
+      if (n <= 0) continue;
+      last = i;
+      running += n;
+      if (running > rank) return mapping.value(this.base + i);
+    }
+    return mapping.value(this.base + last);
   }
 }

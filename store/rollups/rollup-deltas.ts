@@ -1,5 +1,6 @@
-import { GRAIN_MS, ROLLUP_DIMENSIONS, ROLLUP_SETS, type Grain, type RollupDimension } from './dimensions.js';
+import { GRAIN_MS, METADATA_DIMENSIONS, ROLLUP_DIMENSIONS, ROLLUP_SETS, type Grain, type MetadataDimension, type RollupDimension, type RollupSet } from './dimensions.js';
 import { binOf } from './latency-sketch.js';
+import { metadataValueOf, NO_METADATA_KEYS, type MetadataRollupKeys } from './metadata-keys.js';
 
 /** Dimensions held in integer columns. */
 const NUMERIC_DIMENSIONS: ReadonlySet<RollupDimension> = new Set(['status', 'prompt_version']);
@@ -18,11 +19,13 @@ export interface RollupFact extends Record<RollupDimension, string | number | nu
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Parsed; only when metadata keys are rolled up (metadata-keys.ts), else null. */
+  metadata: Record<string, unknown> | null;
 }
 
 /** The request_logs columns a RollupFact is read from. */
 export const FACT_COLUMNS = [
-  'organisation_id', 'workspace_id', 'created_at', ...ROLLUP_DIMENSIONS,
+  'organisation_id', 'workspace_id', 'created_at', ...ROLLUP_DIMENSIONS, 'metadata',
   'latency_ms', 'cost', 'cost_unpriced', 'cache_hit', 'is_error', 'rescued', 'prompt_tokens', 'completion_tokens', 'total_tokens',
 ] as const;
 
@@ -42,9 +45,9 @@ export const ALL_WORKSPACES = '*';
 export const ROLLUP_KEY = ['organisation_id', 'dimension_set', 'grain', 'bucket_start', 'workspace_id', 'dims_key'] as const;
 
 /** Every analytics_rollups column, in the order the writers bind them. */
-export const ROLLUP_COLUMNS = [...ROLLUP_KEY, ...ROLLUP_DIMENSIONS, ...MEASURES, 'latency'] as const;
+export const ROLLUP_COLUMNS = [...ROLLUP_KEY, ...ROLLUP_DIMENSIONS, ...METADATA_DIMENSIONS, ...MEASURES, 'latency'] as const;
 
-export interface RollupDelta extends Record<Measure, number>, Partial<Record<RollupDimension, string | number | null>> {
+export interface RollupDelta extends Record<Measure, number>, Partial<Record<RollupDimension | MetadataDimension, string | number | null>> {
   organisation_id: string;
   workspace_id: string;
   dimension_set: string;
@@ -54,8 +57,11 @@ export interface RollupDelta extends Record<Measure, number>, Partial<Record<Rol
   latency: Map<string, number>;
 }
 
-/** A row read from request_logs (either engine: 0/1 booleans, bigint strings) as a RollupFact. */
-export function toFact(row: Record<string, unknown>): RollupFact {
+/**
+ * A row read from request_logs (either engine: 0/1 booleans, bigint strings, metadata as JSON text
+ * on SQLite) as a RollupFact. Metadata is parsed only when `withMetadata` (some key is rolled up).
+ */
+export function toFact(row: Record<string, unknown>, withMetadata = false): RollupFact {
   const fact = {
     organisation_id: String(row.organisation_id),
     workspace_id: String(row.workspace_id),
@@ -69,12 +75,26 @@ export function toFact(row: Record<string, unknown>): RollupFact {
     prompt_tokens: Number(row.prompt_tokens),
     completion_tokens: Number(row.completion_tokens),
     total_tokens: Number(row.total_tokens),
+    metadata: withMetadata ? parsedMetadata(row.metadata) : null,
   } as RollupFact;
   for (const dimension of ROLLUP_DIMENSIONS) {
     const value = row[dimension];
     fact[dimension] = value === undefined || value === null ? null : NUMERIC_DIMENSIONS.has(dimension) ? Number(value) : String(value);
   }
   return fact;
+}
+
+function parsedMetadata(value: unknown): Record<string, unknown> | null {
+  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+}
+
+/** The dimension values a fact counts under in `set`: one tuple, or one per rolled-up metadata key. */
+function valuesIn(set: RollupSet, fact: RollupFact, metadataKeys: MetadataRollupKeys): Array<Array<string | number | null>> {
+  if (set.dimensions[0] !== 'metadata_key') return [set.dimensions.map((d) => fact[d as RollupDimension])];
+  const out: Array<Array<string | number | null>> = [];
+  for (const [key, countedFrom] of metadataKeys) if (fact.created_at >= countedFrom) out.push([key, metadataValueOf(fact.metadata, key)]);
+  return out;
 }
 
 function emptyDelta(from: Omit<RollupDelta, Measure | 'latency'>): RollupDelta {
@@ -100,15 +120,15 @@ export function keyOf(delta: Pick<RollupDelta, 'organisation_id' | 'dimension_se
  * and in the all-workspaces row; those deltas are then
  * folded into the coarser buckets. Sorted by key, so concurrent writers lock rows in one order.
  */
-export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1): RollupDelta[] {
+export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1, metadataKeys: MetadataRollupKeys = NO_METADATA_KEYS, sets: readonly RollupSet[] = ROLLUP_SETS): RollupDelta[] {
   const byKey = new Map<string, RollupDelta>();
   const finest: RollupDelta[] = [];
   for (const fact of facts) {
     const bin = binOf(fact.latency_ms);
-    for (const set of ROLLUP_SETS) {
+    for (const set of sets) {
       const grain = set.grains[set.grains.length - 1]!;
       const bucketStart = fact.created_at - (fact.created_at % GRAIN_MS[grain]);
-      const values = set.dimensions.map((d) => fact[d]);
+      for (const values of valuesIn(set, fact, metadataKeys)) {
       const dimsKey = JSON.stringify(values);
       for (const workspaceId of [fact.workspace_id, ALL_WORKSPACES]) {
         const key = `${fact.organisation_id}\u0000${set.name}\u0000${grain}\u0000${bucketStart}\u0000${workspaceId}\u0000${dimsKey}`;
@@ -139,6 +159,7 @@ export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1): Rollup
         if (fact.rescued) delta.rescued += sign;
         if (fact.cost_unpriced) delta.unpriced += sign;
         delta.latency.set(bin, (delta.latency.get(bin) ?? 0) + sign);
+      }
       }
     }
   }

@@ -33,6 +33,9 @@ describe('configuration from the environment', () => {
       const config = loadConfig({ GW_DATA_DIR: dir, TRUSTED_CUSTOM_HOSTS: ' Llm.Internal , 10.0.0.5', ORGANISATION_HEADERS_TO_MASK: 'X-Secret' });
       assert.deepEqual(config.trustedCustomHosts, ['llm.internal', '10.0.0.5']);
       assert.deepEqual(config.headersToMask, ['x-secret']);
+      assert.equal(config.rollupMetadataKeys, undefined, 'unset: the stored list is left alone');
+      assert.deepEqual(loadConfig({ GW_DATA_DIR: dir, GW_ROLLUP_METADATA_KEYS: ' env, Team.Name ,env' }).rollupMetadataKeys, ['env', 'Team.Name']);
+      assert.throws(() => loadConfig({ GW_DATA_DIR: dir, GW_ROLLUP_METADATA_KEYS: 'env,_user' }), /GW_ROLLUP_METADATA_KEYS/);
     });
   });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
+import { readMetadataRollupKeys } from '../../store/rollups/metadata-keys.js';
 import { ALL_WORKSPACES, FACT_COLUMNS, MEASURES, ROLLUP_KEY, rollupDeltas, toFact } from '../../store/rollups/rollup-deltas.js';
 
 function bins(value: unknown): Record<string, number> {
@@ -13,7 +14,8 @@ function bins(value: unknown): Record<string, number> {
  */
 export async function assertRollupsMatchRows(db: Knex, what: string): Promise<number> {
   const rows = await db('request_logs').select([...FACT_COLUMNS]).where('rolled_up', true);
-  const expected = new Map(rollupDeltas(rows.map(toFact), 1).map((delta) => [ROLLUP_KEY.map((c) => String(delta[c])).join('|'), delta]));
+  const keys = await readMetadataRollupKeys(db);
+  const expected = new Map(rollupDeltas(rows.map((row) => toFact(row, true)), 1, keys).map((delta) => [ROLLUP_KEY.map((c) => String(delta[c])).join('|'), delta]));
   const stored = await db('analytics_rollups').select('*');
   assert.equal(stored.length, expected.size, `${what}: ${stored.length} rollup rows stored, ${expected.size} expected from ${rows.length} log rows`);
   for (const row of stored as Array<Record<string, unknown>>) {

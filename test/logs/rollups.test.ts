@@ -18,6 +18,7 @@ import { RequestLogsRepository, ThreadedRequestLogWriter } from '../../store/rep
 import { addAllWorkspaceRows } from '../../store/migrations/280_all_workspace_rollups.js';
 import { foldGrain } from '../../store/migrations/282_week_and_quarter_rollups.js';
 import { backfillRollups, resetRollups, rowsToBackfill } from '../../store/rollups/backfill.js';
+import { OTHER_VALUE, readMetadataRollupKeys, setMetadataRollupKeys } from '../../store/rollups/metadata-keys.js';
 import { ALL_WORKSPACES } from '../../store/rollups/rollup-deltas.js';
 import { SqliteWriterThread } from '../../store/sqlite-writer-thread.js';
 import { storeEngines } from '../helpers/engines.js';
@@ -55,7 +56,8 @@ function randomLogs(rand: () => number, n: number, ids: { organisation_id: strin
     const metadata: Record<string, string> = {};
     if (rand() < 0.8) metadata._user = `u${Math.floor(rand() * 4)}`;
     if (rand() < 0.5) metadata._environment = pick(['prod', 'dev']);
-    if (rand() < 0.6) metadata.team = pick(['a', 'b']);
+    // Now and then a value too long for the metadata rollups (they count it as "other").
+    if (rand() < 0.6) metadata.team = rand() < 0.05 ? `t${'x'.repeat(80)}` : pick(['a', 'b']);
     const prompt = Math.floor(rand() * 500);
     const completion = Math.floor(rand() * 300);
     return logEntry({
@@ -219,6 +221,16 @@ for (const engine of storeEngines()) {
       await assertRollupsMatchRows(db, 'after 282');
     });
 
+    test('a listed metadata key is counted by a reset and backfill, and by every write after it', async () => {
+      await setMetadataRollupKeys(db, ['team'], Date.now() + DAY);
+      await db.transaction((trx) => resetRollups(trx));
+      await backfillRollups(db);
+      assert.deepEqual([...(await readMetadataRollupKeys(db))], [['team', 0]], 'a reset counts the listed keys from the start');
+      await assertRollupsMatchRows(db, 'with the metadata set');
+      const values = await db('analytics_rollups').distinct('metadata_value').where({ organisation_id: ids.organisation_id, dimension_set: 'metadata', metadata_key: 'team' });
+      assert.deepEqual(values.map((row: { metadata_value: string | null }) => row.metadata_value).sort(), ['a', 'b', OTHER_VALUE, null].sort(), 'short values, rows without the key (null) and longer ones (other)');
+    });
+
     test('rollups equal the raw aggregation for random ranges across bucket edges, filters and groups', async () => {
       const ranges: Array<[number, number]> = [[T0, T0 + SPAN], [Date.parse('2026-10-31T00:00:00Z'), Date.parse('2026-11-02T00:00:00Z')]];
       for (let i = 0; i < 6; i++) {
@@ -234,6 +246,9 @@ for (const engine of storeEngines()) {
         { metadata: { _user: 'u1' } },
         { api_key_id: ids.keys[1], model: 'gpt-4o-mini', status: ['2xx'] },
         { metadata: { team: 'a' } },
+        { metadata: { team: 'b' }, workspace_id: ids.workspaces[1] },
+        { metadata: { team: `t${'x'.repeat(80)}` } },
+        { metadata: { team: 'a', _user: 'u1' } },
         { metadata: { _user: 'u2' }, model: 'gpt-4o' },
       ];
       for (const [start, end] of ranges) {
@@ -245,11 +260,12 @@ for (const engine of storeEngines()) {
           assert.equal(await analytics.count(filter), selected.length, `count ${what}`);
         }
         const filter: LogFilter = { organisation_id: ids.organisation_id, start, end };
-        const selected = entries.filter((e) => matches(filter, e));
-        for (const [dimension, key] of [['model'], ['user'], ['status'], ['cache_status'], ['api_key'], ['workspace'], ['environment'], ['metadata', 'team']] as Array<[GroupDimension, string?]>) {
-          const groups = await analytics.groups(filter, dimension, key);
+        // Grouped by the listed key: from the rollups when every value is short, else from the rows; filtered by it, from the rollups.
+        const teamA = { ...filter, metadata: { team: 'a' } };
+        for (const [dimension, key, narrowed] of [['model'], ['user'], ['status'], ['cache_status'], ['api_key'], ['workspace'], ['environment'], ['metadata', 'team'], ['metadata', 'team', teamA], ['workspace', undefined, teamA]] as Array<[GroupDimension, string?, LogFilter?]>) {
+          const groups = await analytics.groups(narrowed ?? filter, dimension, key);
           const byKey = new Map<string | null, RequestLogEntry[]>();
-          for (const e of selected) {
+          for (const e of entries.filter((x) => matches(narrowed ?? filter, x))) {
             const k = GROUP_OF[key ?? dimension]!(e);
             byKey.set(k, [...(byKey.get(k) ?? []), e]);
           }
@@ -366,7 +382,7 @@ for (const engine of storeEngines()) {
     test('whole buckets are read from the rollups, not the rows; edges from the rows', async () => {
       const org = randomUUID();
       const day = Date.parse('2026-11-10T00:00:00Z');
-      const logs = Array.from({ length: 48 }, (_, i) => logEntry({ organisation_id: org, workspace_id: 'w', created_at: day + i * 30 * MIN + 1000, model: 'gpt-4o' }));
+      const logs = Array.from({ length: 48 }, (_, i) => logEntry({ organisation_id: org, workspace_id: 'w', created_at: day + i * 30 * MIN + 1000, model: 'gpt-4o', metadata: { team: 'a', squad: 'x' } }));
       await new RequestLogsRepository(db).insertMany(logs);
       // Rows removed behind the rollups' back: only an answer from the rollups still counts them.
       await db('request_logs').where('organisation_id', org).del();
@@ -377,7 +393,15 @@ for (const engine of storeEngines()) {
       assert.equal((await analytics.summary({ ...whole, end: day + 90 * MIN + 1500 })).requests, 3, 'a small edge is read raw, the rest from rollups');
       // From 01:30:00.500: most of that minute is in range, so it is the whole minute's rollup minus the rows before 01:30:00.500.
       assert.equal((await analytics.summary({ ...whole, start: day + 90 * MIN + 500 })).requests, 45, 'a large edge is its whole bucket minus the rest');
-      assert.equal((await analytics.summary({ ...whole, metadata: { team: 'a' } })).requests, 0, 'an arbitrary metadata key: the raw rows');
+      assert.equal((await analytics.summary({ ...whole, metadata: { squad: 'x' } })).requests, 0, 'a metadata key not listed: the raw rows');
+      assert.equal((await analytics.summary({ ...whole, metadata: { team: 'a' } })).requests, 48, 'a listed metadata key: the metadata rollups');
+      assert.deepEqual((await analytics.groups(whole, 'metadata', 'team')).map((g) => [g.key, g.requests]), [['a', 48]], 'grouped by a listed key: the metadata rollups');
+      // A key listed later counts from then: earlier buckets are read from the rows.
+      await setMetadataRollupKeys(db, ['team', 'squad'], day + DAY / 2);
+      await db('analytics_rollups').insert({ ...(await db('analytics_rollups').where({ organisation_id: org, dimension_set: 'metadata', grain: 'day' }).first()), dims_key: '["squad","x"]', metadata_key: 'squad', metadata_value: 'x' });
+      assert.equal((await analytics.summary({ ...whole, metadata: { squad: 'x' } })).requests, 0, 'before counted_from: the raw rows');
+      await setMetadataRollupKeys(db, ['team']);
+      assert.equal(Number((await db('analytics_rollups').where({ dimension_set: 'metadata', metadata_key: 'squad' }).count({ n: '*' }))[0]!.n), 0, 'a key no longer listed loses its rollups');
       // Without a workspace filter the all-workspaces rows answer; with one, or grouped by workspace, that workspace's rows.
       await db('analytics_rollups').where('organisation_id', org).whereNot('workspace_id', ALL_WORKSPACES).del();
       assert.equal((await analytics.summary(whole)).requests, 48, 'all workspaces: the all-workspaces rows');
