@@ -60,6 +60,24 @@ describe('hot path and general route answer alike', () => {
     assert.deepEqual(logged.map((entry) => entry.status), [403, 403]);
   });
 
+  it('embeddings and completions answer alike on both paths, refusals included', async () => {
+    const headers = { ...upstream, 'x-gw-api-key': gw.app.adminKey };
+    const calls = [
+      { path: '/v1/embeddings', sent: { model: 'text-embedding-3-small', input: 'hi' }, bad: { model: 'text-embedding-3-small' } },
+      { path: '/v1/completions', sent: { model: 'gpt-3.5-turbo-instruct', prompt: 'hi' }, bad: { model: 'gpt-3.5-turbo-instruct', prompt: 'hi', n: 'two' } },
+    ];
+    for (const { path, sent, bad } of calls) {
+      const hot = await gw.app.http.post(path).set(headers).send(sent);
+      const general = await gw.app.http.post(`${path}/`).set(headers).send(sent);
+      assert.equal(hot.status, 200, JSON.stringify(hot.body));
+      assert.equal(general.status, 200, JSON.stringify(general.body));
+      assert.deepEqual({ ...hot.body, id: undefined, created: undefined }, { ...general.body, id: undefined, created: undefined });
+      const refused = await gw.app.http.post(path).set(headers).send(bad);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, (await gw.app.http.post(`${path}/`).set(headers).send(bad)).body);
+    }
+  });
+
   it('GET /v1/models answers alike on both paths', async () => {
     const headers = { 'x-gw-api-key': gw.app.adminKey };
     const hot = await gw.app.http.get('/v1/models').set(headers);
