@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { fullEngines } from '../helpers/engines.js';
+import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
@@ -27,12 +28,7 @@ for (const engine of fullEngines()) describe(`assistant runs over OpenAI (${engi
   before(async () => {
     fake = await startFakeOpenAi();
     app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' }, now: () => clock });
-    const sink = app.services.requestLogs;
-    const record = sink.record.bind(sink);
-    sink.record = (entry) => {
-      logs.push(entry);
-      record(entry);
-    };
+    recordLogsInto(app, logs);
     // The gw key in x-gw-api-key; Authorization carries the provider key for the inline provider.
     client = new OpenAI({
       apiKey: 'sk-upstream',

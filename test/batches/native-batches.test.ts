@@ -5,6 +5,7 @@ import OpenAI, { toFile } from 'openai';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeBatchApi, type FakeBatchApi } from '../helpers/fake-openai-batches.js';
+import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 import { sharedDb } from '../helpers/test-db.js';
 
@@ -91,12 +92,7 @@ for (const engine of fullEngines()) {
     before(async () => {
       fake = await startFakeBatchApi();
       app = await startTestApp(appOptions(fake, engine));
-      const sink = app.services.requestLogs;
-      const record = sink.record.bind(sink);
-      sink.record = (entry) => {
-        logs.push(entry);
-        record(entry);
-      };
+      recordLogsInto(app, logs);
       client = gwClient(app, NATIVE);
     });
     after(async () => {

@@ -8,7 +8,7 @@
  * the mapped path.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,8 +21,9 @@ import type { RequestLogEntry } from '../../gateway/request-log.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeBedrock, type BedrockReceived, type FakeBedrock } from '../helpers/fake-bedrock.js';
 import { startFakeAws, type FakeAws } from '../helpers/fake-secret-managers.js';
-import { startFakeTokenEndpoints, type FakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
+import { startFakeTokenEndpoints, writeGoogleExternalAccount, type FakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const STATIC_KEYS = { id: 'AKIASTATIC00000001', secret: 'static-secret-key-for-pass-through', session: 'session-token-from-the-caller' };
@@ -115,27 +116,9 @@ for (const engine of fullEngines()) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: `no ${request.path}`, status: 'NOT_FOUND' } }));
       });
       dir = mkdtempSync(path.join(tmpdir(), 'gw-pass-clouds-'));
-      const subjectFile = path.join(dir, 'subject-token');
-      writeFileSync(subjectFile, tokens.google.subjectToken);
-      const googleFile = path.join(dir, 'google-external-account.json');
-      writeFileSync(
-        googleFile,
-        JSON.stringify({
-          type: 'external_account',
-          audience: tokens.google.audience,
-          subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-          token_url: `${tokens.url}/v1/token`,
-          service_account_impersonation_url: `${tokens.url}/v1/projects/-/serviceAccounts/${tokens.google.serviceAccount}:generateAccessToken`,
-          credential_source: { file: subjectFile },
-        }),
-      );
+      const googleFile = writeGoogleExternalAccount(dir, tokens);
       app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GOOGLE_APPLICATION_CREDENTIALS: googleFile } });
-      const sink = app.services.requestLogs;
-      const record = sink.record.bind(sink);
-      sink.record = (entry) => {
-        logs.push(entry);
-        record(entry);
-      };
+      recordLogsInto(app, logs);
     });
     after(async () => {
       await app?.close();

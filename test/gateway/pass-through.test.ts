@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
 import { fullEngines } from '../helpers/engines.js';
+import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 interface Seen {
@@ -92,12 +93,7 @@ for (const engine of fullEngines()) {
         env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' },
         upstreamOriginOverrides: { 'azure-openai': upstream.origin },
       });
-      const sink = app.services.requestLogs;
-      const record = sink.record.bind(sink);
-      sink.record = (entry) => {
-        logs.push(entry);
-        record(entry);
-      };
+      recordLogsInto(app, logs);
     });
     after(async () => {
       await app?.close();

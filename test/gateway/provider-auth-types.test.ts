@@ -14,7 +14,7 @@ import { startFakeBedrock, type BedrockBehaviour, type FakeBedrock } from '../he
 import { startFakeGemini } from '../helpers/fake-gemini.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeAws, type FakeAws } from '../helpers/fake-secret-managers.js';
-import { startFakeTokenEndpoints, type FakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
+import { startFakeTokenEndpoints, writeGoogleExternalAccount, type FakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
 import type { RecordingServer } from '../helpers/recording-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -74,20 +74,7 @@ for (const engine of fullEngines()) {
       dir = mkdtempSync(path.join(tmpdir(), 'gw-identity-'));
       const azureTokenFile = path.join(dir, 'azure-token');
       writeFileSync(azureTokenFile, tokens.azure.assertion + '\n');
-      const subjectFile = path.join(dir, 'subject-token');
-      writeFileSync(subjectFile, tokens.google.subjectToken);
-      const googleFile = path.join(dir, 'google-external-account.json');
-      writeFileSync(
-        googleFile,
-        JSON.stringify({
-          type: 'external_account',
-          audience: tokens.google.audience,
-          subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-          token_url: `${tokens.url}/v1/token`,
-          service_account_impersonation_url: `${tokens.url}/v1/projects/-/serviceAccounts/${tokens.google.serviceAccount}:generateAccessToken`,
-          credential_source: { file: subjectFile },
-        }),
-      );
+      const googleFile = writeGoogleExternalAccount(dir, tokens);
       app = await startTestApp({
         engine,
         env: {

@@ -10,8 +10,10 @@
  * Refusals use each issuer's error shape.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 
 export interface FakeTokenEndpoints {
   url: string;
@@ -101,4 +103,27 @@ export async function startFakeTokenEndpoints(): Promise<FakeTokenEndpoints> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   });
+}
+
+/**
+ * Writes a Google external-account credential file (workload identity federation) pointing at the
+ * fake's STS and IAM endpoints, with its subject token in a file beside it, into `dir`; answers
+ * its path (for GOOGLE_APPLICATION_CREDENTIALS).
+ */
+export function writeGoogleExternalAccount(dir: string, tokens: FakeTokenEndpoints): string {
+  const subjectFile = path.join(dir, 'subject-token');
+  writeFileSync(subjectFile, tokens.google.subjectToken);
+  const googleFile = path.join(dir, 'google-external-account.json');
+  writeFileSync(
+    googleFile,
+    JSON.stringify({
+      type: 'external_account',
+      audience: tokens.google.audience,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+      token_url: `${tokens.url}/v1/token`,
+      service_account_impersonation_url: `${tokens.url}/v1/projects/-/serviceAccounts/${tokens.google.serviceAccount}:generateAccessToken`,
+      credential_source: { file: subjectFile },
+    }),
+  );
+  return googleFile;
 }

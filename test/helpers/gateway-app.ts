@@ -30,12 +30,7 @@ export async function startGatewayApp(options: { engine?: Engine; env?: Record<s
     upstreamOriginOverrides: { openai: fake.origin, 'azure-openai': fake.origin, groq: fake.origin },
   });
   const logs: RequestLogEntry[] = [];
-  const sink = app.services.requestLogs;
-  const record = sink.record.bind(sink);
-  sink.record = (entry) => {
-    logs.push(entry);
-    record(entry);
-  };
+  recordLogsInto(app, logs);
   return {
     app,
     fake,
@@ -52,4 +47,14 @@ export async function startGatewayApp(options: { engine?: Engine; env?: Record<s
 export async function logsSettled(gateway: GatewayApp, count: number): Promise<RequestLogEntry[]> {
   for (let i = 0; i < 200 && gateway.logs.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   return gateway.logs;
+}
+
+/** Every request log entry the app records is also pushed onto `logs`, as it is recorded (before the writer stores it). */
+export function recordLogsInto(app: TestApp, logs: RequestLogEntry[]): void {
+  const sink = app.services.requestLogs;
+  const record = sink.record.bind(sink);
+  sink.record = (entry) => {
+    logs.push(entry);
+    record(entry);
+  };
 }

@@ -10,6 +10,7 @@ import OpenAI from 'openai';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeAws, startFakeAzure, startFakeVault, type FakeAws, type FakeAzure, type FakeVault } from '../helpers/fake-secret-managers.js';
+import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import type { RequestLogEntry } from '../../gateway/request-log.js';
 
@@ -77,12 +78,7 @@ for (const engine of fullEngines()) {
         env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_SECRET_CACHE_SECONDS: String(CACHE_SECONDS) },
         upstreamOriginOverrides: { openai: upstream.origin },
       });
-      const sink = app.services.requestLogs;
-      const record = sink.record.bind(sink);
-      sink.record = (entry) => {
-        logs.push(entry);
-        record(entry);
-      };
+      recordLogsInto(app, logs);
     });
     after(async () => {
       const secrets = [VAULT_TOKEN, AWS_KEYS.secret, azure.client.secret, 'sk-vault-first', 'sk-vault-second', 'sk-aws-json', 'sk-aws-plain', 'sk-azure-kv'];
