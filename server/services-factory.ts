@@ -9,6 +9,7 @@ import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import { RunExecutor } from '../gateway/assistants/run-executor.js';
 import { LogRetentionJob } from '../gateway/logs/log-retention.js';
+import { RollupBackfillJob } from '../gateway/logs/rollup-backfill-job.js';
 import { createDb, sqliteFileOf, type DbOptions } from '../store/db.js';
 import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js';
 import { SqliteWriterThread } from '../store/sqlite-writer-thread.js';
@@ -114,6 +115,8 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   await logExports.start();
   const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays, responsesRetentionDays: config.responsesRetentionDays }, now, logger);
   logRetention.start();
+  const rollupBackfill = new RollupBackfillJob(db, logger);
+  rollupBackfill.start();
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const authenticator = new ApiKeyAuthenticator(store, bus, now);
@@ -137,6 +140,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     requestLogs,
     logExports,
     logRetention,
+    rollupBackfill,
     jobs,
     files: new FileStore(new FilesRepository(db), config.filesMaxBytes, now),
     savedResources: new StoreSavedResources(
@@ -243,6 +247,7 @@ export async function closeServices(services: Services, options: { logDrainMs?: 
   await services.tracing?.shutdown().catch((error: unknown) => services.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'traces could not be exported at shutdown'));
   await services.logExports.close();
   await services.logRetention.stop();
+  await services.rollupBackfill.stop();
   await services.semanticCache.idle();
   await services.upstreams.close();
   await services.bus.close();

@@ -5,6 +5,7 @@ import type { SemanticStore } from '../gateway/cache/semantic/semantic-store.js'
 import type { RequestLogSink } from '../gateway/request-log.js';
 import type { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import type { LogRetentionJob } from '../gateway/logs/log-retention.js';
+import type { RollupBackfillJob } from '../gateway/logs/rollup-backfill-job.js';
 import type { SavedResources } from '../gateway/saved-resources.js';
 import type { LimitsEngine } from '../gateway/limits/limits-engine.js';
 import type { LimitPolicies } from '../gateway/limits/policy-cache.js';
@@ -55,6 +56,7 @@ export interface Services {
   logExports: LogExportRunner;
   /** Deletes logs past GW_LOG_RETENTION_DAYS, in small batches. */
   logRetention: LogRetentionJob;
+  rollupBackfill: RollupBackfillJob;
   /** The one worker room: background jobs over pg-boss or the store (docs/workers.md). */
   jobs: JobQueue;
   /** Files (`/v1/files`, batch input and output): chunked in the store, readable by every room. */

@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+import type { Logger } from '../../server/logger.js';
+import { backfillRollups } from '../../store/rollups/backfill.js';
+
+/** Rows per transaction: small, so the log writer (SQLite's one writer above all) waits little. */
+const BATCH_SIZE = 1000;
+/** At most one progress line this often: a reset at 10 million rows takes minutes. */
+const PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * Counts the log rows not yet in the analytics rollups, once at startup: after a migration that
+ * recounts them (resetRollups) or an upgrade from before them, analytics are exact but read raw
+ * rows until this is done. Several instances may run it at once (each batch claims its own rows:
+ * store/rollups/backfill.ts); scripts/backfill-rollups.ts does the same by hand.
+ */
+export class RollupBackfillJob {
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /** Stops after the batch in flight; what it counted stays counted. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  /** Settles when the pass ends (done, stopped or failed). */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private async run(): Promise<void> {
+    let lastProgress = performance.now();
+    try {
+      const progress = await backfillRollups(this.db, {
+        batchSize: BATCH_SIZE,
+        signal: this.stopping.signal,
+        onProgress: ({ done, total }) => {
+          if (performance.now() - lastProgress < PROGRESS_EVERY_MS) return;
+          lastProgress = performance.now();
+          this.logger.info({ done, total }, 'counting older request logs into the analytics rollups');
+        },
+      });
+      if (progress.done) this.logger.info({ rows: progress.done }, 'older request logs counted into the analytics rollups');
+    } catch (error) {
+      // Analytics stay exact without it (raw rows are read); the next start goes on from here.
+      if (!this.stopping.signal.aborted) this.logger.error({ err: error instanceof Error ? error.message : error }, 'rollup backfill failed');
+    }
+  }
+}
