@@ -17,25 +17,26 @@ export interface App {
 }
 
 /**
- * Gateway calls skip express: its middleware stack costs more than half of Node's throughput
- * ceiling. They share the dispatcher, spec and compiled validators with everything else.
+ * Express serves the web console's files only; every API call (gateway and control plane) goes
+ * straight to the dispatcher: express's middleware stack costs more than half of Node's throughput
+ * ceiling. Matched as express mounts `/console` (any case).
  */
-const HOT_PATH = /^\/v1\/(?:chat\/completions|models)(?:[/?]|$)/;
+const CONSOLE_PATH = /^\/console(?:[/?]|$)/i;
 
 export async function createApp(services: Services): Promise<App> {
   const api = await createApi(loadSpec(), handlers, services);
   const dispatch = createDispatcher(api, services);
 
-  const controlPlane = express();
-  controlPlane.disable('x-powered-by');
-  controlPlane.disable('etag');
   // The web console: static files, a client of the API like any other (docs/console.md).
-  controlPlane.use('/console', consoleRouter(path.join(projectRoot(), 'web', 'dist')));
-  controlPlane.use((req, res) => void dispatch(req, res));
+  const consoleApp = express();
+  consoleApp.disable('x-powered-by');
+  consoleApp.disable('etag');
+  consoleApp.use('/console', consoleRouter(path.join(projectRoot(), 'web', 'dist')));
+  consoleApp.use((req, res) => void dispatch(req, res));
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (HOT_PATH.test(req.url ?? '')) void dispatch(req, res);
-    else controlPlane(req, res);
+    if (CONSOLE_PATH.test(req.url ?? '')) consoleApp(req, res);
+    else void dispatch(req, res);
   };
   return { listener };
 }
