@@ -7,7 +7,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     return;
   }
   // A body already in JSON (an upstream's embeddings answer, forwarded as it came) is sent as it is.
-  const payload = body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
+  const payload = body === undefined ? '' : body instanceof JsonText ? (body.bytes ?? body.text) : JSON.stringify(body);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.statusCode = status;
   if (payload && !res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');

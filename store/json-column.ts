@@ -12,7 +12,11 @@ export function toJson(value: unknown): string | null {
  * in): written as this text, not serialised again.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    /** `text`'s UTF-8 bytes, when gw holds them (an upstream's answer as it came): sent without encoding the text again. */
+    readonly bytes?: Buffer,
+  ) {}
 
   toJSON(): unknown {
     return JSON.parse(this.text);

@@ -142,7 +142,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       streaming = true;
       return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: wire.translator(context), attempt } };
     }
-    const parsed = wire.read(await response.body.text(), context);
+    const parsed = wire.read(Buffer.from(await response.body.arrayBuffer()), context);
     const usage = usageOf(parsed);
     priced.usage = usage;
     attempt.dispose();

@@ -11,15 +11,15 @@ import { assertTranslatable, nativeRequestOf } from './text-completion.js';
 
 export interface TargetWire {
   build(context: ChatContext): Promise<UpstreamRequest> | UpstreamRequest;
-  /** Maps a 2xx answer's JSON text (a SyntaxError when it is not JSON). */
-  read(text: string, context: ChatContext): GatewayAnswer;
+  /** Maps a 2xx answer's JSON bytes (a SyntaxError when they are not JSON). */
+  read(bytes: Buffer, context: ChatContext): GatewayAnswer;
   translator(context: ChatContext): StreamTranslator;
 }
 
 function chatWire(adapter: ProviderAdapter): TargetWire {
   return {
     build: (context) => adapter.buildChatRequest(context),
-    read: (text, context) => adapter.parseChatResponse(JSON.parse(text), context),
+    read: (bytes, context) => adapter.parseChatResponse(JSON.parse(bytes.toString()), context),
     translator: (context) => adapter.createStreamTranslator(context),
   };
 }
@@ -34,7 +34,10 @@ function embeddingsWire(adapter: ProviderAdapter): TargetWire {
   return {
     build: (context) => buildEmbeddingRequest.call(adapter, embedding(context)),
     // An answer gw can forward as it came skips parsing its vectors (wire-embedding-list.ts).
-    read: (text, context) => forwardEmbeddingResponse?.call(adapter, text, embedding(context)) ?? parseEmbeddingResponse.call(adapter, JSON.parse(text), embedding(context)),
+    read: (bytes, context) => {
+      const text = bytes.toString();
+      return forwardEmbeddingResponse?.call(adapter, text, embedding(context), bytes) ?? parseEmbeddingResponse.call(adapter, JSON.parse(text), embedding(context));
+    },
     translator: () => {
       throw new ValidationError('embeddings are not streamed', 'stream');
     },
@@ -53,7 +56,7 @@ export function wireFor(origin: ChatOrigin, adapter: ProviderAdapter): TargetWir
   const native = (context: ChatContext) => ({ ...context, request: nativeRequestOf(legacy, context.request as unknown as Record<string, unknown>) });
   return {
     build: (context) => buildTextCompletionRequest.call(adapter, native(context)),
-    read: (text, context) => parseTextCompletionResponse.call(adapter, JSON.parse(text), native(context)),
+    read: (bytes, context) => parseTextCompletionResponse.call(adapter, JSON.parse(bytes.toString()), native(context)),
     translator: (context) => createTextCompletionStreamTranslator.call(adapter, native(context)),
   };
 }

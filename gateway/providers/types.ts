@@ -138,9 +138,10 @@ export interface ProviderAdapter {
   parseEmbeddingResponse?(body: unknown, context: EmbeddingContext): EmbeddingList;
   /**
    * An OpenAI-wire answer that needs no change, kept as the JSON text it came in (answered, cached
-   * and logged without parsing its vectors); undefined sends it through parseEmbeddingResponse.
+   * and logged without parsing its vectors, and answered with `bytes`, the text as it came);
+   * undefined sends it through parseEmbeddingResponse.
    */
-  forwardEmbeddingResponse?(text: string, context: EmbeddingContext): EmbeddingList | undefined;
+  forwardEmbeddingResponse?(text: string, context: EmbeddingContext, bytes: Buffer): EmbeddingList | undefined;
   /**
    * The provider's own legacy completions endpoint (OpenAI wire). Its answers are read as chat
    * completions (text as the message content), so the rest of the pipeline stays chat-shaped.

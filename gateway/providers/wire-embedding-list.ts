@@ -22,11 +22,12 @@ export class WireEmbeddingList extends JsonText implements EmbeddingList {
 
   constructor(
     text: string,
+    bytes: Buffer | undefined,
     readonly model: string,
     readonly usage: EmbeddingList['usage'],
     readonly items: readonly EmbeddingSummary[],
   ) {
-    super(text);
+    super(text, bytes);
   }
 
   get data(): EmbeddingList['data'] {
@@ -64,8 +65,9 @@ function dimensionsBetween(text: string, from: number, to: number): number {
  * index order, a model, and usage whose total is set. Anything else (base64 strings, a missing
  * model or total, vectors out of order, text that is not JSON) gives undefined, and the caller
  * parses and normalises it the ordinary way. Unknown fields are kept: the answer is forwarded whole.
+ * `bytes`, the text's UTF-8 bytes as they came, are what the client is sent.
  */
-export function readWireEmbeddingList(text: string): WireEmbeddingList | undefined {
+export function readWireEmbeddingList(text: string, bytes?: Buffer): WireEmbeddingList | undefined {
   // The text with each vector replaced by its size: small enough to parse at no cost.
   const parts: string[] = [];
   const sizes: number[] = [];
@@ -103,7 +105,7 @@ export function readWireEmbeddingList(text: string): WireEmbeddingList | undefin
     if (position > 0 && item.index < items[position - 1]!.index) return undefined;
     items.push({ object: 'embedding', index: item.index, dimensions: sizes[position]! });
   }
-  return new WireEmbeddingList(text, skeleton.model, { prompt_tokens: usage.prompt_tokens, total_tokens: usage.total_tokens }, items);
+  return new WireEmbeddingList(text, bytes, skeleton.model, { prompt_tokens: usage.prompt_tokens, total_tokens: usage.total_tokens }, items);
 }
 
 /**

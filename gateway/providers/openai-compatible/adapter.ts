@@ -142,7 +142,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
     },
 
     parseEmbeddingResponse: (body, context) => normalizeEmbeddingList(body, context.request.model),
-    forwardEmbeddingResponse: (text) => readWireEmbeddingList(text),
+    forwardEmbeddingResponse: (text, _context, bytes) => readWireEmbeddingList(text, bytes),
 
     buildTextCompletionRequest(context: TextCompletionContext): UpstreamRequest {
       const body = textCompletionBody(context.request, context.stream, rules);
