@@ -29,7 +29,7 @@ import * as costUnpriced from './220_cost_unpriced.js';
 import * as analyticsRollups from './240_analytics_rollups.js';
 import * as responses from './255_responses.js';
 import * as allWorkspaceRollups from './280_all_workspace_rollups.js';
-import * as quarterHourRollups from './301_quarter_hour_rollups.js';
+import * as finerRollupBuckets from './301_finer_rollup_buckets.js';
 import * as metadataRollups from './300_metadata_rollups.js';
 import * as analyticsCoveringIndex from './281_analytics_covering_index.js';
 import * as weekAndQuarterRollups from './282_week_and_quarter_rollups.js';
@@ -86,5 +86,5 @@ export const migrations: Record<string, Knex.Migration> = {
   '208_native_batches': nativeBatches,
   // Issue 24's second range.
   '300_metadata_rollups': metadataRollups,
-  '301_quarter_hour_rollups': quarterHourRollups,
+  '301_finer_rollup_buckets': finerRollupBuckets,
 };

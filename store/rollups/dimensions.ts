@@ -61,23 +61,25 @@ const TO_QUARTER_HOURS: readonly Grain[] = ['week', 'day', 'hour', 'quarter'];
 
 /**
  * Every set is also per workspace, and for all workspaces together (rollup-deltas.ts).
- * `workspace` (the totals) keeps minute buckets too, so summaries and series read at most two half
- * minutes of raw rows. One set per dimension answers its group-by and its filter; `core` combines
- * the dimensions consoles filter together. Those stop at quarter hours: per minute nearly every
- * combination of a busy dimension is a row of its own (as many rollup rows as log rows at 10
- * million a month), while with hours as the finest bucket the raw edges (up to two half hours)
- * grew with the traffic enough to double a 7-day group-by from 1 to 10 million rows a month.
- * Their edges, at most two half quarter hours, are read from the raw rows.
+ * One set per dimension answers its group-by and its filter; `core` combines the dimensions
+ * consoles filter together. What no bucket of a set fits at a range's edges (up to half its finest
+ * bucket on each side) is read from the raw rows, and that part grows with the traffic: with hours
+ * as the finest bucket it doubled a 7-day group-by between 1 and 10 million rows a month.
+ * - Minutes (edges of at most two half minutes) for the totals and for dimensions with few values
+ *   (models, statuses, cache statuses, endpoints, environments: tens), whose minute rows are
+ *   bounded by those values, not by the traffic.
+ * - Quarter hours for dimensions with many values (keys, users, organisations, prompts, `core`):
+ *   per minute nearly every combination would be a row of its own, as many rollup rows as log rows.
  */
 export const ROLLUP_SETS: readonly RollupSet[] = [
   { name: 'workspace', dimensions: [], grains: WITH_MINUTES },
   { name: 'api_key', dimensions: ['api_key_id'], grains: TO_QUARTER_HOURS },
-  { name: 'model', dimensions: ['provider', 'model'], grains: TO_QUARTER_HOURS },
-  { name: 'status', dimensions: ['status'], grains: TO_QUARTER_HOURS },
-  { name: 'cache_status', dimensions: ['cache_status'], grains: TO_QUARTER_HOURS },
-  { name: 'endpoint', dimensions: ['endpoint'], grains: TO_QUARTER_HOURS },
+  { name: 'model', dimensions: ['provider', 'model'], grains: WITH_MINUTES },
+  { name: 'status', dimensions: ['status'], grains: WITH_MINUTES },
+  { name: 'cache_status', dimensions: ['cache_status'], grains: WITH_MINUTES },
+  { name: 'endpoint', dimensions: ['endpoint'], grains: WITH_MINUTES },
   { name: 'user', dimensions: ['user_id'], grains: TO_QUARTER_HOURS },
-  { name: 'environment', dimensions: ['environment'], grains: TO_QUARTER_HOURS },
+  { name: 'environment', dimensions: ['environment'], grains: WITH_MINUTES },
   { name: 'organisation', dimensions: ['end_organisation'], grains: TO_QUARTER_HOURS },
   { name: 'prompt', dimensions: ['prompt_id'], grains: TO_QUARTER_HOURS },
   // A prompt's versions and labels side by side (prompt completions; 171_prompt_in_logs).

@@ -17,7 +17,7 @@ import { migrateToLatest } from '../../store/migrate.js';
 import { RequestLogsRepository, ThreadedRequestLogWriter } from '../../store/repositories/request-logs.js';
 import { addAllWorkspaceRows } from '../../store/migrations/280_all_workspace_rollups.js';
 import { foldGrain } from '../../store/migrations/282_week_and_quarter_rollups.js';
-import * as quarterHourRollups from '../../store/migrations/301_quarter_hour_rollups.js';
+import * as finerRollupBuckets from '../../store/migrations/301_finer_rollup_buckets.js';
 import { backfillRollups, resetRollups, rowsToBackfill } from '../../store/rollups/backfill.js';
 import { OTHER_VALUE, readMetadataRollupKeys, setMetadataRollupKeys } from '../../store/rollups/metadata-keys.js';
 import { ALL_WORKSPACES } from '../../store/rollups/rollup-deltas.js';
@@ -214,8 +214,9 @@ for (const engine of storeEngines()) {
         const kept = await db('analytics_rollups').where('grain', grain).count({ n: '*' });
         assert.ok(Number(kept[0]!.n) > 0, `the writers keep ${grain} rows`);
       }
-      // A database from before 282 (where only the totals had quarter hours, beside their minutes).
-      await db('analytics_rollups').where('grain', 'week').orWhere({ grain: 'quarter', dimension_set: 'workspace' }).del();
+      // A database from before 282: no weeks, and no quarter hours beside minutes (the sets without minutes keep theirs: 282 did not build them).
+      const withMinutes = db('analytics_rollups').distinct('dimension_set').where('grain', 'minute');
+      await db('analytics_rollups').where('grain', 'week').orWhere((q) => q.where('grain', 'quarter').whereIn('dimension_set', withMinutes)).del();
       await assert.rejects(assertRollupsMatchRows(db, 'without them'), /rollup rows stored/);
       await foldGrain(db, 'day', 'week', 7 * DAY);
       await foldGrain(db, 'minute', 'quarter', 15 * MIN);
@@ -464,7 +465,7 @@ for (const engine of storeEngines()) {
   });
 
   describe(`analytics rollups recounted by an upgrade (${engine.name})`, () => {
-    test('migration 301 recounts the rollups for quarter-hour buckets in every set, and an instance starting on that database counts them in the background', async () => {
+    test('migration 301 recounts the rollups for finer buckets (quarter hours in every set, minutes in the small ones), and an instance starting on that database counts them in the background', async () => {
       const shared = await sharedDb(engine.databaseUrl);
       const ids = { organisation_id: randomUUID(), workspaces: [randomUUID()], keys: [randomUUID(), randomUUID()] };
       const entries = randomLogs(seededRandom(301), 400, ids);
@@ -473,7 +474,7 @@ for (const engine of storeEngines()) {
         await migrateToLatest(older);
         await new RequestLogsRepository(older).insertMany(entries);
         const before = await new LogAnalytics(older).summary({ organisation_id: ids.organisation_id, start: T0, end: T0 + SPAN });
-        await older.transaction((trx) => quarterHourRollups.up(trx));
+        await older.transaction((trx) => finerRollupBuckets.up(trx));
         assert.equal(await rowsToBackfill(older), entries.length, 'every row is to be counted again');
         assert.equal(Number((await older('analytics_rollups').count({ n: '*' }))[0]!.n), 0);
         assertTotals(await new LogAnalytics(older).summary({ organisation_id: ids.organisation_id, start: T0, end: T0 + SPAN }), before, 'exact from the raw rows meanwhile');
@@ -493,6 +494,8 @@ for (const engine of storeEngines()) {
         const hourSets = await setsAt('hour');
         assert.ok(hourSets.includes('core') && hourSets.includes('user'));
         assert.deepEqual(await setsAt('quarter'), hourSets, 'every set these rows fill keeps quarter hours');
+        // Minutes for the totals and the dimensions with few values only.
+        assert.deepEqual(await setsAt('minute'), ['cache_status', 'endpoint', 'environment', 'model', 'status', 'workspace']);
         assertTotals(await new LogAnalytics(db).summary({ organisation_id: ids.organisation_id, start: T0, end: T0 + SPAN }), referenceTotals(entries), 'after the startup backfill');
       } finally {
         await app.close();

@@ -1,0 +1,20 @@
+import { seededSchema } from './copy-seed.js';
+import { LogAnalytics } from '../store/log-analytics.js';
+const DAY = 86_400_000;
+const rows = Number(process.argv[2]);
+const { db, ids } = await seededSchema('postgres://postgres@127.0.0.1:5432/gwbench', rows, false);
+const end = ids.end - 437_123;
+const week = { organisation_id: ids.organisationId, start: end - 7 * DAY, end };
+const a = new LogAnalytics(db);
+let captured: { sql: string; bindings: unknown[] } | undefined;
+db.on('query', (q: { sql: string; bindings: unknown[] }) => { if (q.sql.includes('ceil(ln')) captured = q; });
+await a.groups(week, 'model');
+const sql = db.raw(captured!.sql.replace(/\$\d+/g, "?"), captured!.bindings as never).toQuery();
+await db.transaction(async (trx) => {
+  await trx.raw("set local jit = off; set local max_parallel_workers_per_gather = 0; set local work_mem = '32MB'");
+  for (let i = 0; i < 3; i++) await trx.raw(sql);
+  const plan = await trx.raw('explain (analyze, buffers) ' + sql);
+  console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+});
+console.log(sql.slice(0, 3000));
+await db.destroy();
