@@ -56,6 +56,7 @@ export interface Services {
   logExports: LogExportRunner;
   /** Deletes logs past GW_LOG_RETENTION_DAYS, in small batches. */
   logRetention: LogRetentionJob;
+  /** Counts log rows not yet in the analytics rollups, in the background at startup. */
   rollupBackfill: RollupBackfillJob;
   /** The one worker room: background jobs over pg-boss or the store (docs/workers.md). */
   jobs: JobQueue;
