@@ -145,7 +145,8 @@ export const TIMED_SETS = ROLLUP_SETS.filter((set) => ['workspace', 'api_key', '
 export async function rebuildRollups(db: Knex, rows: number, ids: SeededLogs, slice: RollupSlice): Promise<void> {
   const started = performance.now();
   const [from, to] = sliceRange(ids, slice);
-  await db('analytics_rollups').where('bucket_start', '>=', Math.max(from, 0)).where('bucket_start', '<', Math.min(to, 8.64e15)).del();
+  const rebuilt = db('analytics_rollups').where('bucket_start', '>=', Math.max(from, 0)).where('bucket_start', '<', Math.min(to, 8.64e15));
+  await (slice.sets ? rebuilt.whereIn('dimension_set', slice.sets.map((set) => set.name)) : rebuilt).del();
   await copyRollups(db, rows, ids, slice);
   console.log(`  rollups part ${slice.part} of ${slice.parts} built again: ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

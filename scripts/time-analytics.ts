@@ -10,7 +10,7 @@
  * of its own, `analytics_bench_<rows>`, and kept: a later run times it again without seeding
  * (--force seeds it again; an interrupted seed is started again; --rollups builds only the rollups
  * again, from the kept log rows, after a change to what they hold: only the sets the calls read,
- * the part of the range `--part k/n` says, so n processes can share it). --seed-only seeds and stops;
+ * the part of the range `--part k/n` says, so n processes can share it; `--sets a,b` only those sets). --seed-only seeds and stops;
  * --retention also times a retention batch (it deletes rows, so the next run seeds again); --drop
  * drops the schemas at the end. 10 million rows take about 12 GB of disk while they are kept.
  */
@@ -135,9 +135,13 @@ async function main(): Promise<void> {
   if (args.includes('--rollups')) {
     // --part 2/3: this process builds the second third (run three at once to share the work).
     const [part, parts] = (option(args, '--part') ?? '1/1').split('/').map(Number) as [number, number];
+    // --sets model,metadata: only those sets (after a change to them alone).
+    const names = option(args, '--sets')?.split(',');
+    const sets = names ? TIMED_SETS.filter((set) => names.includes(set.name)) : TIMED_SETS;
+    if (names && sets.length !== names.length) throw new Error(`--sets takes names from: ${TIMED_SETS.map((set) => set.name).join(', ')}`);
     for (const rows of sizes) {
       const { db, ids } = await seededSchema(url, rows, force);
-      await rebuildRollups(db, rows, ids, { part, parts, sets: TIMED_SETS });
+      await rebuildRollups(db, rows, ids, { part, parts, sets });
       await db.raw('analyze analytics_rollups');
       await db.destroy();
     }

@@ -4,7 +4,7 @@ import { resetRollups } from '../rollups/backfill.js';
 /**
  * Finer rollup buckets (store/rollups/dimensions.ts): quarter hours in every dimension set, and
  * minutes in the sets of dimensions with few values (model, status, cache status, endpoint,
- * environment), so a range's raw edges shrink from up to half an hour a side to 7.5 minutes, or
+ * environment, listed metadata keys), so a range's raw edges shrink from up to half an hour a side to 7.5 minutes, or
  * half a minute. Hour rows cannot be split, so the rollups are counted again from the log rows:
  * each instance does that in the background at startup (gateway/logs/rollup-backfill-job.ts), and
  * analytics read the raw rows until then.

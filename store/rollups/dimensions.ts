@@ -66,8 +66,9 @@ const TO_QUARTER_HOURS: readonly Grain[] = ['week', 'day', 'hour', 'quarter'];
  * bucket on each side) is read from the raw rows, and that part grows with the traffic: with hours
  * as the finest bucket it doubled a 7-day group-by between 1 and 10 million rows a month.
  * - Minutes (edges of at most two half minutes) for the totals and for dimensions with few values
- *   (models, statuses, cache statuses, endpoints, environments: tens), whose minute rows are
- *   bounded by those values, not by the traffic.
+ *   (models, statuses, cache statuses, endpoints, environments, and the metadata keys an operator
+ *   lists for rollups, such as `env`: tens), whose minute rows are bounded by those values, not by
+ *   the traffic.
  * - Quarter hours for dimensions with many values (keys, users, organisations, prompts, `core`):
  *   per minute nearly every combination would be a row of its own, as many rollup rows as log rows.
  */
@@ -86,7 +87,7 @@ export const ROLLUP_SETS: readonly RollupSet[] = [
   { name: 'prompt_version', dimensions: ['prompt_id', 'prompt_version', 'prompt_label'], grains: TO_QUARTER_HOURS },
   { name: 'core', dimensions: ['api_key_id', 'provider', 'model', 'status'], grains: TO_QUARTER_HOURS },
   // Listed arbitrary metadata keys, one row per key and value (metadata-keys.ts).
-  { name: 'metadata', dimensions: METADATA_DIMENSIONS, grains: TO_QUARTER_HOURS },
+  { name: 'metadata', dimensions: METADATA_DIMENSIONS, grains: WITH_MINUTES },
 ];
 
 export const METADATA_SET = ROLLUP_SETS.find((set) => set.name === 'metadata')!;
