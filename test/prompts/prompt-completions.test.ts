@@ -84,8 +84,8 @@ for (const engine of fullEngines()) {
       const rolled = await gw.app.services.db('analytics_rollups').where({ dimension_set: 'prompt_version', prompt_id: promptId, workspace_id: ALL_WORKSPACES }).select('prompt_version', 'prompt_label', 'requests');
       assert.deepEqual(
         rolled.filter((r: { prompt_version: number }) => Number(r.prompt_version) === 1).map((r: { prompt_label: string }) => r.prompt_label),
-        ['production', 'production', 'production'],
-        'one all-workspaces row per grain (hour, day, week)',
+        ['production', 'production', 'production', 'production'],
+        'one all-workspaces row per grain (quarter hour, hour, day, week)',
       );
     });
 
