@@ -39,6 +39,8 @@ export interface JobQueue {
   /** Starts the workers of every name registered so far. */
   start(): Promise<void>;
   enqueue(name: string, payload: JobPayload, options?: EnqueueOptions): Promise<void>;
+  /** Stops taking jobs of `name` here (a room shutting down); jobs already running go on, other instances take the rest. */
+  stopWorking(name: string): Promise<void>;
   /**
    * Stops taking jobs, waits up to `drainMs` for the ones running to finish, then disconnects.
    * A job still running at the deadline is retried by some instance once its lease lapses.

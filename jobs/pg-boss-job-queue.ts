@@ -73,6 +73,13 @@ export class PgBossJobQueue implements JobQueue {
     });
   }
 
+  async stopWorking(name: string): Promise<void> {
+    this.registrations.delete(name);
+    if (!this.working.delete(name)) return;
+    // offWork stops fetching and returns; a handler running finishes on its own.
+    for (const queue of [name, name + SINGLE_SUFFIX]) await this.boss.offWork(queue);
+  }
+
   async close(drainMs = 30_000): Promise<void> {
     if (!this.started) return;
     await this.started.catch(() => undefined);

@@ -49,6 +49,10 @@ export class StoreJobQueue implements JobQueue {
     if (this.started) this.wake();
   }
 
+  async stopWorking(name: string): Promise<void> {
+    this.registrations.delete(name);
+  }
+
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;

@@ -351,6 +351,9 @@ export class RunExecutor {
   /** Waits up to `graceMs` for turns in flight, then hands the rest back to the queue. */
   async close(graceMs = 5_000): Promise<void> {
     this.closing = true;
+    // Turns handed back below go to instances that stay: this one takes no more (taking one only to
+    // fail it would push its retry back by the queue's backoff).
+    await this.services.jobs.stopWorking(RUN_TURN_JOB);
     if (this.sweeper) clearInterval(this.sweeper);
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
     await Promise.race([Promise.all([...this.running]), timeout]);

@@ -177,6 +177,21 @@ for (const engine of engines) {
       assert.ok(peak <= 2, `peak ${peak}`);
     });
 
+    test('an instance that stopped working a name takes none of its jobs; the other instance runs them all', async () => {
+      const [leaving, staying] = [await open(), await open()];
+      const takenByLeaving: JobPayload[] = [];
+      leaving.register('t.leave', async (payload) => void takenByLeaving.push(payload));
+      const jobs = collector(6);
+      staying.register('t.leave', jobs.handler);
+      await leaving.start();
+      await staying.start();
+      await leaving.stopWorking('t.leave');
+      for (let n = 0; n < 6; n++) await leaving.enqueue('t.leave', { n }, n % 2 ? { singletonKey: `k${n}` } : {});
+      await jobs.done;
+      assert.deepEqual(takenByLeaving, []);
+      assert.deepEqual(jobs.seen.map((payload) => payload.n).sort(), [0, 1, 2, 3, 4, 5]);
+    });
+
     test('a job waiting when its instance stops runs on the next instance (restart)', async () => {
       const first = await open();
       await first.start();
