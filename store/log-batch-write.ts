@@ -13,7 +13,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
-import { FACT_COLUMNS, rollupDeltas, rollupValues, toFact, type RollupFact } from './rollups/rollup-deltas.js';
+import { FACT_COLUMNS, rollupValues, rowDeltas } from './rollups/rollup-deltas.js';
 import { applyRollupDeltas, rollupUpsertSql } from './rollups/rollup-write.js';
 import { METADATA_KEYS_SQL, metadataKeysFromRows, writerMetadataRollupKeys } from './rollups/metadata-keys.js';
 
@@ -85,8 +85,8 @@ export function writeLogRowsSqlite(connection: SqliteConnection, columns: readon
     if (!added.length) return;
     // Read once the inserts hold the write lock: a read first would have to upgrade its lock, which SQLite refuses while another writer waits.
     const metadataKeys = metadataKeysFromRows(listedKeys.all() as Array<{ key: string; counted_from: unknown }>);
-    const facts: RollupFact[] = added.map((values) => toFact(Object.fromEntries(columns.map((column, i) => [column, values[i]])), metadataKeys.size > 0));
-    for (const delta of rollupDeltas(facts, 1, metadataKeys)) upsert.run(rollupValues(delta));
+    const addedRows = added.map((values) => Object.fromEntries(columns.map((column, i) => [column, values[i]])));
+    for (const delta of rowDeltas(addedRows, 1, metadataKeys)) upsert.run(rollupValues(delta));
   })();
 }
 
@@ -109,13 +109,13 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[], opt
   }
   const write = async (trx: Knex.Transaction) => {
     const metadataKeys = await writerMetadataRollupKeys(trx);
-    const added: RollupFact[] = [];
+    const added: Row[] = [];
     for (let i = 0; i < marked.length; i += INSERT_CHUNK) {
       const inserted = (await trx('request_logs').insert(marked.slice(i, i + INSERT_CHUNK)).onConflict('id').ignore().returning(['id', ...FACT_COLUMNS])) as Row[];
-      for (const row of inserted) added.push(toFact(row, metadataKeys.size > 0));
+      added.push(...inserted);
       if (options.outbox && inserted.length) await trx('log_outbox').insert(inserted.map((row) => ({ log_id: row.id }))).onConflict('log_id').ignore();
     }
-    await applyRollupDeltas(trx, rollupDeltas(added, 1, metadataKeys));
+    await applyRollupDeltas(trx, rowDeltas(added, 1, metadataKeys));
   };
   if ((db as Knex.Transaction).isTransaction) await write(db as Knex.Transaction);
   else await (db as Knex).transaction(write);

@@ -5,7 +5,7 @@ import { fromJson, toJson } from '../json-column.js';
 import { writeLogRows, type LogWriteOptions } from '../log-batch-write.js';
 import { LogAnalytics } from '../log-analytics.js';
 import { applyLogFilter, type LogFilter } from '../log-filter.js';
-import { FACT_COLUMNS, rollupDeltas, toFact } from '../rollups/rollup-deltas.js';
+import { FACT_COLUMNS, rowDeltas } from '../rollups/rollup-deltas.js';
 import { applyRollupDeltas, pruneEmptyRollups } from '../rollups/rollup-write.js';
 import { readMetadataRollupKeys } from '../rollups/metadata-keys.js';
 import { afterKeyset, paginate, type Page, type PageRequest } from '../pagination.js';
@@ -199,7 +199,7 @@ export class RequestLogsRepository {
       const deleted = await trx.raw(`delete from request_logs where id in (${ids.sql}) returning ${[...FACT_COLUMNS, 'rolled_up'].join(', ')}`, ids.bindings);
       const removed = (Array.isArray(deleted) ? deleted : deleted.rows) as Array<Record<string, unknown>>;
       const metadataKeys = await readMetadataRollupKeys(trx);
-      const deltas = rollupDeltas(removed.filter((row) => Boolean(row.rolled_up)).map((row) => toFact(row, metadataKeys.size > 0)), -1, metadataKeys);
+      const deltas = rowDeltas(removed.filter((row) => Boolean(row.rolled_up)), -1, metadataKeys);
       await applyRollupDeltas(trx, deltas);
       await pruneEmptyRollups(trx, deltas);
       return removed.length;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db.js';
-import { FACT_COLUMNS, rollupDeltas, toFact } from './rollup-deltas.js';
+import { FACT_COLUMNS, rowDeltas } from './rollup-deltas.js';
 import { readMetadataRollupKeys } from './metadata-keys.js';
 import { applyRollupDeltas } from './rollup-write.js';
 
@@ -46,7 +46,7 @@ export async function backfillRollups(db: Knex, options: BackfillOptions = {}): 
         .whereRaw(notRolledUp(trx))
         .update({ rolled_up: true }, [...FACT_COLUMNS])) as unknown as Array<Record<string, unknown>>;
       const metadataKeys = await readMetadataRollupKeys(trx);
-      await applyRollupDeltas(trx, rollupDeltas(rows.map((row) => toFact(row, metadataKeys.size > 0)), 1, metadataKeys));
+      await applyRollupDeltas(trx, rowDeltas(rows, 1, metadataKeys));
       return rows.length;
     });
     if (!counted) break;

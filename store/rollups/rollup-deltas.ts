@@ -180,6 +180,12 @@ export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1, metadat
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
 }
 
+/** rollupDeltas of request_logs rows as read (toFact), their metadata parsed only when a key is listed. */
+export function rowDeltas(rows: ReadonlyArray<Record<string, unknown>>, sign: 1 | -1, metadataKeys: MetadataRollupKeys): RollupDelta[] {
+  const withMetadata = metadataKeys.size > 0;
+  return rollupDeltas(rows.map((row) => toFact(row, withMetadata)), sign, metadataKeys);
+}
+
 /** A delta as the values of ROLLUP_COLUMNS, ready to bind. */
 export function rollupValues(delta: RollupDelta): unknown[] {
   return ROLLUP_COLUMNS.map((column) => {
