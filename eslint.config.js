@@ -9,7 +9,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings in server/config.ts only.' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings in core/config.ts only.' }],
     },
   },
   {
@@ -23,7 +23,7 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    files: ['server/config.ts'],
+    files: ['core/config.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

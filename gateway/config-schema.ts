@@ -3,7 +3,7 @@
  * `x-gw-config` JSON with it, exactly as the Admin API checks a config at save.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { toValidationError } from '../server/validation-message.js';
+import { toValidationError } from '../core/validation-message.js';
 import { assertRoutable } from './routing/config-checks.js';
 import type { ConfigNode } from './routing/config-node.js';
 import { specSchema } from './spec-schemas.js';

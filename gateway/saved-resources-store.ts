@@ -4,7 +4,7 @@
  * (locally at once, on other instances through Redis), so the next gateway lookup reads the change.
  * Edits are rare next to reads, so a topic empties its whole cache rather than tracking keys.
  */
-import type { InvalidationBus } from '../server/invalidation.js';
+import type { InvalidationBus } from '../core/invalidation.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { openCredentials, openSecrets, restoreSecrets } from '../store/secret-fields.js';
 import type { IntegrationRecord } from '../store/repositories/integrations.js';

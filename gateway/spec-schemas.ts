@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { projectRoot } from '../server/project-root.js';
+import { projectRoot } from '../core/project-root.js';
 
 const SPEC_ID = 'gw-openapi.json';
 

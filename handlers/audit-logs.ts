@@ -1,5 +1,5 @@
 import type { components } from '../generated/types.js';
-import { principalOf } from '../server/call.js';
+import { principalOf } from '../core/call.js';
 import type { AuditLogEntry } from '../store/repositories/audit-logs.js';
 import { query, type Handler } from './types.js';
 import { visibleWorkspace } from './workspace-access.js';

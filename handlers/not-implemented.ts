@@ -1,4 +1,4 @@
-import { ApiError } from '../server/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Handler } from './types.js';
 
 /**

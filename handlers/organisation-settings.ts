@@ -1,7 +1,7 @@
 import type { components } from '../generated/types.js';
 import { ORGANISATION_SETTINGS_TOPIC } from '../gateway/saved-resources.js';
-import { principalOf, type Call } from '../server/call.js';
-import { NotFoundError } from '../server/errors.js';
+import { principalOf, type Call } from '../core/call.js';
+import { NotFoundError } from '../core/errors.js';
 import { effectiveSettings } from '../store/repositories/organisations.js';
 import { normaliseRotationPeriod } from './api-keys/rotation.js';
 import { body, type Handler } from './types.js';

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { ApiError, UnauthorizedError } from '../server/errors.js';
-import { renderReferencePage } from '../server/reference-page.js';
-import { loadSpec, specText } from '../server/spec-document.js';
-import { GW_VERSION } from '../server/version.js';
+import { ApiError, UnauthorizedError } from '../core/errors.js';
+import { renderReferencePage } from './reference-page.js';
+import { loadSpec, specText } from '../core/spec-document.js';
+import { GW_VERSION } from '../core/version.js';
 import { STREAMED, type Handler } from './types.js';
 
 export const getHealth: Handler = async () => ({ body: { status: 'ok', version: GW_VERSION } });

@@ -1,6 +1,6 @@
 import type { Context } from 'openapi-backend';
 import type { operations } from '../generated/types.js';
-import type { Call } from '../server/call.js';
+import type { Call } from '../core/call.js';
 
 /** What a handler returns; one post-response step serialises it. */
 export interface Reply {

@@ -1,5 +1,5 @@
-import { principalOf, type Call } from '../server/call.js';
-import { NotFoundError } from '../server/errors.js';
+import { principalOf, type Call } from '../core/call.js';
+import { NotFoundError } from '../core/errors.js';
 import type { Workspace } from '../store/repositories/workspaces.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { Principal } from '../server/auth/principal.js';
-import type { Call } from '../server/call.js';
-import { ForbiddenError, NotFoundError } from '../server/errors.js';
+import type { Principal } from '../core/auth/principal.js';
+import type { Call } from '../core/call.js';
+import { ForbiddenError, NotFoundError } from '../core/errors.js';
 
 /**
  * The workspace a workspace-scoped write or list acts on: a workspace key's own workspace

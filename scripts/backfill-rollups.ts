@@ -7,7 +7,7 @@
  *   node --import tsx scripts/backfill-rollups.ts [--batch 5000]
  *   node dist/scripts/backfill-rollups.js [--batch 5000]          (after make build)
  */
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../core/config.js';
 import { createDb } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { backfillRollups, type BackfillProgress } from '../store/rollups/backfill.js';

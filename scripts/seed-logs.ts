@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
-import type { RequestLogEntry } from '../gateway/request-log.js';
+import type { RequestLogEntry } from '../core/request-log.js';
 import { createDb } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { Store } from '../store/store.js';

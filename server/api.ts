@@ -4,19 +4,19 @@ import addFormats from 'ajv-formats';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import { STREAMED, type Handler, type HandlerResult } from '../handlers/types.js';
-import type { Call } from './call.js';
-import { requireKeyKind, requireScope } from './call.js';
+import type { Call } from '../core/call.js';
+import { requireKeyKind, requireScope } from '../core/call.js';
 import { isAudited, recordAudit } from './audit.js';
 import { refuseDataPlaneAdminWrite } from './data-plane-writes.js';
-import { ApiError, UnauthorizedError } from './errors.js';
-import { errorFormatOf, inErrorFormat } from './protocol-errors.js';
+import { ApiError, UnauthorizedError } from '../core/errors.js';
+import { errorFormatOf, inErrorFormat } from '../core/protocol-errors.js';
 import { speedUpRouter } from './router-speedups.js';
-import { sendJson, sendText } from './respond.js';
+import { sendJson, sendText } from '../core/respond.js';
 import { JsonText } from '../store/json-column.js';
-import type { Services } from './services.js';
-import { toValidationError } from './validation-message.js';
+import type { Services } from '../core/services.js';
+import { toValidationError } from '../core/validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';
-import type { LogEndpoint } from '../gateway/request-log.js';
+import type { LogEndpoint } from '../core/request-log.js';
 import { authorizationIsProviderCredential } from '../gateway/resolve/provider-plan.js';
 import { assertTokenResource, withResourceChallenge } from './auth/oauth/resource-challenge.js';
 
@@ -212,7 +212,7 @@ function registerHandlers(api: OpenAPIBackend, handlers: Record<string, Handler>
   api.register(Object.fromEntries(Object.entries(handlers).map(([id, handler]) => [id, inOperationErrorFormat(api, id, withAudit(api, id, handler))])) as never);
 }
 
-/** Operations that speak SCIM or OAuth answer errors in that protocol's shape (server/protocol-errors.ts). */
+/** Operations that speak SCIM or OAuth answer errors in that protocol's shape (core/protocol-errors.ts). */
 function inOperationErrorFormat(api: OpenAPIBackend, operationId: string, handler: Handler): Handler {
   const format = errorFormatOf(api.getOperation(operationId));
   if (!format) return handler;

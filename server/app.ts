@@ -5,9 +5,9 @@ import { handlers } from '../handlers/index.js';
 import { createApi } from './api.js';
 import { consoleRouter } from './console.js';
 import { createDispatcher } from './http.js';
-import type { Services } from './services.js';
-import { projectRoot } from './project-root.js';
-import { loadSpec } from './spec-document.js';
+import type { Services } from '../core/services.js';
+import { projectRoot } from '../core/project-root.js';
+import { loadSpec } from '../core/spec-document.js';
 
 export { loadSpec };
 

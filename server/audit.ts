@@ -1,7 +1,7 @@
 import type { Context } from 'openapi-backend';
 import type { Reply } from '../handlers/types.js';
-import type { Call } from './call.js';
-import { redactedError, requestSecrets } from './request-secrets.js';
+import type { Call } from '../core/call.js';
+import { redactedError, requestSecrets } from '../core/request-secrets.js';
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 

@@ -1,6 +1,6 @@
-import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from './auth/api-key-secret.js';
-import { allScopes } from './scopes.js';
-import type { Services } from './services.js';
+import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../core/auth/api-key-secret.js';
+import { allScopes } from '../core/scopes.js';
+import type { Services } from '../core/services.js';
 
 export interface BootstrapResult {
   organisationId: string;

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import express from 'express';
-import { ApiError, errorBody } from './errors.js';
-import { sendJson, sendText } from './respond.js';
+import { ApiError, errorBody } from '../core/errors.js';
+import { sendJson, sendText } from '../core/respond.js';
 
 export const CONSOLE_CSP = [
   "default-src 'none'",

@@ -1,6 +1,6 @@
 import type { Operation } from 'openapi-backend';
 import { isAudited } from './audit.js';
-import { ForbiddenError } from './errors.js';
+import { ForbiddenError } from '../core/errors.js';
 
 /** Writes a data plane keeps for itself: conversations and runs it serves, and its own logs. */
 const LOCAL_RESOURCES = new Set(['assistants', 'threads', 'logs', 'feedback']);

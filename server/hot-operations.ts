@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
-import type { Call } from './call.js';
+import type { Call } from '../core/call.js';
 
 /**
  * The gateway calls, served through the handlers openapi-backend has registered (security,

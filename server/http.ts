@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIBackend } from 'openapi-backend';
-import { MAX_BODY_BYTES, readJsonBody } from './body.js';
-import type { Call } from './call.js';
-import { ApiError, InternalError, ValidationError, errorBody } from './errors.js';
+import { MAX_BODY_BYTES, readJsonBody } from '../core/body.js';
+import type { Call } from '../core/call.js';
+import { ApiError, InternalError, ValidationError, errorBody } from '../core/errors.js';
 import { createHotOperations } from './hot-operations.js';
 import { createPassThroughRoute } from './pass-through-route.js';
-import { errorFormatOf, inErrorFormat, type ErrorFormat } from './protocol-errors.js';
-import { redactedApiError, redactedError, requestSecrets } from './request-secrets.js';
-import { sendJson } from './respond.js';
-import type { Services } from './services.js';
+import { errorFormatOf, inErrorFormat, type ErrorFormat } from '../core/protocol-errors.js';
+import { redactedApiError, redactedError, requestSecrets } from '../core/request-secrets.js';
+import { sendJson } from '../core/respond.js';
+import type { Services } from '../core/services.js';
 import { remoteParentOf, type RemoteParent } from '../gateway/telemetry/trace-context.js';
 
 function pathOf(url: string | undefined): string {

@@ -4,8 +4,8 @@ import { PgBossJobQueue } from '../jobs/pg-boss-job-queue.js';
 import { StoreJobQueue } from '../jobs/store-job-queue.js';
 import { JobsRepository } from '../store/repositories/jobs.js';
 import type { DbOptions } from '../store/db.js';
-import type { Config } from './config.js';
-import type { Logger } from './logger.js';
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
 
 /**
  * pg-boss keeps its tables in a schema of its own beside gw's: `gw_jobs` beside `public`, else

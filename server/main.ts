@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from '../core/config.js';
 import { createMetricsServer } from './metrics-server.js';
 import { closeServices, createServices } from './services-factory.js';
-import { InFlightRequests } from './in-flight.js';
+import { InFlightRequests } from '../core/in-flight.js';
 
 async function main(): Promise<void> {
   let config;

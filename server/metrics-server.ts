@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 
 export function createMetricsServer(metrics: GatewayMetrics, logger: Logger): Server {
   return createServer((req, res) => {

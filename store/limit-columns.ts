@@ -1,4 +1,4 @@
-import type { AttachedLimits } from '../gateway/limits/policy-types.js';
+import type { AttachedLimits } from '../core/limit-policy-types.js';
 import { fromJson, toJson } from './json-column.js';
 
 /** The usage_limits and rate_limits JSON columns of api_keys, workspaces and providers (006_limits). */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ValidationError } from '../server/errors.js';
+import { ValidationError } from '../core/errors.js';
 
 export interface PageRequest {
   limit?: number;

@@ -4,7 +4,7 @@
  * reading stops once it passes 1 MB, so a huge or endless answer costs at most that much memory;
  * one deadline covers connecting, headers and body. Each refusal names what was wrong.
  */
-import { ApiError, TimeoutError, ValidationError } from '../../server/errors.js';
+import { ApiError, TimeoutError, ValidationError } from '../../core/errors.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 
 export const AGENT_CARD_MAX_BYTES = 1024 * 1024;

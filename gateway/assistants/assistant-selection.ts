@@ -6,7 +6,7 @@
  * is kept there. Checked when the assistant is written, and again when a run starts (the config
  * may have been deleted since).
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { SavedResources } from '../saved-resources.js';
 import type { Owner } from './thread-writer.js';
 

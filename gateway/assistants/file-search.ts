@@ -4,7 +4,7 @@
  * hands the model the top chunks, each behind a source marker 【search:result†filename】. Markers
  * the answer repeats become `file_citation` annotations on the run's message.
  */
-import type { Services } from '../../server/services.js';
+import type { Services } from '../../core/services.js';
 import type { StoredPrincipal } from '../batches/line-call.js';
 import type { SearchHit } from '../vector-stores/vector-stores.js';
 import { expiresAtMs } from '../vector-stores/wire.js';

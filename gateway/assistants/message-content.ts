@@ -2,7 +2,7 @@
  * A message as a client writes it (a string, or text / image parts) turned into the stored
  * message's content parts, and the checks the spec cannot say.
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { CreateMessageRequest, MessageObject } from './wire.js';
 
 type Content = MessageObject['content'];

@@ -11,8 +11,8 @@
  * then hands the rest back (in_progress -> queued) for another instance.
  */
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import { ValidationError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import { unixSeconds } from './object-ids.js';
 import { RunEvents } from './run-events.js';
 import { RunTurn, type TurnOutcome } from './run-turn.js';

@@ -1,5 +1,5 @@
 /** What a run may ask for beyond what the spec's schema says (the seed's Limits table is in the schema). */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { AssistantTool } from './wire.js';
 
 /**

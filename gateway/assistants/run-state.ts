@@ -5,7 +5,7 @@
  * run ends.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '../../server/auth/principal.js';
+import type { Principal } from '../../core/auth/principal.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import type { StoredRunState } from '../../store/repositories/assistant-runs.js';
 import { authorizationIsProviderCredential } from '../resolve/provider-plan.js';

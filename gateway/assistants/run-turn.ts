@@ -8,9 +8,9 @@
  * (Gemini and Bedrock have no switch for it upstream).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Call } from '../../server/call.js';
-import { ApiError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import type { Call } from '../../core/call.js';
+import { ApiError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import type { Owner } from './thread-writer.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import { StreamAssembler } from '../cache/stream-assembler.js';

@@ -4,9 +4,9 @@
  * headers). The one-active-run-per-thread rule is checked here, before anything runs.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '../../server/auth/principal.js';
-import { NotFoundError, ValidationError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import { newObjectId, unixSeconds } from './object-ids.js';
 import { RUN_EXPIRY_SECONDS } from './run-executor.js';

@@ -4,7 +4,7 @@
  * file_search tool join the thread's store — made for the thread when it has none, with the
  * embedding model of the thread's metadata `x-gw-embedding-model`.
  */
-import type { Services } from '../../server/services.js';
+import type { Services } from '../../core/services.js';
 import { chunkingOf } from '../vector-stores/chunking.js';
 import { checkedEmbeddingModel } from '../vector-stores/embedding-model.js';
 import type { StoredPrincipal } from '../batches/line-call.js';

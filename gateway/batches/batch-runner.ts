@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { JobQueue } from '../../jobs/job-queue.js';
-import { ApiError, errorBody } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import { ApiError, errorBody } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import type { BatchesRepository, BatchRecord, BatchStatus, ClaimedLine } from '../../store/repositories/batches.js';
 import { lineCall, type StoredPrincipal } from './line-call.js';
 import { LINE_EXECUTORS } from './line-executors.js';

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
-import type { Principal } from '../../server/auth/principal.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
+import type { Principal } from '../../core/auth/principal.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import type { BatchesRepository, BatchRecord } from '../../store/repositories/batches.js';
 import type { FileStore } from '../files/file-store.js';
 import type { BatchRunner } from './batch-runner.js';
 import { keptHeaders, storedPrincipal } from './line-call.js';
 import type { BatchMode } from './native-target.js';
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../core/logger.js';
 
 const COMPLETION_WINDOW_MS = 24 * 3_600_000;
 

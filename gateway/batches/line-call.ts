@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { Call } from '../../server/call.js';
-import type { Principal } from '../../server/auth/principal.js';
-import type { Services } from '../../server/services.js';
+import type { Call } from '../../core/call.js';
+import type { Principal } from '../../core/auth/principal.js';
+import type { Services } from '../../core/services.js';
 
 /** Headers a batch keeps from its create request: what selects and configures the provider, not transport or gw credentials. */
 const NOT_KEPT = new Set(['host', 'connection', 'content-length', 'content-type', 'transfer-encoding', 'accept-encoding', 'cookie', 'x-gw-api-key', 'x-gw-csrf-token', 'x-gw-trace-id', 'traceparent', 'tracestate']);

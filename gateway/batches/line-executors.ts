@@ -1,8 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { loadSpec } from '../../server/spec-document.js';
-import { toValidationError } from '../../server/validation-message.js';
-import type { Call } from '../../server/call.js';
+import { loadSpec } from '../../core/spec-document.js';
+import { toValidationError } from '../../core/validation-message.js';
+import type { Call } from '../../core/call.js';
 import { runChat } from '../chat/run-chat.js';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../providers/types.js';
 import { runEmbeddings, runTextCompletion } from '../chat/run-operations.js';

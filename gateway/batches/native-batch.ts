@@ -6,8 +6,8 @@
  * anywhere resumes where it was: the provider batch id is stored the moment the provider answers,
  * and a restart polls that batch rather than creating another.
  */
-import { ApiError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import { ApiError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import { UNFINISHED_BATCH_STATUSES, type BatchesRepository, type BatchRecord, type BatchStatus } from '../../store/repositories/batches.js';
 import { ProviderBatchApi, ProviderCallError } from './provider-batch-api.js';
 

@@ -4,8 +4,8 @@
  * leaf's saved provider, integration, secret references and tokens), so credentials have one path.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ValidationError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import { ValidationError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import { resolveLeafTarget, savedProviderSlugOf, type LeafTarget } from '../resolve/leaf-target.js';
 import { resolveProviderPlan } from '../resolve/provider-plan.js';

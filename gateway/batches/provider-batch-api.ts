@@ -6,8 +6,8 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { ApiError, UpstreamError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import { ApiError, UpstreamError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import type { BatchRecord } from '../../store/repositories/batches.js';
 import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { proxyLogEntry, type ProxyOutcome } from '../proxy/proxy-log.js';

@@ -5,7 +5,7 @@
  * store). The partition is the `x-gw-cache-namespace` when given, which then replaces the
  * request's metadata (x-gw-metadata) in the key; without it, the metadata is part of the key.
  */
-import { sha256Hex } from '../../server/sha256.js';
+import { sha256Hex } from '../../core/sha256.js';
 import { stableStringify } from './stable-json.js';
 
 const CACHE_IRRELEVANT_FIELDS = ['stream', 'stream_options', 'user', 'metadata', 'store'];

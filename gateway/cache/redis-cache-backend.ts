@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../server/services.js';
+import type { RedisClient } from '../../core/services.js';
 import type { CacheBackend } from './cache-backend.js';
 
 /** The shared cache: one Redis string per entry under `<prefix>cache:`, expiring with max_age. */

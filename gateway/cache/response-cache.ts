@@ -6,7 +6,7 @@
  * (the caller stores after a 2xx, or after a stream that ended cleanly); errors never are.
  * A failing backend or embedding call never fails the request: it is logged and counted a miss.
  */
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../core/logger.js';
 import { JsonText } from '../../store/json-column.js';
 import type { GatewayAnswer } from '../providers/types.js';
 import { readWireEmbeddingList } from '../providers/wire-embedding-list.js';

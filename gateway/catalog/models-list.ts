@@ -4,9 +4,9 @@
  * the adapter's list path, or from the path x-gw-models-endpoint names below the provider's API
  * base (fetched as a pass-through GET is: the provider's credential, the address guard).
  */
-import type { Call } from '../../server/call.js';
-import { principalOf } from '../../server/call.js';
-import { UpstreamError, ValidationError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { principalOf } from '../../core/call.js';
+import { UpstreamError, ValidationError } from '../../core/errors.js';
 import { assertStaysBelowBase } from '../proxy/proxy-wire.js';
 import type { OutboundCall } from '../transport/upstream-client.js';
 import type { ModelList } from '../providers/types.js';

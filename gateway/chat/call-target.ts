@@ -4,7 +4,7 @@
  * a routing Outcome (failureFromError) so retries and fallbacks can act on it.
  */
 import type { Dispatcher } from 'undici';
-import { UpstreamError } from '../../server/errors.js';
+import { UpstreamError } from '../../core/errors.js';
 import type { Reservation } from '../limits/limits-engine.js';
 import type { ChatContext, ChatRequest, ProviderTarget, Usage } from '../providers/types.js';
 import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';

@@ -12,7 +12,7 @@
  *   transformed data) replace the request's last user text or the answer's text.
  */
 import { isChatRequest } from './upstream-answer.js';
-import { GuardrailDeniedError, ValidationError } from '../../server/errors.js';
+import { GuardrailDeniedError, ValidationError } from '../../core/errors.js';
 import type { CheckSubject } from '../guardrails/check-types.js';
 import type { GuardrailDefinition, GuardrailPhase } from '../guardrails/definition.js';
 import { emptyHookResults, type HookResult } from '../guardrails/hook-results.js';

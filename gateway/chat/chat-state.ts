@@ -1,12 +1,12 @@
 /** What the chat pipeline knows about one request as its stages run. */
-import type { Call } from '../../server/call.js';
-import type { ApiError } from '../../server/errors.js';
-import type { Principal } from '../../server/auth/principal.js';
+import type { Call } from '../../core/call.js';
+import type { ApiError } from '../../core/errors.js';
+import type { Principal } from '../../core/auth/principal.js';
 import type { CacheStatus } from '../cache/response-cache.js';
 import type { HookResults } from '../guardrails/hook-results.js';
 import type { GuardrailDefinition } from '../guardrails/definition.js';
 import type { Reservation } from '../limits/limits-engine.js';
-import type { OrganisationPolicies, RequestFacts } from '../limits/policy-types.js';
+import type { OrganisationPolicies, RequestFacts } from '../../core/limit-policy-types.js';
 import type { Usage } from '../providers/types.js';
 import type { ProviderPlan } from '../resolve/provider-plan.js';
 import type { RouteReport, Served } from '../routing/route-request.js';

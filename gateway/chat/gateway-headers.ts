@@ -6,7 +6,7 @@
  */
 import { isSpecialMetadataKey, SPECIAL_METADATA_MAX_LENGTH } from '../../store/special-metadata.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 export interface GatewayHeaders {
   spanId: string | null;
@@ -90,7 +90,7 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
       throw new ValidationError(`x-gw-forward-headers may not name ${name}`, 'x-gw-forward-headers', 'header_not_forwardable');
     }
   }
-  // Only checked here: the log writer reads the list itself when it masks (server/redaction.ts).
+  // Only checked here: the log writer reads the list itself when it masks (core/redaction.ts).
   names(single(headers, 'x-gw-sensitive-headers'), 'x-gw-sensitive-headers');
   return {
     spanId: single(headers, 'x-gw-span-id') ?? null,

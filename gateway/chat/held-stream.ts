@@ -2,7 +2,7 @@
  * Reads a streamed upstream answer to its end without sending anything, for output guardrails
  * that must judge the whole answer before the client sees its first byte (`actions.hold_stream`).
  */
-import { UpstreamError } from '../../server/errors.js';
+import { UpstreamError } from '../../core/errors.js';
 import { StreamAssembler } from '../cache/stream-assembler.js';
 import type { ChatCompletion } from '../providers/types.js';
 import type { ChatState } from './chat-state.js';

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../limits/pricing/cost.js';
 import type { Usage } from '../providers/types.js';
-import type { RequestLogEntry } from '../request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import type { ChatState } from './chat-state.js';
 import { servingProvider } from './respond.js';
 import { remoteParentOf } from '../telemetry/trace-context.js';

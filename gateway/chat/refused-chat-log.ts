@@ -6,10 +6,10 @@
  */
 import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { ClientGone } from '../transport/client-gone.js';
-import type { Call } from '../../server/call.js';
-import type { ApiError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import type { ApiError } from '../../core/errors.js';
 import type { ChatRequest } from '../providers/types.js';
-import type { LogEndpoint } from '../request-log.js';
+import type { LogEndpoint } from '../../core/request-log.js';
 import type { ChatState } from './chat-state.js';
 import { chatLogEntry } from './log-entry.js';
 import { logRequest } from '../telemetry/log-request.js';

@@ -3,8 +3,8 @@
  * serialises), or a stream written here as it arrives. A stream that fails after it started ends
  * with one `data: {"error": ...}` event and no `[DONE]`, and the failure is what gets logged.
  */
-import { ApiError, errorBody } from '../../server/errors.js';
-import { redactedApiError } from '../../server/request-secrets.js';
+import { ApiError, errorBody } from '../../core/errors.js';
+import { redactedApiError } from '../../core/request-secrets.js';
 import { completionToChunks } from '../cache/completion-replay.js';
 import { StreamAssembler } from '../cache/stream-assembler.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../providers/types.js';

@@ -3,12 +3,12 @@
  * the handler to answer with, or undefined when the answer was streamed.
  */
 import { timeOrderedId } from '../../store/time-ordered-id.js';
-import { ApiError, InternalError } from '../../server/errors.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { redactedError } from '../../server/request-secrets.js';
+import { ApiError, InternalError } from '../../core/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { redactedError } from '../../core/request-secrets.js';
 import type { CompletionRequest } from '../providers/types.js';
 import { isChatRequest, type GatewayAnswer, type GatewayRequest } from './upstream-answer.js';
-import type { LogEndpoint, PromptRun } from '../request-log.js';
+import type { LogEndpoint, PromptRun } from '../../core/request-log.js';
 import { ClientGone } from '../transport/client-gone.js';
 import type { ChatState } from './chat-state.js';
 import { chatLogEntry } from './log-entry.js';

@@ -4,7 +4,7 @@
  * to a chat request going in, answered as a `text_completion` coming out; a stream is written
  * as `text_completion` events by the respond stage).
  */
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import type { CompletionRequest, EmbeddingList, EmbeddingRequest, TextCompletion } from '../providers/types.js';
 import { encodedEmbeddings } from './embedding-encoding.js';
 import { runChat, type ChatResult } from './run-chat.js';

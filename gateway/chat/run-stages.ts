@@ -4,7 +4,7 @@
  * untraced request pays nothing for the possibility. Any request path built from stages (chat
  * today; embeddings, responses and others that reuse them) gets its stage spans from here.
  */
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import type { RequestTrace } from '../telemetry/tracing.js';
 
 export interface Stage<S> {

@@ -4,7 +4,7 @@
  * custom host vetted by the outbound guard), then `POST {base}/embeddings` goes through the
  * gateway's upstream client with its own timeout and the client's disconnect.
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { EMBEDDING_BASE_URLS, embedText, type JsonPost } from '../cache/semantic/embedder.js';
 import { resolveLeafTarget } from '../resolve/leaf-target.js';
 import type { ConfigNode, EmbeddingSettings } from '../routing/config-node.js';

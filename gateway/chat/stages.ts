@@ -6,7 +6,7 @@
  *   own guardrails run in its call) -> output guardrails -> respond (cache store) -> streamed
  *   output guardrails -> guardrail status (guardrail-stages.ts); log and usage settle run in run-chat.ts.
  */
-import { ApiError, InternalError } from '../../server/errors.js';
+import { ApiError, InternalError } from '../../core/errors.js';
 import { resolveProviderPlan } from '../resolve/provider-plan.js';
 import { routeRequest } from '../routing/route-request.js';
 import { sleep } from '../routing/retry.js';

@@ -4,7 +4,7 @@
  * embeddings call. The attempt itself (credentials, limits, timeouts, errors) is the same for all
  * (call-target.ts).
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { ChatContext, EmbeddingRequest, GatewayAnswer, ProviderAdapter, StreamTranslator, UpstreamRequest } from '../providers/types.js';
 import type { ChatOrigin } from './run-chat.js';
 import { assertTranslatable, nativeRequestOf } from './text-completion.js';

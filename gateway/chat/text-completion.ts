@@ -6,7 +6,7 @@
  * one string prompt and none of the legacy-only fields. Answers (and stream chunks) come back
  * chat-shaped and leave as `text_completion` objects.
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, CompletionRequest, TextCompletion } from '../providers/types.js';
 
 /** Fields only the legacy endpoint has: kept out of the chat request, sent only to native endpoints. */

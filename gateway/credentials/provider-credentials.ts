@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { assumeAwsRole, awsFailureReason, type AwsKeys, type AwsOutbound } from '../outbound/aws-sdk-outbound.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import { TokenCache } from '../outbound/token-cache.js';

@@ -1,5 +1,5 @@
 /** One POST to a token endpoint (form or JSON), answering its access token and lifetime; failures name the endpoint, never a secret. */
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import type { ExpiringToken } from '../outbound/token-cache.js';
 

@@ -8,8 +8,8 @@
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../../jobs/job-queue.js';
-import type { InvalidationBus } from '../../server/invalidation.js';
-import type { Logger } from '../../server/logger.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
+import type { Logger } from '../../core/logger.js';
 import { ALL_API_KEYS, API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
 import type { SecretBox } from '../../store/secret-box.js';

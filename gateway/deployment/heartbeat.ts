@@ -6,7 +6,7 @@
  * logged as warnings.
  */
 import type { JobQueue } from '../../jobs/job-queue.js';
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../core/logger.js';
 
 export const HEARTBEAT_JOB = 'deployment.heartbeat';
 const FALLBACK_INTERVAL_MS = 15_000;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FileRecord, FilesRepository, FileListRequest } from '../../store/repositories/files.js';
-import { ApiError, NotFoundError } from '../../server/errors.js';
+import { ApiError, NotFoundError } from '../../core/errors.js';
 
 /** Content is stored in pieces of this size (the last one shorter). */
 export const CHUNK_BYTES = 1024 * 1024;

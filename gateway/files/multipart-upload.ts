@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import busboy from 'busboy';
 import type { FileRecord } from '../../store/repositories/files.js';
-import { ApiError, ValidationError } from '../../server/errors.js';
+import { ApiError, ValidationError } from '../../core/errors.js';
 import { fileTooLarge, type FileStore } from './file-store.js';
 
 export const FILE_PURPOSES = ['assistants', 'assistants_output', 'batch', 'batch_output', 'fine-tune', 'fine-tune-results', 'vision', 'user_data', 'evals'];

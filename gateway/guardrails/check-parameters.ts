@@ -7,8 +7,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { ValidationError } from '../../server/errors.js';
-import { toValidationError } from '../../server/validation-message.js';
+import { ValidationError } from '../../core/errors.js';
+import { toValidationError } from '../../core/validation-message.js';
 import { findGuardrailCheck } from './checks/index.js';
 import type { GuardrailCheck } from './check-types.js';
 import type { GuardrailCheckEntry } from './definition.js';

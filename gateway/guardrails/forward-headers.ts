@@ -4,7 +4,7 @@
  * could reach a cloud metadata service, headers that steer routing inside gw or a proxy, or
  * hop-by-hop headers the transport owns.
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 /** RFC 7230 `token`: the only valid spelling of a header field name. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -3,7 +3,7 @@
  * when the Admin API publishes GUARDRAILS_TOPIC (guardrail writes, defaults, exclusions), so the
  * hot path makes no database round trip per request.
  */
-import type { InvalidationBus } from '../../server/invalidation.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
 import type { GuardrailRecord } from '../../store/repositories/guardrails.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import type { Store } from '../../store/store.js';

@@ -3,7 +3,7 @@
  * shape, conditioned on that record, so one engine enforces them all. Their reset periods count
  * from the record's creation day.
  */
-import type { AttachedLimits, OrganisationPolicies } from './policy-types.js';
+import type { AttachedLimits, OrganisationPolicies } from '../../core/limit-policy-types.js';
 import { utcMidnight } from './windows.js';
 
 export type LimitOwnerKind = 'api_key' | 'workspace_id' | 'provider';

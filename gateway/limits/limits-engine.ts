@@ -6,12 +6,12 @@
  * what earlier ones reserved. When the counter store cannot answer, `failOpen` decides: let the
  * request through (logged) or refuse it with 503 (logged); never a crash.
  */
-import { ApiError, RateLimitedError } from '../../server/errors.js';
-import type { Logger } from '../../server/logger.js';
+import { ApiError, RateLimitedError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import type { CounterStore } from './counter-store.js';
 import { NANO_USD_PER_USD } from './pricing/cost.js';
 import { conditionsMatch, entityOf } from './policy-match.js';
-import type { OrganisationPolicies, RateLimitPolicy, RequestFacts, UsageLimitPolicy } from './policy-types.js';
+import type { OrganisationPolicies, RateLimitPolicy, RequestFacts, UsageLimitPolicy } from '../../core/limit-policy-types.js';
 import { rateWindow, usagePeriod, type Window } from './windows.js';
 
 export type Measure = 'requests' | 'tokens' | 'cost';

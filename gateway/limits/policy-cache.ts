@@ -2,14 +2,14 @@
  * The policies the gateway enforces, read from memory: one load per organisation, emptied when
  * the Admin API publishes LIMIT_POLICIES_TOPIC (locally at once, on other instances via Redis).
  */
-import type { InvalidationBus } from '../../server/invalidation.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
 import type { RateLimitsPolicyRecord, UsageLimitsPolicyRecord } from '../../store/repositories/limit-policies.js';
 import type { Store } from '../../store/store.js';
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { InvalidatedCache } from '../invalidated-cache.js';
 import { SAVED_RESOURCE_TOPICS } from '../saved-resources-store.js';
 import { attachedPolicies, mergePolicies, type LimitOwner, type LimitOwnerKind } from './attached-policies.js';
-import type { OrganisationPolicies, RateLimitPolicy, UsageLimitPolicy } from './policy-types.js';
+import type { OrganisationPolicies, RateLimitPolicy, UsageLimitPolicy } from '../../core/limit-policy-types.js';
 
 export const LIMIT_POLICIES_TOPIC = 'limit_policies';
 

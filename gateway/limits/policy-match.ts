@@ -1,4 +1,4 @@
-import type { GroupBy, LimitCondition, RequestFacts } from './policy-types.js';
+import type { GroupBy, LimitCondition, RequestFacts } from '../../core/limit-policy-types.js';
 
 /** True when every condition holds for the request (no conditions: every request). */
 export function conditionsMatch(conditions: readonly LimitCondition[], facts: RequestFacts): boolean {

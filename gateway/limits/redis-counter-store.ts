@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../server/services.js';
+import type { RedisClient } from '../../core/services.js';
 import type { CounterStore, ReserveResult } from './counter-store.js';
 
 /** Thrown when Redis cannot answer; the limits engine turns it into fail-open or fail-closed. */

@@ -1,5 +1,5 @@
-import type { Logger } from '../../server/logger.js';
-import type { RequestLogEntry, RequestLogSink } from '../request-log.js';
+import type { Logger } from '../../core/logger.js';
+import type { RequestLogEntry, RequestLogSink } from '../../core/request-log.js';
 import { prepareEntry } from './prepare-entry.js';
 
 export interface LogWriter {

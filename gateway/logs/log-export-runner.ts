@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../core/logger.js';
 import type { LogExportRecord } from '../../store/repositories/log-exports.js';
 import type { Store } from '../../store/store.js';
 import { toLogFilter } from './log-filter-input.js';

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { isMetadataKey, type LogFilter } from '../../store/log-filter.js';
 
 /** Filters as the logs list, analytics and exports take them over the API. */

@@ -1,4 +1,4 @@
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../store/store.js';
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
-import { RequestSecrets } from '../../server/redaction.js';
-import type { RequestLogEntry } from '../request-log.js';
+import { RequestSecrets } from '../../core/redaction.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { JsonText } from '../../store/json-column.js';
 
 /**
@@ -21,7 +21,7 @@ export function capBody(body: unknown, maxBytes: number, secrets?: RequestSecret
 /**
  * Every log row passes through here (gateway requests through the batching sink, custom logs
  * through their handler): the request's secrets are masked in its headers, and scrubbed from
- * its bodies, its error and its route (server/redaction.ts), and the bodies are capped.
+ * its bodies, its error and its route (core/redaction.ts), and the bodies are capped.
  */
 export function prepareEntry(entry: RequestLogEntry, masked: ReadonlySet<string>, maxBodyBytes: number): RequestLogEntry {
   const secrets = new RequestSecrets(entry.request_headers ?? {}, masked);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../core/logger.js';
 import { backfillRollups } from '../../store/rollups/backfill.js';
 
 /** Rows per transaction: small, so the log writer (SQLite's one writer above all) waits little. */

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../server/errors.js';
+import { UpstreamError } from '../../core/errors.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import type { McpCredentials } from './integration-secrets.js';
 

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../../server/auth/principal.js';
-import type { Call } from '../../server/call.js';
-import { ApiError } from '../../server/errors.js';
-import { sendJson } from '../../server/respond.js';
+import type { Principal } from '../../core/auth/principal.js';
+import type { Call } from '../../core/call.js';
+import { ApiError } from '../../core/errors.js';
+import { sendJson } from '../../core/respond.js';
 import type { McpSessionRecord } from '../../store/repositories/mcp-sessions.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import { principalKeyOf, resolveMcpTarget, type McpTarget } from './mcp-target.js';

@@ -1,5 +1,5 @@
-import type { Principal } from '../../server/auth/principal.js';
-import { ForbiddenError, NotFoundError } from '../../server/errors.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { ForbiddenError, NotFoundError } from '../../core/errors.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
 import type { McpServerRecord } from '../../store/repositories/mcp-servers.js';
 import type { Store } from '../../store/store.js';

@@ -1,6 +1,6 @@
 import type { SecretBox } from '../../store/secret-box.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
-import { GW_VERSION } from '../../server/version.js';
+import { GW_VERSION } from '../../core/version.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import { vetOutboundUrl, type ResolveHost } from '../outbound/url-guard.js';
 import { ClientCredentialsTokens } from './client-credentials.js';

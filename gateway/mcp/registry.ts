@@ -1,4 +1,4 @@
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
 import { REGISTRY_CATALOG } from './registry-catalog.js';
 

@@ -1,5 +1,5 @@
-import type { Principal } from '../../server/auth/principal.js';
-import type { Call } from '../../server/call.js';
+import type { Principal } from '../../core/auth/principal.js';
+import type { Call } from '../../core/call.js';
 import type { McpTarget } from './mcp-target.js';
 import type { UpstreamConnection } from './upstream-client.js';
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HookResult } from '../guardrails/hook-results.js';
-import type { RequestLogEntry } from '../request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import type { McpToolCallContext } from './tool-call-context.js';
 import { flatHeaders } from '../chat/log-entry.js';
 

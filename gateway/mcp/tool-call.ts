@@ -4,7 +4,7 @@
  * request log entry whatever the outcome.
  */
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { requestFacts } from '../limits/policy-match.js';
 import { toolCallLogEntry, type ToolCallOutcome } from './tool-call-log.js';
 import type { McpToolCallContext } from './tool-call-context.js';

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ApiError, ValidationError } from '../../server/errors.js';
+import { ApiError, ValidationError } from '../../core/errors.js';
 import { isUnsafeAddress, isUnsafeHostname } from './unsafe-addresses.js';
 
 /** Every A/AAAA address of a name. Injectable so tests never query real DNS. */

@@ -2,7 +2,7 @@
  * Loads every partial a template includes, partials of partials included, each once, and refuses
  * an unknown partial or a cycle (a includes b includes a) with a 400 naming it.
  */
-import { NotFoundError, ValidationError } from '../../server/errors.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { parseTemplate, partialNames, type TemplateToken } from './template-tokens.js';
 
 /** A partial's template by the name a template uses, or undefined when there is none. */

@@ -4,7 +4,7 @@
  * sharing write publishes PROMPTS_TOPIC, which empties the cache here and, through Redis, on
  * every other instance; deleting a workspace (its shares go) empties it too.
  */
-import type { InvalidationBus } from '../../server/invalidation.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
 import type { Store } from '../../store/store.js';
 import { InvalidatedCache } from '../invalidated-cache.js';
 import { SAVED_RESOURCE_TOPICS } from '../saved-resources-store.js';

@@ -3,7 +3,7 @@
  * its workspace's prompts and those shared with it; an organisation-wide caller (admin key)
  * sees every one. Used by the Admin API (get) and the gateway (render, completions) alike.
  */
-import { NotFoundError } from '../../server/errors.js';
+import { NotFoundError } from '../../core/errors.js';
 import type { PromptKind, PromptRecord, PromptVersionRecord } from '../../store/repositories/prompts.js';
 import type { Store } from '../../store/store.js';
 import { parseAddress, type VersionSelector } from './prompt-address.js';

@@ -5,8 +5,8 @@
  */
 import Mustache from 'mustache';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ValidationError } from '../../server/errors.js';
-import { toValidationError } from '../../server/validation-message.js';
+import { ValidationError } from '../../core/errors.js';
+import { toValidationError } from '../../core/validation-message.js';
 import type { ChatRequest } from '../providers/types.js';
 import { specSchema } from '../spec-schemas.js';
 import type { ResolvedPrompt } from './resolved-prompt.js';

@@ -4,7 +4,7 @@
  * (`{{#items}}...{{/items}}`) a name may come from the item, so only top-level reads are required.
  */
 import Mustache from 'mustache';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 type Token = [string, string, number, number, Token[]?, ...unknown[]];
 

@@ -2,7 +2,7 @@
  * Embedding inputs for providers that embed text only (all but the OpenAI wire): the request's
  * strings as a list, and a four-characters-a-token estimate for providers that report no usage.
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { EmbeddingRequest } from './types.js';
 
 export function textInputs(request: EmbeddingRequest, provider: string): string[] {

@@ -5,9 +5,9 @@
  * are searched for such checks; a guardrail without one does not run, and one that has them runs
  * with those checks only. A failed guardrail with `actions.deny` refuses the request (446).
  */
-import { GuardrailDeniedError } from '../../server/errors.js';
-import type { Principal } from '../../server/auth/principal.js';
-import type { Call } from '../../server/call.js';
+import { GuardrailDeniedError } from '../../core/errors.js';
+import type { Principal } from '../../core/auth/principal.js';
+import type { Call } from '../../core/call.js';
 import type { CheckSubject } from '../guardrails/check-types.js';
 import type { GuardrailDefinition } from '../guardrails/definition.js';
 import { emptyHookResults, type HookResults } from '../guardrails/hook-results.js';

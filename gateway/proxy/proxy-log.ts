@@ -3,11 +3,11 @@
  * bodies are streamed, not kept: the entry records the method, path, content types and byte
  * counts instead. Headers go in as received; the log writer masks credentials.
  */
-import type { ApiError } from '../../server/errors.js';
-import type { Call } from '../../server/call.js';
-import type { Principal } from '../../server/auth/principal.js';
+import type { ApiError } from '../../core/errors.js';
+import type { Call } from '../../core/call.js';
+import type { Principal } from '../../core/auth/principal.js';
 import type { HookResults } from '../guardrails/hook-results.js';
-import type { RequestLogEntry } from '../request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { flatHeaders } from '../chat/log-entry.js';
 
 export interface ProxyOutcome {

@@ -6,7 +6,7 @@
  * the target, as on chat). Back come the answer's headers but hop-by-hop ones, which the transport owns.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 /** The caller's headers that describe the body and the wanted answer. */
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'accept'] as const;

@@ -4,7 +4,7 @@
  * address guard. Saved providers come from SavedResources, which serves them from memory.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { adapterFor, defaultCustomHost } from '../providers/index.js';
 import type { ProviderAdapter, ProviderTarget } from '../providers/types.js';
 import type { ConfigNode } from '../routing/config-node.js';

@@ -14,7 +14,7 @@
  * modes (3, 4 and an inline config) are refused while `block_inline_config` is on.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ForbiddenError, ValidationError } from '../../server/errors.js';
+import { ForbiddenError, ValidationError } from '../../core/errors.js';
 import { assertValidConfig } from '../config-schema.js';
 import { adapterFor } from '../providers/index.js';
 import type { ConfigNode } from '../routing/config-node.js';

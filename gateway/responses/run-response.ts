@@ -5,8 +5,8 @@
  * stream), and with `store` the response kept for GET, input_items and `previous_response_id`.
  */
 import type { ServerResponse } from 'node:http';
-import { principalOf, type Call } from '../../server/call.js';
-import { ApiError, InternalError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ApiError, InternalError, ValidationError } from '../../core/errors.js';
 import { logRefusedChat } from '../chat/refused-chat-log.js';
 import { runChat, type ChatOrigin } from '../chat/run-chat.js';
 import { SseWriter } from '../chat/sse-writer.js';

@@ -3,7 +3,7 @@
  * `strategy.default` names a sibling target, and every condition query uses known operators on
  * `metadata.*` / `params.*` with usable operands. Run after the schema, at save and inline.
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { queryProblems } from './conditions.js';
 import type { ConfigNode } from './config-node.js';
 import { conditionalProblems } from './strategy-tree.js';

@@ -11,7 +11,7 @@
  * A node without targets is a leaf. Leaves run with settings inherited along their path
  * (inheritance.ts); a leaf's path is its indices from the root joined by dots ("0.1").
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { ConfigNode } from './config-node.js';
 import { matches, type ConditionSubject } from './conditions.js';
 import type { Deadline } from './deadline.js';

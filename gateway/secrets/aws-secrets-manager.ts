@@ -6,7 +6,7 @@
  * (aws-sdk-outbound.ts).
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { assumeAwsRole, awsFailureReason, guardedAwsHandler, type AwsKeys } from '../outbound/aws-sdk-outbound.js';
 import { TokenCache } from '../outbound/token-cache.js';
 import type { ResolveHost } from '../outbound/url-guard.js';

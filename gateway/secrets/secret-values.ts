@@ -6,8 +6,8 @@
  * topic `secret_references`) drops its cached values at once. A manager that fails answers 502
  * naming the reference, never the secret; values never reach a log or a response.
  */
-import { ApiError } from '../../server/errors.js';
-import type { InvalidationBus } from '../../server/invalidation.js';
+import { ApiError } from '../../core/errors.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { openSecrets, restoreSecrets } from '../../store/secret-fields.js';
 import type { SecretReferenceRecord } from '../../store/repositories/secret-references.js';

@@ -7,7 +7,7 @@
  * never a user, key or trace id.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RequestLogEntry } from '../request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { BoundedLabel } from './bounded-label.js';
 
 /** Seconds: from a cache hit (a few ms) to a long completion (minutes). */

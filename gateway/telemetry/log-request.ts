@@ -3,8 +3,8 @@
  * log line) and, when the request is traced, puts what the entry says on the request's span.
  * Every request path logs through here.
  */
-import type { Call } from '../../server/call.js';
-import type { RequestLogEntry } from '../request-log.js';
+import type { Call } from '../../core/call.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 
 export function logRequest(call: Call, entry: RequestLogEntry): void {
   call.services.requestLogs.record(entry);

@@ -3,7 +3,7 @@
  * request log line, so anything that logs a gateway request (each endpoint, refusals included)
  * is measured the same way. With both off, `record` is the writer's own.
  */
-import type { RequestLogEntry, RequestLogSink } from '../request-log.js';
+import type { RequestLogEntry, RequestLogSink } from '../../core/request-log.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { RequestLogLine } from './request-log-line.js';
 

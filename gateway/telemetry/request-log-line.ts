@@ -3,8 +3,8 @@
  * how it went and how long it took. Only fields that carry no secret and no body (no headers,
  * no messages, no keys), so the line is safe to ship to any log pipeline.
  */
-import type { Logger } from '../../server/logger.js';
-import type { RequestLogEntry } from '../request-log.js';
+import type { Logger } from '../../core/logger.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 
 export type RequestLogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 

@@ -9,8 +9,8 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attribu
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, TraceIdRatioBasedSampler, type IdGenerator } from '@opentelemetry/sdk-trace-base';
-import type { Config } from '../../server/config.js';
-import type { RequestLogEntry } from '../request-log.js';
+import type { Config } from '../../core/config.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { formatTraceparent, otelTraceIdOf, type RemoteParent } from './trace-context.js';
 
 export interface TracingOptions {

@@ -3,7 +3,7 @@
  * for headers and reading the body both count) or when the client goes away. `failure()` turns
  * whatever the call threw into the typed error gw answers with.
  */
-import { ApiError, TimeoutError, UpstreamError } from '../../server/errors.js';
+import { ApiError, TimeoutError, UpstreamError } from '../../core/errors.js';
 import type { ClientGone } from './client-gone.js';
 
 /** The client closed the connection before the answer was complete (nginx's 499). */

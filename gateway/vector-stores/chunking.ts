@@ -1,4 +1,4 @@
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { Chunking } from '../../store/repositories/vector-stores.js';
 
 /** OpenAI's `auto` strategy. */

@@ -3,8 +3,8 @@
  * the store, `@slug/model` naming a saved provider of the workspace. Embedding runs through gw's
  * own /v1/embeddings path (limits, routing, logs, cost) as the store's creator.
  */
-import { ApiError, ValidationError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import { ApiError, ValidationError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import { lineCall, type StoredPrincipal } from '../batches/line-call.js';
 import { runChat } from '../chat/run-chat.js';
 import { isChatCompletion } from '../chat/upstream-answer.js';

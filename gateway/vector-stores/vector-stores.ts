@@ -4,8 +4,8 @@
  * vectors in the store), and search (embed the query, rank the store's chunks by cosine).
  */
 import type { JobQueue } from '../../jobs/job-queue.js';
-import { ApiError, NotFoundError, ValidationError } from '../../server/errors.js';
-import type { Services } from '../../server/services.js';
+import { ApiError, NotFoundError, ValidationError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
 import type { Chunking, VectorStoreFileRecord, VectorStoreRecord, VectorStoresRepository } from '../../store/repositories/vector-stores.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import { newObjectId } from '../assistants/object-ids.js';

@@ -3,7 +3,7 @@
  * answers); an update merges, and a value left out or sent back as its mask keeps its value.
  * Also the headers a call to the agent (or its card) carries.
  */
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { openSecrets, restoreSecrets, sealSecrets, splitSecrets } from '../../store/secret-fields.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AGENT_CARD_MAX_BYTES, assertAgentCard } from '../../gateway/agents/agent-card-fetcher.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { slugFromName } from '../workspace-target.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'openapi-backend';
 import { toLogFilter, type LogFilterInput } from '../../gateway/logs/log-filter-input.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ValidationError } from '../../core/errors.js';
 import { LogAnalytics, type AnalyticsTotals, type FeedbackTotals, type GroupDimension } from '../../store/log-analytics.js';
 import type { LogFilter } from '../../store/log-filter.js';
 import { isTimeZone } from '../../store/rollups/time-buckets.js';

@@ -1,17 +1,17 @@
-import { actorOf } from '../../server/auth/principal.js';
+import { actorOf } from '../../core/auth/principal.js';
 import type { Context } from 'openapi-backend';
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
-import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../server/auth/api-key-secret.js';
-import type { Principal } from '../../server/auth/principal.js';
-import { principalOf, requireScope, type Call } from '../../server/call.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { principalOf, requireScope, type Call } from '../../core/call.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { ApiKeyRecord, ApiKeySubType, ApiKeyType } from '../../store/repositories/api-keys.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { presentApiKey } from './present.js';
 import { assertCreatorMayGrant, assertUserKeyWithinRole } from './role-ceiling.js';
 import { enforcedUserKeyRotation } from './rotation-policy.js';
 import { nextRotationAt, rotationDays, type RotationInput } from './rotation.js';
-import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
+import type { AttachedLimits } from '../../core/limit-policy-types.js';
 import { attachedLimitsInput } from '../policies/attached-limits.js';
 
 interface NewKeyInput extends RotationInput, AttachedLimits {

@@ -1,6 +1,6 @@
-import { canCreateKeys, roleOf, scopesAboveRole, type Role } from '../../server/auth/roles.js';
-import type { Principal } from '../../server/auth/principal.js';
-import { ForbiddenError, ValidationError } from '../../server/errors.js';
+import { canCreateKeys, roleOf, scopesAboveRole, type Role } from '../../core/auth/roles.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { ForbiddenError, ValidationError } from '../../core/errors.js';
 import type { ApiKeyType } from '../../store/repositories/api-keys.js';
 import type { Store } from '../../store/store.js';
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
 import { normaliseRotationPeriod } from './rotation.js';
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 export interface RotationInput {
   rotation_period?: 'weekly' | 'monthly' | null;

@@ -1,9 +1,9 @@
 import { assertAssistantSelection } from '../../gateway/assistants/assistant-selection.js';
 import { newObjectId, unixSeconds } from '../../gateway/assistants/object-ids.js';
 import type { AssistantObject } from '../../gateway/assistants/wire.js';
-import { NotFoundError } from '../../server/errors.js';
+import { NotFoundError } from '../../core/errors.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import { body, query, type Handler } from '../types.js';
 import { ownerOf, pathParam } from './owner.js';
 

@@ -1,10 +1,10 @@
 import { attachToThread } from '../../gateway/assistants/thread-files.js';
 import { storedPrincipal } from '../../gateway/batches/line-call.js';
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import { writeMessage } from '../../gateway/assistants/thread-writer.js';
 import type { MessageObject } from '../../gateway/assistants/wire.js';
-import type { Call } from '../../server/call.js';
-import { NotFoundError, ValidationError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { body, query, type Handler } from '../types.js';
 import { ownerOf, pathParam, visibleThread } from './owner.js';
 

@@ -6,7 +6,7 @@
  * the stream says so with `event: error` (the error body) before `done`: the run itself
  * goes on elsewhere and can be polled. A client that goes away stops listening; the run goes on.
  */
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import type { RunEvent } from '../../gateway/assistants/run-events.js';
 import { STREAMED, type HandlerResult } from '../types.js';
 

@@ -4,8 +4,8 @@ import { RESULT_CONTENT_INCLUDE, withoutResultContent } from '../../gateway/assi
 import { startRun, type RunRequest } from '../../gateway/assistants/start-run.js';
 import { writeThread } from '../../gateway/assistants/thread-writer.js';
 import type { RunObject, ThreadObject } from '../../gateway/assistants/wire.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import { body, query, type Handler, type HandlerResult } from '../types.js';
 import { ownerOf, pathParam, visibleThread } from './owner.js';
 import { streamRun } from './run-stream.js';

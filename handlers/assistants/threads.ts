@@ -1,9 +1,9 @@
 import { fileSearchAttachments, threadStores } from '../../gateway/assistants/thread-files.js';
 import { storedPrincipal } from '../../gateway/batches/line-call.js';
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import { writeThread } from '../../gateway/assistants/thread-writer.js';
 import type { ThreadObject } from '../../gateway/assistants/wire.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { body, type Handler } from '../types.js';
 import { ownerOf, pathParam, visibleThread } from './owner.js';
 

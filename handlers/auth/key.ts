@@ -1,6 +1,6 @@
 import type { components } from '../../generated/types.js';
-import { principalOf } from '../../server/call.js';
-import { UnauthorizedError } from '../../server/errors.js';
+import { principalOf } from '../../core/call.js';
+import { UnauthorizedError } from '../../core/errors.js';
 import { presentApiKey } from '../api-keys/present.js';
 import type { Handler } from '../types.js';
 

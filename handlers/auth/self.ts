@@ -1,7 +1,7 @@
 import type { components } from '../../generated/types.js';
 import { sessionCookieOf } from '../../server/auth/credentials.js';
-import { principalOf } from '../../server/call.js';
-import { UnauthorizedError } from '../../server/errors.js';
+import { principalOf } from '../../core/call.js';
+import { UnauthorizedError } from '../../core/errors.js';
 import type { Handler } from '../types.js';
 
 type SelfBody = components['schemas']['AuthSelf'];

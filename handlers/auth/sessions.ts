@@ -1,8 +1,8 @@
-import { clearedSessionCookieHeader, cookieIsSecure } from '../../server/auth/session-cookie.js';
+import { clearedSessionCookieHeader, cookieIsSecure } from '../../core/auth/session-cookie.js';
 import { SESSIONS_TOPIC } from '../../server/auth/session-authenticator.js';
 import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
-import { principalOf } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import { principalOf } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import { pathId, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';
 

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/types.js';
 import { vetOutboundUrl } from '../../gateway/outbound/url-guard.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { maskSecret } from '../../store/secret-box.js';
 import type { SsoSettings } from '../../store/repositories/sso.js';
 import { body, type Handler } from '../types.js';

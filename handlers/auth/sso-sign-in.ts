@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { discoverIdentityProvider, oidc } from '../../server/auth/oidc-client.js';
-import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/auth/opaque-token.js';
+import { discoverIdentityProvider, oidc } from './oidc-client.js';
+import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
 import { sessionCookieOf } from '../../server/auth/credentials.js';
-import { cookieIsSecure, sessionCookieHeader } from '../../server/auth/session-cookie.js';
+import { cookieIsSecure, sessionCookieHeader } from '../../core/auth/session-cookie.js';
 import { SESSIONS_TOPIC } from '../../server/auth/session-authenticator.js';
-import type { Call } from '../../server/call.js';
-import { ApiError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { ApiError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../core/errors.js';
 import { effectiveSettings } from '../../store/repositories/organisations.js';
 import type { SsoSettings } from '../../store/repositories/sso.js';
 import type { User } from '../../store/repositories/users.js';

@@ -1,4 +1,4 @@
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import { body, query, type Handler } from '../types.js';
 import { sendFile } from '../files/send-file.js';
 import { batchObject } from './batch-object.js';

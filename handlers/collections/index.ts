@@ -1,5 +1,5 @@
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { CollectionRecord } from '../../store/repositories/prompt-collections.js';
 import { publishPrompts } from '../prompts/prompt-rules.js';
 import { body, pathId, query, type Handler } from '../types.js';

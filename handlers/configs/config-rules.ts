@@ -1,8 +1,8 @@
 import { assertSafeCheckUrls } from '../../gateway/guardrails/check-urls.js';
 import { inlineGuardrail, type InlineGuardrail } from '../../gateway/guardrails/inline-guardrail.js';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
-import type { Call } from '../../server/call.js';
-import { ConflictError, ValidationError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { ConflictError, ValidationError } from '../../core/errors.js';
 import { workspacesDefaultingTo } from '../../store/config-references.js';
 import { unknownGuardrailRefs } from '../../store/guardrail-refs.js';
 import type { ConfigRecord } from '../../store/repositories/configs.js';

@@ -1,12 +1,12 @@
-import { actorOf } from '../../server/auth/principal.js';
+import { actorOf } from '../../core/auth/principal.js';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'openapi-backend';
 import { assertRoutable } from '../../gateway/routing/config-checks.js';
 import { configSecretField } from '../../gateway/guardrails/check-secrets.js';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import { SAVED_RESOURCE_TOPICS } from '../../gateway/saved-resources-store.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { ConfigDocument, ConfigRecord, ConfigVersionRecord } from '../../store/repositories/configs.js';
 import { openSecrets, sealSecrets, splitSecrets } from '../../store/secret-fields.js';
 import { body, pathId, query, type Handler } from '../types.js';

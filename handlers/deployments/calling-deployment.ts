@@ -1,5 +1,5 @@
-import { principalOf, type Call } from '../../server/call.js';
-import { ForbiddenError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ForbiddenError } from '../../core/errors.js';
 import type { DeploymentRecord } from '../../store/repositories/deployments.js';
 
 /** The deployment whose key made this call; any other key is refused. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
-import { actorOf } from '../../server/auth/principal.js';
-import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../server/auth/api-key-secret.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError } from '../../server/errors.js';
+import { actorOf } from '../../core/auth/principal.js';
+import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { DeploymentRecord } from '../../store/repositories/deployments.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { slugFromName } from '../workspace-target.js';

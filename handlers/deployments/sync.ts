@@ -1,6 +1,6 @@
 import { exportSnapshot } from '../../gateway/deployment/snapshot.js';
 import { importPublicKey } from '../../gateway/deployment/transfer-seal.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { writeShippedLogs } from '../../store/shipped-logs.js';
 import { body, type Handler, type Reply } from '../types.js';
 import { callingDeployment } from './calling-deployment.js';

@@ -1,6 +1,6 @@
-import type { Principal } from '../../server/auth/principal.js';
-import { principalOf } from '../../server/call.js';
-import { ForbiddenError, NotFoundError } from '../../server/errors.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { principalOf } from '../../core/call.js';
+import { ForbiddenError, NotFoundError } from '../../core/errors.js';
 import type { FeedbackRecord } from '../../store/repositories/log-feedback.js';
 import { body, pathId, type Handler } from '../types.js';
 

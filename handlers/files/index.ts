@@ -1,6 +1,6 @@
 import { storeMultipartUpload } from '../../gateway/files/multipart-upload.js';
 import { fileObject } from './file-object.js';
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import { query, type Handler } from '../types.js';
 import { sendFile } from './send-file.js';
 

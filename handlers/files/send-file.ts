@@ -1,4 +1,4 @@
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import { STREAMED, type HandlerResult } from '../types.js';
 
 /** Streams a stored file as the answer, chunk by chunk, waiting on the socket when it is full. */

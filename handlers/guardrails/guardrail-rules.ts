@@ -1,6 +1,6 @@
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
-import type { Call } from '../../server/call.js';
-import { ConflictError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { ConflictError } from '../../core/errors.js';
 import { latestConfigDocuments } from '../../store/guardrail-refs.js';
 import type { GuardrailRecord } from '../../store/repositories/guardrails.js';
 import { guardrailRefs } from '../configs/config-rules.js';

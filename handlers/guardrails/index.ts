@@ -1,12 +1,12 @@
-import { actorOf } from '../../server/auth/principal.js';
+import { actorOf } from '../../core/auth/principal.js';
 import { randomBytes } from 'node:crypto';
 import { assertValidChecks } from '../../gateway/guardrails/check-parameters.js';
 import { sealCheckSecrets } from '../../gateway/guardrails/check-secrets.js';
 import { assertSafeCheckUrls } from '../../gateway/guardrails/check-urls.js';
 import { DEFAULT_GUARDRAIL_TIMEOUT_MS, type GuardrailActions, type GuardrailCheckEntry } from '../../gateway/guardrails/definition.js';
 import { GUARDRAILS_TOPIC } from '../../gateway/guardrails/saved-guardrails.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../core/errors.js';
 import type { GuardrailChanges, GuardrailRecord } from '../../store/repositories/guardrails.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, slugFromName, targetWorkspaceId } from '../workspace-target.js';

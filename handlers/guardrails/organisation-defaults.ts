@@ -1,6 +1,6 @@
 import { GUARDRAILS_TOPIC } from '../../gateway/guardrails/saved-guardrails.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ValidationError } from '../../core/errors.js';
 import type { GuardrailPhase } from '../../store/repositories/guardrail-defaults.js';
 import { body, type Handler } from '../types.js';
 

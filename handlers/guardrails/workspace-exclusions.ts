@@ -1,7 +1,7 @@
 import type { Context } from 'openapi-backend';
 import { GUARDRAILS_TOPIC } from '../../gateway/guardrails/saved-guardrails.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import type { GuardrailPhase } from '../../store/repositories/guardrail-defaults.js';
 import { body, type Handler } from '../types.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SAVED_RESOURCE_TOPICS } from '../../gateway/saved-resources-store.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { IntegrationModelSettings, IntegrationRecord } from '../../store/repositories/integrations.js';
 import { sealCredentials, type CredentialInput } from '../providers/credentials.js';
 import { body, pathId, query, type Handler } from '../types.js';

@@ -1,5 +1,5 @@
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../core/errors.js';
 import type { LabelRecord } from '../../store/repositories/prompt-labels.js';
 import { publishPrompts } from '../prompts/prompt-rules.js';
 import { body, pathId, query, type Handler } from '../types.js';

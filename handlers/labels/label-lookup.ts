@@ -1,5 +1,5 @@
-import type { Call } from '../../server/call.js';
-import { ValidationError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { ValidationError } from '../../core/errors.js';
 import type { LabelRecord } from '../../store/repositories/prompt-labels.js';
 import { isoNow } from '../workspace-access.js';
 

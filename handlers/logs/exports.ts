@@ -1,9 +1,9 @@
-import { actorOf } from '../../server/auth/principal.js';
+import { actorOf } from '../../core/auth/principal.js';
 import { createReadStream, existsSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { Principal } from '../../server/auth/principal.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { LogExportFilters, LogExportRecord } from '../../store/repositories/log-exports.js';
 import { toLogFilter } from '../../gateway/logs/log-filter-input.js';
 import { body, pathId, query, STREAMED, type Handler } from '../types.js';

@@ -3,9 +3,9 @@ import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { toLogFilter } from '../../gateway/logs/log-filter-input.js';
 import { prepareEntry } from '../../gateway/logs/prepare-entry.js';
 import { presentLog, presentLogSummary } from '../../gateway/logs/present-log.js';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
-import { principalOf } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
+import { principalOf } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, targetWorkspaceId } from '../workspace-target.js';
 

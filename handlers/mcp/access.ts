@@ -1,5 +1,5 @@
-import { principalOf, type Call } from '../../server/call.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
 import type { McpServerRecord } from '../../store/repositories/mcp-servers.js';
 

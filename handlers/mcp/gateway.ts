@@ -1,7 +1,7 @@
 import { serveMcpDelete, serveMcpGet, serveMcpPost } from '../../gateway/mcp/mcp-gateway.js';
-import { DEFAULT_OAUTH_SCOPE, protectedResourceMetadata } from '../../server/auth/oauth/metadata.js';
-import { principalOf } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import { DEFAULT_OAUTH_SCOPE, protectedResourceMetadata } from '../../core/auth/oauth/metadata.js';
+import { principalOf } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import { STREAMED, type Handler } from '../types.js';
 
 const slugOf = (c: Parameters<Handler>[0]) => String(c.request.params.serverSlug);

@@ -1,5 +1,5 @@
-import { principalOf } from '../../server/call.js';
-import { NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf } from '../../core/call.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
 import type { McpGuardrailMapping, McpRunOn } from '../../store/repositories/mcp-guardrail-servers.js';
 import { body, type Handler } from '../types.js';
 

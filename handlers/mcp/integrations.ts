@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { syncCapabilities } from '../../gateway/mcp/capability-sync.js';
 import { sealMcpConfigurations } from '../../gateway/mcp/integration-secrets.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, ValidationError } from '../../core/errors.js';
 import type { McpAuthType, McpIntegrationRecord, McpTransport } from '../../store/repositories/mcp-integrations.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { slugFromName, targetWorkspaceId } from '../workspace-target.js';

@@ -1,5 +1,5 @@
 import { integrationEntry, registryCatalog, registryPage, type RegistryEntry } from '../../gateway/mcp/registry.js';
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import { query, type Handler } from '../types.js';
 import { targetWorkspaceId } from '../workspace-target.js';
 

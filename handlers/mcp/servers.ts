@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, ValidationError } from '../../core/errors.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
 import type { McpServerRecord } from '../../store/repositories/mcp-servers.js';
 import { body, pathId, query, type Handler } from '../types.js';

@@ -1,5 +1,5 @@
-import { authorizationServerMetadata, protectedResourceMetadata } from '../../server/auth/oauth/metadata.js';
-import { allScopes } from '../../server/scopes.js';
+import { authorizationServerMetadata, protectedResourceMetadata } from '../../core/auth/oauth/metadata.js';
+import { allScopes } from '../../core/scopes.js';
 import type { Handler } from '../types.js';
 
 export const getOAuthAuthorizationServerMetadata: Handler = async (_c, call) => ({

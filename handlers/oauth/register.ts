@@ -1,7 +1,7 @@
-import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/auth/opaque-token.js';
-import { redirectUriProblem } from '../../server/auth/oauth/redirect-uris.js';
-import { oauthError } from '../../server/protocol-errors.js';
-import { allScopes } from '../../server/scopes.js';
+import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
+import { redirectUriProblem } from '../../core/auth/oauth/redirect-uris.js';
+import { oauthError } from '../../core/protocol-errors.js';
+import { allScopes } from '../../core/scopes.js';
 import { body, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/auth/opaque-token.js';
+import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
 import { OAUTH_GRANTS_TOPIC } from '../../server/auth/oauth-token-authenticator.js';
-import { redirectUriMatches } from '../../server/auth/oauth/redirect-uris.js';
-import type { Call } from '../../server/call.js';
-import { oauthError } from '../../server/protocol-errors.js';
+import { redirectUriMatches } from '../../core/auth/oauth/redirect-uris.js';
+import type { Call } from '../../core/call.js';
+import { oauthError } from '../../core/protocol-errors.js';
 import type { OAuthClient } from '../../store/repositories/oauth.js';
 import { body, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';

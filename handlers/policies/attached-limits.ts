@@ -2,7 +2,7 @@
  * The `usage_limits` and `rate_limits` fields of API keys, workspaces and providers: checked
  * like a policy's, stored on the record, shown in its answers.
  */
-import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
+import type { AttachedLimits } from '../../core/limit-policy-types.js';
 import { assertUsageRules } from './usage-rules.js';
 
 /** The limit fields an create or update names (absent ones stay absent, so updates leave them alone). */

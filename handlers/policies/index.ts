@@ -6,8 +6,8 @@ import { unpricedCounterKey, usageCounterKey, usageIndexKey } from '../../gatewa
 import { LIMIT_POLICIES_TOPIC, usagePolicyOf } from '../../gateway/limits/policy-cache.js';
 import { groupOfEntity } from '../../gateway/limits/policy-match.js';
 import { usagePeriod, utcMidnight } from '../../gateway/limits/windows.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import type { RateLimitsPolicyRecord, UsageLimitsPolicyRecord } from '../../store/repositories/limit-policies.js';
 import { pageOfKeys } from '../../store/pagination.js';
 import { body, pathId, query, type Handler } from '../types.js';

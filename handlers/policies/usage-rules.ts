@@ -1,4 +1,4 @@
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { UsageLimitsPolicyRecord } from '../../store/repositories/limit-policies.js';
 
 type Rules = Pick<UsageLimitsPolicyRecord, 'type' | 'credit_limit' | 'alert_threshold' | 'periodic_reset' | 'periodic_reset_days'>;

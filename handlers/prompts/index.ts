@@ -1,6 +1,6 @@
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import type { Store } from '../../store/store.js';
-import { NotFoundError } from '../../server/errors.js';
+import { NotFoundError } from '../../core/errors.js';
 import { labelFor } from '../labels/label-lookup.js';
 import { pathId, type Handler } from '../types.js';
 import { libraryOperations, type LibraryKind } from './library-operations.js';

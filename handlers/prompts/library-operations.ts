@@ -6,9 +6,9 @@
 import type { Context } from 'openapi-backend';
 import { parseAddress } from '../../gateway/prompts/prompt-address.js';
 import { selectVersion } from '../../gateway/prompts/prompt-versions.js';
-import { actorOf } from '../../server/auth/principal.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { actorOf } from '../../core/auth/principal.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { PromptKind, PromptRecord, PromptVersionRecord } from '../../store/repositories/prompts.js';
 import { pathId, type Handler, type Reply } from '../types.js';
 import { isoNow } from '../workspace-access.js';

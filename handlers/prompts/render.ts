@@ -1,7 +1,7 @@
 /** The data-plane prompt calls: render (the chat request gw would send) and completions (sent). */
 import { runChat } from '../../gateway/chat/run-chat.js';
 import { renderChatRequest } from '../../gateway/prompts/render-prompt.js';
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import { pathId, STREAMED, type Handler } from '../types.js';
 import { viewerOf } from './prompt-rules.js';
 

@@ -4,9 +4,9 @@
  * in its own; a fork is an independent copy, with its versions, in another workspace.
  */
 import type { Context } from 'openapi-backend';
-import { actorOf } from '../../server/auth/principal.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ValidationError } from '../../server/errors.js';
+import { actorOf } from '../../core/auth/principal.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ValidationError } from '../../core/errors.js';
 import type { PromptKind, PromptRecord } from '../../store/repositories/prompts.js';
 import { pathId, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';

@@ -1,5 +1,5 @@
 import { adapterFor } from '../../gateway/providers/index.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import {
   openCredentials,

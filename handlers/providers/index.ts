@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'openapi-backend';
 import { SAVED_RESOURCE_TOPICS } from '../../gateway/saved-resources-store.js';
-import type { Principal } from '../../server/auth/principal.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../server/errors.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { IntegrationRecord } from '../../store/repositories/integrations.js';
 import type { ProviderRecord } from '../../store/repositories/providers.js';
 import { body, pathId, query, type Handler } from '../types.js';
@@ -14,7 +14,7 @@ import { mappedFields, resolveSecretMappings } from '../secret-references/mappin
 
 /** The scope that, on an organisation key, makes a call "system authentication". */
 const PROVIDER_CONFIGURATIONS_SCOPE = 'provider_configurations.read';
-import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
+import type { AttachedLimits } from '../../core/limit-policy-types.js';
 import { attachedLimitsInput } from '../policies/attached-limits.js';
 
 interface ProviderInput extends CredentialInput, AttachedLimits {

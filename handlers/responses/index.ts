@@ -1,5 +1,5 @@
-import { principalOf, type Call } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import { runResponse } from '../../gateway/responses/run-response.js';
 import { inputItemsPage } from '../../gateway/responses/input-items.js';
 import { STREAMED, body, query, type Handler } from '../types.js';

@@ -1,4 +1,4 @@
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import type { Handler } from '../types.js';
 import { GROUP_SCHEMA, listResponse, SCIM_BASE_PATH, SCIM_CONTENT, USER_SCHEMA } from './scim-resources.js';
 

@@ -1,6 +1,6 @@
 import type { ScimPatchOperation } from 'scim-patch';
-import { principalOf, type Call } from '../../server/call.js';
-import { scimError } from '../../server/protocol-errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { scimError } from '../../core/protocol-errors.js';
 import { ScimFilterError } from '../../store/scim-filter.js';
 import type { ScimGroup } from '../../store/repositories/scim.js';
 import { pathId, query, type Handler } from '../types.js';

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/types.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { ScimMapping } from '../../store/repositories/scim.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';

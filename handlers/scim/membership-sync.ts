@@ -1,6 +1,6 @@
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import type { WorkspaceRole } from '../../store/repositories/workspace-members.js';
 import type { Store } from '../../store/store.js';
 

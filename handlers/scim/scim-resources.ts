@@ -1,5 +1,5 @@
-import type { Call } from '../../server/call.js';
-import { scimError } from '../../server/protocol-errors.js';
+import type { Call } from '../../core/call.js';
+import { scimError } from '../../core/protocol-errors.js';
 import type { ScimGroup } from '../../store/repositories/scim.js';
 import type { User } from '../../store/repositories/users.js';
 

@@ -1,9 +1,9 @@
 import type { components } from '../../generated/types.js';
-import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/auth/opaque-token.js';
-import { actorOf } from '../../server/auth/principal.js';
+import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
+import { actorOf } from '../../core/auth/principal.js';
 import { SCIM_TOKENS_TOPIC } from '../../server/auth/scim-token-authenticator.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import type { ScimToken } from '../../store/repositories/scim-tokens.js';
 import { maskSecret } from '../../store/secret-box.js';
 import { body, pathId, query, type Handler } from '../types.js';

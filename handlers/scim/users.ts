@@ -1,7 +1,7 @@
 import { scimPatch, type ScimPatchOperation } from 'scim-patch';
-import { announceRevokedAccess, revokeUserAccess } from '../../server/auth/revoke-access.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { scimError } from '../../server/protocol-errors.js';
+import { announceRevokedAccess, revokeUserAccess } from '../users/revoke-access.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { scimError } from '../../core/protocol-errors.js';
 import { ScimFilterError } from '../../store/scim-filter.js';
 import type { User } from '../../store/repositories/users.js';
 import { pathId, query, type Handler } from '../types.js';

@@ -5,7 +5,7 @@
  * fields sealed, with masks in the stored and answered copy.
  */
 import { vetOutboundUrl } from '../../gateway/outbound/url-guard.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { openSecrets, restoreSecrets, sealSecrets, splitSecrets } from '../../store/secret-fields.js';
 import type { ManagerType } from '../../store/repositories/secret-references.js';

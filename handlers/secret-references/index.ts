@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SECRET_REFERENCES_TOPIC } from '../../gateway/secrets/secret-values.js';
-import { actorOf } from '../../server/auth/principal.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { actorOf } from '../../core/auth/principal.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { ManagerType, SecretReferenceRecord } from '../../store/repositories/secret-references.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { resolveWorkspaceIds, slugFromName } from '../workspace-target.js';

@@ -4,8 +4,8 @@
  * Also which credential fields the mappings fill, so auth-type checks count them as present.
  */
 import type { SecretMapping } from '../../gateway/secrets/secret-values.js';
-import type { Call } from '../../server/call.js';
-import { ForbiddenError, ValidationError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { ForbiddenError, ValidationError } from '../../core/errors.js';
 
 export async function resolveSecretMappings(
   call: Call,

@@ -1,6 +1,6 @@
-import { announceRevokedAccess, revokeUserAccess } from '../../server/auth/revoke-access.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../server/errors.js';
+import { announceRevokedAccess, revokeUserAccess } from './revoke-access.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../core/errors.js';
 import type { User } from '../../store/repositories/users.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';

@@ -1,8 +1,8 @@
-import { actorOf } from '../../server/auth/principal.js';
+import { actorOf } from '../../core/auth/principal.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { components } from '../../generated/types.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { effectiveSettings } from '../../store/repositories/organisations.js';
 import type { Invitation } from '../../store/repositories/invitations.js';
 import { body, pathId, query, type Handler } from '../types.js';

@@ -1,4 +1,4 @@
-import { ConflictError } from '../../server/errors.js';
+import { ConflictError } from '../../core/errors.js';
 import type { Invitation } from '../../store/repositories/invitations.js';
 import type { User } from '../../store/repositories/users.js';
 import type { Store } from '../../store/store.js';

@@ -1,9 +1,9 @@
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
 import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
-import type { Call } from '../../server/call.js';
+import type { Call } from '../../core/call.js';
 import type { User } from '../../store/repositories/users.js';
 
-/** A user's keys, tokens and sessions are bounded by the user's roles (server/auth/roles.ts): after a role change every instance re-reads them. */
+/** A user's keys, tokens and sessions are bounded by the user's roles (core/auth/roles.ts): after a role change every instance re-reads them. */
 export async function recheckKeysOf(call: Call, user: Pick<User, 'id' | 'organisation_id'>): Promise<void> {
   const { store, bus } = call.services;
   await bus.publish(USERS_TOPIC, user.id);

@@ -1,8 +1,8 @@
 import { ownerOf, pathParam } from '../assistants/owner.js';
 import { chunkingOf } from '../../gateway/vector-stores/chunking.js';
 import { vectorStoreFileObject } from '../../gateway/vector-stores/wire.js';
-import type { Call } from '../../server/call.js';
-import { NotFoundError } from '../../server/errors.js';
+import type { Call } from '../../core/call.js';
+import { NotFoundError } from '../../core/errors.js';
 import { body, query, type Handler } from '../types.js';
 
 function visibleStore(c: Parameters<Handler>[0], call: Call) {

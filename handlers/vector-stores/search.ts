@@ -1,7 +1,7 @@
 import { ownerOf, pathParam } from '../assistants/owner.js';
 import { storedPrincipal } from '../../gateway/batches/line-call.js';
 import type { AttributeFilter } from '../../gateway/vector-stores/attribute-filter.js';
-import { principalOf } from '../../server/call.js';
+import { principalOf } from '../../core/call.js';
 import { body, type Handler } from '../types.js';
 
 export const searchVectorStore: Handler = async (c, call) => {

@@ -2,8 +2,8 @@ import { ownerOf, pathParam } from '../assistants/owner.js';
 import { storedPrincipal } from '../../gateway/batches/line-call.js';
 import { chunkingOf } from '../../gateway/vector-stores/chunking.js';
 import { checkedEmbeddingModel, EMBEDDING_MODEL_KEY } from '../../gateway/vector-stores/embedding-model.js';
-import { principalOf } from '../../server/call.js';
-import { NotFoundError, ValidationError } from '../../server/errors.js';
+import { principalOf } from '../../core/call.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { body, query, type Handler } from '../types.js';
 
 export const createVectorStore: Handler = async (c, call) => {

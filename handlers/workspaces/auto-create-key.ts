@@ -1,5 +1,5 @@
-import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../server/auth/api-key-secret.js';
-import { roleOf, scopesWithinRole } from '../../server/auth/roles.js';
+import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
+import { roleOf, scopesWithinRole } from '../../core/auth/roles.js';
 import type { ApiKeyRecord } from '../../store/repositories/api-keys.js';
 import type { User } from '../../store/repositories/users.js';
 import type { Workspace } from '../../store/repositories/workspaces.js';

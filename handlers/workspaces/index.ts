@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from 'openapi-backend';
 import type { components } from '../../generated/types.js';
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, ValidationError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, ValidationError } from '../../core/errors.js';
 import type { Workspace } from '../../store/repositories/workspaces.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { isoNow, visibleWorkspace } from '../workspace-access.js';
 import { presentWorkspace, type WorkspaceSettings } from './present.js';
 import { LIMIT_POLICIES_TOPIC } from '../../gateway/limits/policy-cache.js';
 import { SAVED_RESOURCE_TOPICS } from '../../gateway/saved-resources-store.js';
-import type { AttachedLimits } from '../../gateway/limits/policy-types.js';
+import type { AttachedLimits } from '../../core/limit-policy-types.js';
 import { attachedLimitsInput } from '../policies/attached-limits.js';
 import { applySecuritySettings } from './security-settings.js';
 

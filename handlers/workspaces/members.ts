@@ -1,8 +1,8 @@
 import type { Context } from 'openapi-backend';
 import type { components } from '../../generated/types.js';
 import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
-import { principalOf, type Call } from '../../server/call.js';
-import { ConflictError, NotFoundError } from '../../server/errors.js';
+import { principalOf, type Call } from '../../core/call.js';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { User } from '../../store/repositories/users.js';
 import type { WorkspaceMember } from '../../store/repositories/workspace-members.js';
 import { recheckKeysOf } from '../users/key-recheck.js';

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 type Sections = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { renderChatRequest } from '../../gateway/prompts/render-prompt.js';
 import { createApp } from '../../server/app.js';
 import { bootstrap } from '../../server/bootstrap.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../core/config.js';
 import { closeServices, createServices } from '../../server/services-factory.js';
 import { reportReady } from './child-ipc.js';
 

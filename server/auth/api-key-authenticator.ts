@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import { UnauthorizedError } from '../errors.js';
-import type { InvalidationBus } from '../invalidation.js';
+import { UnauthorizedError } from '../../core/errors.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
 import type { Store } from '../../store/store.js';
 import type { ApiKeyRecord } from '../../store/repositories/api-keys.js';
-import { hashApiKeySecret } from './api-key-secret.js';
-import type { Principal } from './principal.js';
-import { roleOf, scopesWithinRole } from './roles.js';
+import { hashApiKeySecret } from '../../core/auth/api-key-secret.js';
+import type { Principal } from '../../core/auth/principal.js';
+import { roleOf, scopesWithinRole } from '../../core/auth/roles.js';
 
 export const API_KEYS_TOPIC = 'api_keys';
 /** Published as the id when any key may have changed (a data plane applied a snapshot): unknown secrets are forgotten too. */

@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { looksLikeJwt, type JwtAuthenticator } from './jwt/jwt-authenticator.js';
 import type { OAuthTokenAuthenticator } from './oauth-token-authenticator.js';
-import { TOKEN_PREFIXES } from './opaque-token.js';
-import type { Principal } from './principal.js';
+import { TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
+import type { Principal } from '../../core/auth/principal.js';
 import type { ScimTokenAuthenticator } from './scim-token-authenticator.js';
 import { CSRF_HEADER, SESSION_COOKIE, type SessionAuthenticator } from './session-authenticator.js';
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { InvalidationBus } from '../invalidation.js';
-import type { Principal } from './principal.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
+import type { Principal } from '../../core/auth/principal.js';
 
 /** Published with a user id whenever a user's status, role or memberships change. */
 export const USERS_TOPIC = 'users';

@@ -1,8 +1,8 @@
 import type { Store } from '../../store/store.js';
-import { UnauthorizedError } from '../errors.js';
-import type { InvalidationBus } from '../invalidation.js';
-import { hashOpaqueToken } from './opaque-token.js';
-import type { Principal } from './principal.js';
+import { UnauthorizedError } from '../../core/errors.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
+import { hashOpaqueToken } from '../../core/auth/opaque-token.js';
+import type { Principal } from '../../core/auth/principal.js';
 import { PrincipalCache } from './principal-cache.js';
 
 /** Published with a SCIM token id when it is revoked. */

@@ -1,8 +1,8 @@
 import type { Store } from '../../store/store.js';
 import type { User } from '../../store/repositories/users.js';
-import { allScopes } from '../scopes.js';
-import type { CredentialKind, Principal } from './principal.js';
-import { isOrganisationManager, scopesWithinRole } from './roles.js';
+import { allScopes } from '../../core/scopes.js';
+import type { CredentialKind, Principal } from '../../core/auth/principal.js';
+import { isOrganisationManager, scopesWithinRole } from '../../core/auth/roles.js';
 
 export interface UserPrincipalOptions {
   credential: CredentialKind;

@@ -1,4 +1,4 @@
-import type { CredentialKind } from '../../server/auth/principal.js';
+import type { CredentialKind } from '../../core/auth/principal.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { fromJson, toJson } from '../json-column.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { GroupBy, LimitCondition } from '../../gateway/limits/policy-types.js';
+import type { GroupBy, LimitCondition } from '../../core/limit-policy-types.js';
 import { fromJson, toJson } from '../json-column.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import type { SqliteWriterThread } from '../sqlite-writer-thread.js';
 import { fromJson, toJson } from '../json-column.js';
 import { writeLogRows, type LogWriteOptions } from '../log-batch-write.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { REDACTED, redactFields } from '../../server/redaction.js';
+import { REDACTED, redactFields } from '../../core/redaction.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertValidConfig } from '../../gateway/config-schema.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 describe('inline x-gw-config validation (the spec Config schema, compiled once)', () => {
   test('accepts a nested tree with every documented key', () => {

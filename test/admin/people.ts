@@ -1,4 +1,4 @@
-import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../server/auth/api-key-secret.js';
+import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
 import type { ApiKeyType } from '../../store/repositories/api-keys.js';
 import type { OrganisationRole } from '../../store/repositories/users.js';
 import type { WorkspaceRole } from '../../store/repositories/workspace-members.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { allScopes } from '../../server/scopes.js';
+import { allScopes } from '../../core/scopes.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { keyFor, makeUser } from './people.js';

@@ -12,7 +12,7 @@ import { fullEngines } from '../helpers/engines.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { assertEndpointRolledUp } from '../logs/rollup-check.js';
 
 type ApiError = InstanceType<typeof OpenAI.APIError>;

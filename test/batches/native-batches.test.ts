@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { toFile } from 'openai';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeBatchApi, type FakeBatchApi } from '../helpers/fake-openai-batches.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';

@@ -9,7 +9,7 @@ import { RedisCacheBackend } from '../../gateway/cache/redis-cache-backend.js';
 import { DEFAULT_MAX_AGE_SECONDS, ResponseCache } from '../../gateway/cache/response-cache.js';
 import { StreamAssembler } from '../../gateway/cache/stream-assembler.js';
 import type { ChatCompletion } from '../../gateway/providers/types.js';
-import { createLogger } from '../../server/logger.js';
+import { createLogger } from '../../core/logger.js';
 import { counterEngines } from '../helpers/engines.js';
 
 const scope: CacheScope = { organisationId: 'org-1', workspaceId: 'ws-1', provider: 'openai' };

@@ -11,7 +11,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { projectRoot } from '../../server/project-root.js';
+import { projectRoot } from '../../core/project-root.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import { followToCallback, startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
 import { assertConsoleTestable, launchBrowser, screenshot, type Browser } from './browser.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { GW_VERSION } from '../../server/version.js';
+import { GW_VERSION } from '../../core/version.js';
 
 for (const engine of fullEngines()) {
   describe(`deployments (${engine.name})`, () => {

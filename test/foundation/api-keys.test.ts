@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { hashApiKeySecret } from '../../server/auth/api-key-secret.js';
+import { hashApiKeySecret } from '../../core/auth/api-key-secret.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 

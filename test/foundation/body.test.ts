@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { readJsonBody } from '../../server/body.js';
-import { ApiError } from '../../server/errors.js';
+import { readJsonBody } from '../../core/body.js';
+import { ApiError } from '../../core/errors.js';
 
 const LIMIT = 64;
 

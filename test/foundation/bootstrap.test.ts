@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { bootstrap } from '../../server/bootstrap.js';
-import { allScopes } from '../../server/scopes.js';
+import { allScopes } from '../../core/scopes.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp } from '../helpers/test-app.js';
 

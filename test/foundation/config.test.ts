@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../core/config.js';
 
 function withDataDir<T>(run: (dir: string) => T): T {
   const dir = mkdtempSync(path.join(tmpdir(), 'gw-config-'));

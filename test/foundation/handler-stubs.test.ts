@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { filesWithStubs, writeHandlerStubs } from '../../scripts/handler-stubs.js';
 import { notImplemented } from '../../handlers/not-implemented.js';
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const logger = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../server/logger.ts');
+const logger = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../core/logger.ts');
 
 /** Runs a script in a child process with gw's logger as `log` and returns its standard output. */
 function run(script: string): string {

@@ -17,7 +17,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { BedrockRuntimeClient, InvokeModelCommand, InvokeModelWithResponseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeBedrock, type BedrockReceived, type FakeBedrock } from '../helpers/fake-bedrock.js';
 import { startFakeAws, type FakeAws } from '../helpers/fake-secret-managers.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { RequestSecrets } from '../../server/redaction.js';
+import { RequestSecrets } from '../../core/redaction.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';

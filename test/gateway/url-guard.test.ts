@@ -6,7 +6,7 @@ import { Agent, request } from 'undici';
 import { createGuardedLookup, pinnedLookup } from '../../gateway/outbound/pinned-lookup.js';
 import { isUnsafeAddress } from '../../gateway/outbound/unsafe-addresses.js';
 import { assertSafeOutboundUrl, vetOutboundUrl, type OutboundGuardOptions, type ResolveHost } from '../../gateway/outbound/url-guard.js';
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 
 // Made-up names only; the stub never touches real DNS and nothing here connects off loopback.
 const answers: Record<string, string[]> = {

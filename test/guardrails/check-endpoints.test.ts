@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { findGuardrailCheck } from '../../gateway/guardrails/checks/index.js';
 import { guardedCheckTools } from '../../gateway/guardrails/guarded-fetch.js';
-import { ApiError, ValidationError } from '../../server/errors.js';
+import { ApiError, ValidationError } from '../../core/errors.js';
 import { startRecordingServer, type RecordedRequest, type RecordingServer } from '../helpers/recording-server.js';
 import { checkContext, inputSubject, outputSubject, runCheck } from './check-fixtures.js';
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { findGuardrailCheck, guardrailChecks } from '../../gateway/guardrails/checks/index.js';
 import { passesLuhn } from '../../gateway/guardrails/checks/luhn.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { inputSubject, outputSubject, runCheck } from './check-fixtures.js';
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkForwardHeaders } from '../../gateway/guardrails/forward-headers.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 function refusal(names: unknown): ValidationError {
   try {

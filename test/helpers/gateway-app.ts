@@ -5,7 +5,7 @@
  * official client pointed at gw.
  */
 import OpenAI from 'openai';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import type { Engine } from './engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from './fake-openai.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app.js';

@@ -7,10 +7,10 @@ import path from 'node:path';
 import supertest from 'supertest';
 import { createApp } from '../../server/app.js';
 import { bootstrap, type BootstrapResult } from '../../server/bootstrap.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../core/config.js';
 import { closeServices, createServices } from '../../server/services-factory.js';
-import type { Logger } from '../../server/logger.js';
-import type { Services } from '../../server/services.js';
+import type { Logger } from '../../core/logger.js';
+import type { Services } from '../../core/services.js';
 import type { Engine } from './engines.js';
 import { privateDb, sharedDb } from './test-db.js';
 

@@ -9,7 +9,7 @@ import * as oidc from 'openid-client';
 import { storeEngines } from '../helpers/engines.js';
 import { followToCallback, startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { protectedResourceMetadata, wwwAuthenticate } from '../../server/auth/oauth/metadata.js';
+import { protectedResourceMetadata, wwwAuthenticate } from '../../core/auth/oauth/metadata.js';
 
 const PUBLIC_URL = 'http://gw.test';
 const CLIENT_REDIRECT = 'http://127.0.0.1:43210/oauth/callback';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { storeEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { keyFor } from '../admin/people.js';
-import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../server/auth/opaque-token.js';
+import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
 
 const SCIM_JSON = 'application/scim+json';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';

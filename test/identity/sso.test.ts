@@ -9,7 +9,7 @@ import { storeEngines } from '../helpers/engines.js';
 import { newSigningKey, signJwt, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
 import { followToCallback, startOidcIdp, type IdpAccount, type OidcIdp } from '../helpers/oidc-idp.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { cookieIsSecure } from '../../server/auth/session-cookie.js';
+import { cookieIsSecure } from '../../core/auth/session-cookie.js';
 
 const PUBLIC_URL = 'http://gw.test';
 const CALLBACK = `${PUBLIC_URL}/v1/auth/sso/callback`;

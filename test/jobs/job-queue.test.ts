@@ -7,7 +7,7 @@ import type { JobPayload, JobQueue, JobQueueTuning } from '../../jobs/job-queue.
 import { PgBossJobQueue } from '../../jobs/pg-boss-job-queue.js';
 import { StoreJobQueue } from '../../jobs/store-job-queue.js';
 import { createJobQueue, jobsSchemaOf } from '../../server/job-engine.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../core/config.js';
 import knexFactory from 'knex';
 import { createDb } from '../../store/db.js';
 import { migrateToLatest } from '../../store/migrate.js';

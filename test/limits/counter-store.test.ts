@@ -7,11 +7,11 @@ import { createClient } from 'redis';
 import type { CounterStore } from '../../gateway/limits/counter-store.js';
 import { LimitsEngine } from '../../gateway/limits/limits-engine.js';
 import { MemoryCounterStore } from '../../gateway/limits/memory-counter-store.js';
-import type { OrganisationPolicies } from '../../gateway/limits/policy-types.js';
+import type { OrganisationPolicies } from '../../core/limit-policy-types.js';
 import { RedisCounterStore } from '../../gateway/limits/redis-counter-store.js';
-import { ApiError } from '../../server/errors.js';
-import type { Logger } from '../../server/logger.js';
-import type { RedisClient } from '../../server/services.js';
+import { ApiError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { RedisClient } from '../../core/services.js';
 import { counterEngines } from '../helpers/engines.js';
 
 for (const engine of counterEngines()) {

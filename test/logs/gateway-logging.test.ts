@@ -10,7 +10,7 @@ import type { ChatStage } from '../../gateway/chat/chat-state.js';
 import { chatStages } from '../../gateway/chat/stages.js';
 import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../../gateway/limits/pricing/cost.js';
 import type { RequestLogRecord } from '../../store/repositories/request-logs.js';
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { storeEngines } from '../helpers/engines.js';
 import { FAKE_USAGE } from '../helpers/fake-openai.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 /** A complete gateway log entry with plain defaults; tests override what they assert on. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { storeEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { logEntry, otherWorkspace, seedLogs, workspaceKey } from './log-fixtures.js';

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { LogRetentionJob } from '../../gateway/logs/log-retention.js';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { createDb } from '../../store/db.js';
 import { LogAnalytics, type AnalyticsTotals, type GroupDimension } from '../../store/log-analytics.js';
 import type { LogFilter } from '../../store/log-filter.js';

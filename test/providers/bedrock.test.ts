@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bedrock } from '../../gateway/providers/bedrock/index.js';
 import type { ChatCompletionChunk, ChatContext, ChatRequest, ProviderTarget, UpstreamRequest } from '../../gateway/providers/types.js';
-import { ApiError, UpstreamError, ValidationError } from '../../server/errors.js';
+import { ApiError, UpstreamError, ValidationError } from '../../core/errors.js';
 import { encodeFrame, startFakeBedrock, type BedrockBehaviour, type FakeBedrock, type StreamFrame } from '../helpers/fake-bedrock.js';
 
 const ACCESS_KEY_ID = 'AKIDBEDROCKTEST';

@@ -40,7 +40,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, it, before, after } from 'node:test';
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type {
   ChatCompletionChunk,
   ChatContext,

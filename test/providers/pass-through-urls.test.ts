@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { bedrock } from '../../gateway/providers/bedrock/index.js';
 import type { ProviderTarget } from '../../gateway/providers/types.js';
 import { vertexAi } from '../../gateway/providers/vertex-ai/index.js';
-import { ValidationError } from '../../server/errors.js';
+import { ValidationError } from '../../core/errors.js';
 
 describe('pass-through URLs on the providers own hosts', () => {
   it('bedrock: the path below the runtime host of the region, signed for it with the body headers', async () => {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { projectRoot } from '../../server/project-root.js';
+import { projectRoot } from '../../core/project-root.js';
 
 const spec = JSON.parse(readFileSync(path.join(projectRoot(), 'generated/openapi.json'), 'utf8')) as object;
 const ajv = new Ajv2020({ strict: false, allErrors: true });

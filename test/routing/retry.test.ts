@@ -106,7 +106,7 @@ describe('retry', () => {
 describe('failure classification', () => {
   test('maps gateway errors to routing outcomes', async () => {
     const { failureFromError } = await import('../../gateway/routing/outcome.js');
-    const { UpstreamError, TimeoutError, ApiError } = await import('../../server/errors.js');
+    const { UpstreamError, TimeoutError, ApiError } = await import('../../core/errors.js');
     assert.deepEqual(
       [
         failureFromError(new UpstreamError(429, 'slow down'), { 'retry-after': '1' }),

@@ -11,7 +11,7 @@ import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import { isConnectionError, type Outcome } from '../../gateway/routing/outcome.js';
 import { routeRequest } from '../../gateway/routing/route-request.js';
 import type { Leaf } from '../../gateway/routing/strategy-tree.js';
-import { createLogger } from '../../server/logger.js';
+import { createLogger } from '../../core/logger.js';
 import { refusedUrl, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.js';
 
 type Answer = { body: Record<string, unknown>; host: string };

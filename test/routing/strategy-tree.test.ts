@@ -7,7 +7,7 @@ import { matches } from '../../gateway/routing/conditions.js';
 import { INHERITED_WHOLE, STRUCTURE_KEYS, inherit } from '../../gateway/routing/inheritance.js';
 import type { Outcome } from '../../gateway/routing/outcome.js';
 import { conditionalProblems, runStrategyTree, type Leaf } from '../../gateway/routing/strategy-tree.js';
-import { projectRoot } from '../../server/project-root.js';
+import { projectRoot } from '../../core/project-root.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 type Script = Record<string, Outcome<string>>;

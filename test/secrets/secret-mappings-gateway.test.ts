@@ -12,7 +12,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeAws, startFakeAzure, startFakeVault, type FakeAws, type FakeAzure, type FakeVault } from '../helpers/fake-secret-managers.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 
 const VAULT_TOKEN = 'hvs.root-token-for-the-fake-vault';
 const AWS_KEYS = { id: 'AKIAGWTEST00000001', secret: 'aws-secret-for-the-fake-0123456789' };

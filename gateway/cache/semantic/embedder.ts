@@ -3,7 +3,7 @@
  * injected (the gateway passes its transport, with its timeouts and address checks), so this
  * module only knows the wire format: `{model, input}` in, `data[0].embedding` out.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 
 export interface EmbeddingEndpoint {
   /** Base URL ending before `/embeddings`, e.g. https://api.openai.com/v1 */

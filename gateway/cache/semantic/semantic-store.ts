@@ -6,8 +6,8 @@
  * instances holding that scope read the one row and add it. Loaded scopes are bounded (LRU).
  */
 import { LRUCache } from 'lru-cache';
-import type { InvalidationBus } from '../../../server/invalidation.js';
-import type { Logger } from '../../../server/logger.js';
+import type { InvalidationBus } from '../../../core/invalidation.js';
+import type { Logger } from '../../../core/logger.js';
 import type { Store } from '../../../store/store.js';
 import { ScopeIndex } from './scope-index.js';
 

@@ -6,7 +6,7 @@
  * - A check returns a verdict (true: passed) for everything about the subject itself. Nothing to
  *   look at is a verdict too, never an error: no JSON fails jsonSchema, no token fails jwt, no
  *   URLs passes validUrls.
- * - A check throws (an ApiError from server/errors.ts) only when it could not do its job: an
+ * - A check throws (an ApiError from core/errors.ts) only when it could not do its job: an
  *   endpoint that is refused by the address guard, unreachable, too slow (its `timeout`), answers
  *   non-2xx or nonsense. What that means for the request (fail open or closed) is the runner's
  *   decision, through the guardrail's failOnError; checks never swallow such errors.

@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type { GuardrailCheck } from '../check-types.js';
 import { applyNot, notParameter } from './invert.js';
 import { jsonValuesIn } from './json-in-text.js';

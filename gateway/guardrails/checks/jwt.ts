@@ -1,6 +1,6 @@
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { UpstreamError, ValidationError } from '../../../server/errors.js';
+import { UpstreamError, ValidationError } from '../../../core/errors.js';
 import type { CheckContext, CheckVerdict, GuardrailCheck } from '../check-types.js';
 import { DEFAULT_TIMEOUT_MS, timeoutParameter } from './endpoint-parameters.js';
 import { callEndpoint, parseAnswer } from './outbound-call.js';

@@ -4,7 +4,7 @@
  * followed (the target of a redirect was never vetted). Every failure throws, for the runner's
  * failOnError to decide.
  */
-import { ApiError, UpstreamError } from '../../../server/errors.js';
+import { ApiError, UpstreamError } from '../../../core/errors.js';
 import type { CheckContext } from '../check-types.js';
 
 export interface OutboundCall {

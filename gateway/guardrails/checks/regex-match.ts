@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import { linearRegex } from '../../linear-regex.js';
 import type { GuardrailCheck } from '../check-types.js';
 import { applyNot, notParameter } from './invert.js';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import type { CheckSubject, CheckVerdict, GuardrailCheck } from '../check-types.js';
 import { checkForwardHeaders } from '../forward-headers.js';
 import { DEFAULT_TIMEOUT_MS, headersParameter, timeoutParameter } from './endpoint-parameters.js';

@@ -3,7 +3,7 @@
  * both as non-2xx bodies and as `error` events inside a stream. A stream error keeps the HTTP status
  * the same error type has as a plain answer.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import type { ProviderError } from '../types.js';
 
 const STATUS_OF_ERROR_TYPE: Record<string, number> = {

@@ -9,7 +9,7 @@
  *   user message), as the Messages API wants strict alternation.
  * - legacy `function` messages and `assistant.function_call` use the function name as the tool use id.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import { chatMessagesOf, type AssistantMessage, type ChatMessage, type FilePart, type ImagePart, type TextContent, type UserMessage } from '../chat-messages.js';
 import type { ChatRequest } from '../types.js';
 import type { AnthropicRequestBlock, AnthropicTextBlock, AnthropicTurn } from './wire.js';

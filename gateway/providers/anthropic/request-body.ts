@@ -26,7 +26,7 @@
  * | seed                              | dropped: best-effort in OpenAI too, Anthropic has no seed             |
  * | metadata, store, other fields     | dropped: OpenAI bookkeeping with no Anthropic counterpart             |
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type { ChatRequest, ProviderTarget } from '../types.js';
 import { toAnthropicConversation } from './messages.js';
 import type { AnthropicMessagesBody, AnthropicTool, AnthropicToolChoice } from './wire.js';

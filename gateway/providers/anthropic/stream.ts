@@ -8,7 +8,7 @@
  * still returned, and the error is thrown by the next push or end. A stream without message_stop
  * was cut short.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import { SseDecoder, type SseEvent } from '../sse-decoder.js';
 import type { ChatCompletionChunk, ChatContext, StreamTranslator, Usage } from '../types.js';
 import { streamErrorOf } from './errors.js';

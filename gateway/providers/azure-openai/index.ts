@@ -6,7 +6,7 @@
  * (x-gw-cloud1-model-name), when given, is what the model-family rules judge, since a client may
  * send any name for a deployment.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import { createOpenAiCompatibleAdapter } from '../openai-compatible/adapter.js';
 import { assertTokenLimitField } from '../openai/model-family.js';
 import type { ProviderTarget } from '../types.js';

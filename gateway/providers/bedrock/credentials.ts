@@ -3,7 +3,7 @@
  * apiKey (`Authorization: Bearer <access key id>` or a saved provider) unless the target carries
  * it explicitly; the secret, session token and region come from the x-gw-cloud3-* headers.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type { ProviderTarget } from '../types.js';
 
 export const DEFAULT_REGION = 'us-east-1';

@@ -3,7 +3,7 @@
  * shape (../cohere/embed.ts). Titan text embeddings take one `inputText` a call, so Titan takes
  * one input; it answers `embedding` with `inputTextTokenCount`.
  */
-import { UpstreamError, ValidationError } from '../../../server/errors.js';
+import { UpstreamError, ValidationError } from '../../../core/errors.js';
 import { fromCohereEmbed, cohereEmbedBody } from '../cohere/embed.js';
 import { embeddingList, textInputs } from '../embedding-inputs.js';
 import type { EmbeddingList, EmbeddingRequest } from '../types.js';

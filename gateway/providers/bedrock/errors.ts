@@ -4,7 +4,7 @@
  * hand to parseError, so a `__type` in the body is used when present. Exceptions inside a
  * ConverseStream keep the HTTP status the same exception has as a plain answer.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import type { ProviderError } from '../types.js';
 
 /** `ValidationException:http://internal.amazon.com/...` or `com.amazon...#ValidationException` -> `ValidationException`. */

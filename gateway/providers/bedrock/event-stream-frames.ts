@@ -5,7 +5,7 @@
  */
 import { EventStreamCodec, type Message } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 
 const PRELUDE_BYTES = 12;
 const MIN_FRAME_BYTES = 16;

@@ -13,7 +13,7 @@
  * - legacy `function` messages and `assistant.function_call` map to toolResult / toolUse with the
  *   function name as the tool use id (the legacy shapes carry no id).
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type { ChatRequest } from '../types.js';
 import { chatMessagesOf, type AssistantMessage, type ChatMessage, type FilePart, type TextContent, type UserMessage } from '../chat-messages.js';
 import type { CachePoint, ConverseContentBlock, ConverseMessage, DocumentFormat } from './wire.js';

@@ -24,7 +24,7 @@
  * | stream, stream_options, model     | carried by the URL / the stream translator                        |
  * | other unknown fields              | dropped                                                           |
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type { ChatRequest, ProviderTarget } from '../types.js';
 import { CACHE_POINT, toConverseConversation } from './messages.js';
 import type { ConverseRequestBody, ConverseToolConfig } from './wire.js';

@@ -8,7 +8,7 @@
  */
 import type { Message } from '@smithy/eventstream-codec';
 import { toUtf8 } from '@smithy/util-utf8';
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import type { ChatCompletionChunk, ChatContext, StreamTranslator, Usage } from '../types.js';
 import { streamExceptionError } from './errors.js';
 import { EventStreamFrames } from './event-stream-frames.js';

@@ -4,7 +4,7 @@
  * `embeddings: [[...]]` (v1, Bedrock without embedding_types) or `embeddings: {float: [[...]]}`.
  * `input_type` passes through when the client sends it; documents are the default.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import { embeddingList, estimatedInputTokens } from '../embedding-inputs.js';
 import type { EmbeddingList, EmbeddingRequest } from '../types.js';
 

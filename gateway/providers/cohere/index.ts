@@ -5,7 +5,7 @@
  * adapter); its other calls (rerank, classify, ...) go through the pass-through, below the same
  * API version.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import { textInputs } from '../embedding-inputs.js';
 import { parseOpenAiError } from '../openai-compatible/adapter.js';
 import type { EmbeddingContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';

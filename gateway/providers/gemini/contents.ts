@@ -11,7 +11,7 @@
  *   result that is a JSON object is the response; anything else is wrapped as {output}.
  * - consecutive turns of the same role merge, so parallel function responses share one turn.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import { chatMessagesOf, type AssistantMessage, type ChatMessage, type TextContent, type UserMessage, type UserPart } from '../chat-messages.js';
 import type { ChatRequest } from '../types.js';
 import { splitToolCallId } from './candidate.js';

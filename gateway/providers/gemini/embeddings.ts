@@ -4,7 +4,7 @@
  * token). Vertex AI: `:predict` with `instances[].content`, answering
  * `predictions[].embeddings.values` with each text's `statistics.token_count`.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import { embeddingList, estimatedInputTokens, textInputs } from '../embedding-inputs.js';
 import type { EmbeddingList, EmbeddingRequest } from '../types.js';
 import { modelSegment } from './endpoint.js';

@@ -3,7 +3,7 @@
  * "status": "INVALID_ARGUMENT"}}`, sometimes wrapped in a one-element array. The same object can
  * arrive as an event inside a stream; it then keeps its own HTTP code.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import type { ProviderError } from '../types.js';
 
 interface GoogleError {

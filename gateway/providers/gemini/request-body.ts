@@ -27,7 +27,7 @@
  * | user, metadata, store, other      | dropped: OpenAI bookkeeping with no Gemini counterpart               |
  * | stream, stream_options, model     | carried by the URL / the stream translator                           |
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type { ChatRequest, ProviderTarget } from '../types.js';
 import { toGeminiConversation } from './contents.js';
 import type { GeminiGenerationConfig, GeminiRequestBody } from './wire.js';

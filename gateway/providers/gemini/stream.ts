@@ -7,7 +7,7 @@
  * (a bare JSON object or an event carrying `error`) becomes an UpstreamError: chunks decoded before it are still returned, and the
  * error is thrown by the next push or end. A stream where no candidate finished was cut short.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import type { ChatCompletionChunk, ChatContext, StreamTranslator, Usage } from '../types.js';
 import { sortParts } from './candidate.js';
 import { googleErrorOf, streamErrorOf } from './errors.js';

@@ -2,7 +2,7 @@
  * The one base every OpenAI-wire provider composes from: OpenAI itself, Azure OpenAI (own URL and
  * header) and the compatible hosts in hosts.ts, each a few lines of options.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type {
   ChatCompletion,
   ChatContext,

@@ -3,7 +3,7 @@
  * OpenAI, Azure OpenAI and the compatible hosts send them. An `error` event or a stream that stops
  * before `[DONE]` is an UpstreamError, so the gateway can end its own stream with an error event.
  */
-import { UpstreamError } from '../../../server/errors.js';
+import { UpstreamError } from '../../../core/errors.js';
 import { SseDecoder } from '../sse-decoder.js';
 import type { ChatCompletionChunk, ChatContext, StreamTranslator, Usage } from '../types.js';
 import { normalizeChunk } from './normalize.js';

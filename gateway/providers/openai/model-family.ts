@@ -3,7 +3,7 @@
  * `max_completion_tokens`; `max_tokens` is refused here, before any upstream call, with a message
  * that says what to send instead. The other families accept both.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import type { ChatRequest } from '../types.js';
 
 const REASONING_FAMILY = /^(?:gpt-5|o\d)(?:$|[-.])/;

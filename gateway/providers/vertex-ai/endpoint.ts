@@ -5,7 +5,7 @@
  * publisher: Claude models (ids starting with `claude`) are Anthropic's, the rest Google's; an
  * explicit `google/` or `anthropic/` prefix is accepted too.
  */
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../core/errors.js';
 import { versionedUrl } from '../gemini/endpoint.js';
 import type { ProviderTarget } from '../types.js';
 

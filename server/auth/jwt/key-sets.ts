@@ -1,6 +1,6 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { GuardedFetch } from '../../../gateway/outbound/guarded-fetch.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../core/logger.js';
 
 export interface KeySetOptions {
   urls: readonly string[];

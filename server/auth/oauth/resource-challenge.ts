@@ -1,7 +1,7 @@
 import type { Context } from 'openapi-backend';
-import { ApiError, UnauthorizedError } from '../../errors.js';
-import type { Principal } from '../principal.js';
-import { wwwAuthenticate } from './metadata.js';
+import { ApiError, UnauthorizedError } from '../../../core/errors.js';
+import type { Principal } from '../../../core/auth/principal.js';
+import { wwwAuthenticate } from '../../../core/auth/oauth/metadata.js';
 
 const isOAuthResource = (c: Context) => (c.operation as { 'x-gw-oauth-resource'?: boolean } | undefined)?.['x-gw-oauth-resource'] === true;
 

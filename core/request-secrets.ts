@@ -1,5 +1,5 @@
 /**
- * A call's secrets (server/redaction.ts), read from its headers once and only when something is
+ * A call's secrets (core/redaction.ts), read from its headers once and only when something is
  * about to keep or show data from it: an error answer, an audit entry, a line on standard output.
  */
 import type { Call } from './call.js';

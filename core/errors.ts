@@ -111,7 +111,7 @@ export interface ErrorBody {
 }
 
 export function errorBody(error: ApiError): ErrorBody {
-  // A protocol's own error shape (server/protocol-errors.ts) goes out as it is.
+  // A protocol's own error shape (core/protocol-errors.ts) goes out as it is.
   if ('body' in error && error.body !== undefined) return error.body as ErrorBody;
   const body: ErrorBody = { error: { code: error.code, message: error.message, param: error.param, type: error.type } };
   if (error instanceof GuardrailDeniedError) body.hook_results = error.hookResults;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { SESSION_COOKIE } from './session-authenticator.js';
+import { SESSION_COOKIE } from '../../server/auth/session-authenticator.js';
 
 /** Secure whenever gw is reached over TLS: its public URL is https, or this connection is TLS. */
 export function cookieIsSecure(publicUrl: string, req: IncomingMessage): boolean {

@@ -1,9 +1,9 @@
 import type { Store } from '../../store/store.js';
-import type { InvalidationBus } from '../invalidation.js';
-import { API_KEYS_TOPIC } from './api-key-authenticator.js';
-import { OAUTH_GRANTS_TOPIC } from './oauth-token-authenticator.js';
-import { USERS_TOPIC } from './principal-cache.js';
-import { SESSIONS_TOPIC } from './session-authenticator.js';
+import type { InvalidationBus } from '../../core/invalidation.js';
+import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { OAUTH_GRANTS_TOPIC } from '../../server/auth/oauth-token-authenticator.js';
+import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
+import { SESSIONS_TOPIC } from '../../server/auth/session-authenticator.js';
 
 export interface RevokedAccess {
   keyIds: string[];
