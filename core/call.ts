@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ForbiddenError, UnauthorizedError } from './errors.js';
 import type { Principal } from './auth/principal.js';
-import type { Services } from './services.js';
-import type { RequestTrace } from '../gateway/telemetry/tracing.js';
+import type { RequestTrace, Services } from './services.js';
 
 /** One request as handlers see it: the raw exchange, who is calling, and the services. */
 export interface Call {

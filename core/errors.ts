@@ -1,6 +1,6 @@
 /**
- * Typed errors. Everything that fails a request throws one of these; server/error-body.ts
- * turns it into the one error body `{error: {code, message, param, type}}`.
+ * Typed errors. Everything that fails a request throws one of these; errorBody (below) turns it
+ * into the one error body `{error: {code, message, param, type}}`.
  */
 export type ErrorType =
   | 'invalid_request_error'

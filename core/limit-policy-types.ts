@@ -3,7 +3,7 @@
  * (store/repositories/*-policies.ts); API keys, workspaces and providers carrying their own
  * limits become policies of the same shape, conditioned on that key, workspace or provider.
  */
-import type { RateUnit } from '../gateway/limits/windows.js';
+export type RateUnit = 'minute' | 'hour' | 'day';
 
 /** `key` is `api_key`, `workspace_id`, `provider` or `metadata.<name>`. */
 export interface LimitCondition {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { JsonText } from '../store/json-column.js';
+import { JsonText } from './json-text.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) {

@@ -16,15 +16,14 @@ import type { CheckContext } from '../gateway/guardrails/check-types.js';
 import type { createClient } from 'redis';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
-import type { ApiKeyAuthenticator } from '../server/auth/api-key-authenticator.js';
-import type { Credentials } from '../server/auth/credentials.js';
+import type { Credentials } from './auth/credentials.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
 import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import type { Config } from './config.js';
 import type { InvalidationBus } from './invalidation.js';
 import type { Logger } from './logger.js';
 import type { GatewayMetrics } from '../gateway/telemetry/gateway-metrics.js';
-import type { Tracing } from '../gateway/telemetry/tracing.js';
+import type { RequestTrace, Tracing } from '../gateway/telemetry/tracing.js';
 import type { RunExecutor } from '../gateway/assistants/run-executor.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { FileStore } from '../gateway/files/file-store.js';
@@ -32,6 +31,7 @@ import type { Batches } from '../gateway/batches/batches.js';
 import type { VectorStores } from '../gateway/vector-stores/vector-stores.js';
 import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
+export type { RequestTrace };
 export type RedisClient = ReturnType<typeof createClient>;
 
 /** Everything a handler or stage may use, built once per process by createServices. */
@@ -42,7 +42,6 @@ export interface Services {
   redis: RedisClient | undefined;
   bus: InvalidationBus;
   secrets: SecretBox;
-  authenticator: ApiKeyAuthenticator;
   /** The one place any credential (API key, JWT, session, SCIM or OAuth token) becomes a Principal. */
   credentials: Credentials;
   /** fetch for identity providers and key sets: through the outbound guard unless TRUSTED_CUSTOM_HOSTS lists the host. */

@@ -12,7 +12,7 @@ import { ApiError, UnauthorizedError } from '../core/errors.js';
 import { errorFormatOf, inErrorFormat } from '../core/protocol-errors.js';
 import { speedUpRouter } from './router-speedups.js';
 import { sendJson, sendText } from '../core/respond.js';
-import { JsonText } from '../store/json-column.js';
+import { JsonText } from '../core/json-text.js';
 import type { Services } from '../core/services.js';
 import { toValidationError } from '../core/validation-message.js';
 import { logRefusedChat } from '../gateway/chat/refused-chat-log.js';

@@ -35,7 +35,8 @@ import { SecretBox } from '../store/secret-box.js';
 import { UpstreamClient } from '../gateway/transport/upstream-client.js';
 import { Store } from '../store/store.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
-import { Credentials } from './auth/credentials.js';
+import { Authenticators } from './auth/credentials.js';
+import type { Credentials } from '../core/auth/credentials.js';
 import { JwtAuthenticator } from './auth/jwt/jwt-authenticator.js';
 import { MergedKeySets } from './auth/jwt/key-sets.js';
 import { OAuthTokenAuthenticator } from './auth/oauth-token-authenticator.js';
@@ -119,7 +120,6 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
   rollupBackfill.start();
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
-  const authenticator = new ApiKeyAuthenticator(store, bus, now);
   const jobs = await createJobQueue(config, db, dbOptions, logger);
   const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
   const services: Services = {
@@ -129,8 +129,7 @@ export async function createServices(config: Readonly<Config>, options: ServiceO
     redis,
     bus,
     secrets,
-    authenticator,
-    credentials: createCredentials(config, store, bus, now, logger, authenticator, identityFetch),
+    credentials: createCredentials(config, store, bus, now, logger, identityFetch),
     identityFetch,
     agentCards: new AgentCardFetcher(
       createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'agent_card_url_refused' }),
@@ -221,14 +220,13 @@ function createCredentials(
   bus: InvalidationBus,
   now: () => number,
   logger: Logger,
-  apiKeys: ApiKeyAuthenticator,
   fetch: GuardedFetch,
 ): Credentials {
   const jwt = config.jwt;
   const keySets =
     jwt && new MergedKeySets({ urls: jwt.jwksUrls, fetch, now, cacheMs: jwt.jwksCacheMs, cooldownMs: jwt.jwksCooldownMs, logger });
-  return new Credentials({
-    apiKeys,
+  return new Authenticators({
+    apiKeys: new ApiKeyAuthenticator(store, bus, now),
     jwt: jwt && keySets ? new JwtAuthenticator(jwt, keySets, store, bus, now) : undefined,
     sessions: new SessionAuthenticator(store, bus, now),
     scimTokens: new ScimTokenAuthenticator(store, bus, now),

@@ -1,5 +1,7 @@
-import type { ApiKeySubType, ApiKeyType } from '../../store/repositories/api-keys.js';
 import type { Role } from './roles.js';
+
+export type ApiKeyType = 'organisation' | 'workspace';
+export type ApiKeySubType = 'service' | 'user';
 
 /** What a caller presented: a gw API key, a JWT, a console session, a SCIM token or an OAuth access token. */
 export type CredentialKind = 'api_key' | 'jwt' | 'session' | 'scim' | 'oauth';

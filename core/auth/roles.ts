@@ -1,6 +1,5 @@
-import type { OrganisationRole } from '../../store/repositories/users.js';
-import type { WorkspaceRole } from '../../store/repositories/workspace-members.js';
-import type { Store } from '../../store/store.js';
+export type OrganisationRole = 'owner' | 'admin' | 'member';
+export type WorkspaceRole = 'admin' | 'manager' | 'member';
 
 /**
  * The spec's role tables as scope ceilings. Organisation owners and admins hold every scope.
@@ -46,14 +45,6 @@ const MEMBER_SCOPES = new Set([
 export interface Role {
   organisation: OrganisationRole;
   workspace: WorkspaceRole | null;
-}
-
-/** A user's organisation role and their role in one workspace (none for organisation keys); undefined when not an active user. */
-export async function roleOf(store: Store, organisationId: string, userId: string, workspaceId: string | null): Promise<Role | undefined> {
-  const user = await store.users.get(organisationId, userId);
-  if (!user || user.status !== 'active') return undefined;
-  const member = workspaceId ? await store.workspaceMembers.get(workspaceId, userId) : undefined;
-  return { organisation: user.role, workspace: member?.role ?? null };
 }
 
 export function isOrganisationOnlyScope(scope: string): boolean {

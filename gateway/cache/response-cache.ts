@@ -7,7 +7,7 @@
  * A failing backend or embedding call never fails the request: it is logged and counted a miss.
  */
 import type { Logger } from '../../core/logger.js';
-import { JsonText } from '../../store/json-column.js';
+import { JsonText } from '../../core/json-text.js';
 import type { GatewayAnswer } from '../providers/types.js';
 import { readWireEmbeddingList } from '../providers/wire-embedding-list.js';
 import type { CacheSettings } from '../routing/config-node.js';

@@ -5,7 +5,7 @@
 import type { InvalidationBus } from '../../core/invalidation.js';
 import type { RateLimitsPolicyRecord, UsageLimitsPolicyRecord } from '../../store/repositories/limit-policies.js';
 import type { Store } from '../../store/store.js';
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
 import { InvalidatedCache } from '../invalidated-cache.js';
 import { SAVED_RESOURCE_TOPICS } from '../saved-resources-store.js';
 import { attachedPolicies, mergePolicies, type LimitOwner, type LimitOwnerKind } from './attached-policies.js';

@@ -4,7 +4,7 @@
  * every N days (weekly is 7), or at each calendar month's first day; without a reset rule the
  * period never ends. Counter keys carry the window start, so a new window is a fresh counter.
  */
-export type RateUnit = 'minute' | 'hour' | 'day';
+import type { RateUnit } from '../../core/limit-policy-types.js';
 
 export const DAY_MS = 86_400_000;
 const UNIT_MS: Record<RateUnit, number> = { minute: 60_000, hour: 3_600_000, day: DAY_MS };

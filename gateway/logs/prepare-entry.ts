@@ -1,6 +1,6 @@
 import { RequestSecrets } from '../../core/redaction.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
-import { JsonText } from '../../store/json-column.js';
+import { JsonText } from '../../core/json-text.js';
 
 /**
  * Bodies above the cap are stored as a marker with their size and a text preview, so one huge

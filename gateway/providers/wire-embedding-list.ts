@@ -6,7 +6,7 @@
  * vectors cut out) is parsed. The vectors themselves are parsed only if something asks for them
  * (`data`: base64 encoding, a vector store, a batch line).
  */
-import { JsonText } from '../../store/json-column.js';
+import { JsonText } from '../../core/json-text.js';
 import type { EmbeddingList } from './types.js';
 
 /** What the request log keeps of one vector: its position and size, not its values. */

@@ -1,11 +1,12 @@
 import { actorOf } from '../../core/auth/principal.js';
 import type { Context } from 'openapi-backend';
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
 import type { Principal } from '../../core/auth/principal.js';
 import { principalOf, requireScope, type Call } from '../../core/call.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../core/errors.js';
-import type { ApiKeyRecord, ApiKeySubType, ApiKeyType } from '../../store/repositories/api-keys.js';
+import type { ApiKeyRecord } from '../../store/repositories/api-keys.js';
+import type { ApiKeySubType, ApiKeyType } from '../../core/auth/principal.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { presentApiKey } from './present.js';
 import { assertCreatorMayGrant, assertUserKeyWithinRole } from './role-ceiling.js';

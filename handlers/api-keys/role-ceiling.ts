@@ -1,7 +1,8 @@
-import { canCreateKeys, roleOf, scopesAboveRole, type Role } from '../../core/auth/roles.js';
+import { canCreateKeys, scopesAboveRole, type Role } from '../../core/auth/roles.js';
+import { roleOf } from '../../store/role-of.js';
 import type { Principal } from '../../core/auth/principal.js';
 import { ForbiddenError, ValidationError } from '../../core/errors.js';
-import type { ApiKeyType } from '../../store/repositories/api-keys.js';
+import type { ApiKeyType } from '../../core/auth/principal.js';
 import type { Store } from '../../store/store.js';
 
 function assertWithinRole(role: Role, scopes: readonly string[], whose: string): void {

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/types.js';
-import { sessionCookieOf } from '../../server/auth/credentials.js';
+import { sessionCookieOf } from '../../core/auth/session-cookie.js';
 import { principalOf } from '../../core/call.js';
 import { UnauthorizedError } from '../../core/errors.js';
 import type { Handler } from '../types.js';
@@ -46,7 +46,7 @@ export const getAuthSelf: Handler = async (_c, call) => {
   };
   if (credential === 'session') {
     const token = sessionCookieOf(call.req.headers);
-    const csrf = token ? await credentials.resolvers.sessions.csrfTokenOf(token) : undefined;
+    const csrf = token ? await credentials.sessions.csrfTokenOf(token) : undefined;
     if (csrf) self.csrf_token = csrf;
   }
   return { body: self, headers: { 'cache-control': 'no-store' } };

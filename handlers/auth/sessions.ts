@@ -1,6 +1,6 @@
 import { clearedSessionCookieHeader, cookieIsSecure } from '../../core/auth/session-cookie.js';
-import { SESSIONS_TOPIC } from '../../server/auth/session-authenticator.js';
-import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
+import { SESSIONS_TOPIC } from '../../core/auth/topics.js';
+import { USERS_TOPIC } from '../../core/auth/topics.js';
 import { principalOf } from '../../core/call.js';
 import { NotFoundError } from '../../core/errors.js';
 import { pathId, type Handler } from '../types.js';

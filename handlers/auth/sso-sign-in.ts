@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { discoverIdentityProvider, oidc } from './oidc-client.js';
 import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
-import { sessionCookieOf } from '../../server/auth/credentials.js';
+import { sessionCookieOf } from '../../core/auth/session-cookie.js';
 import { cookieIsSecure, sessionCookieHeader } from '../../core/auth/session-cookie.js';
-import { SESSIONS_TOPIC } from '../../server/auth/session-authenticator.js';
+import { SESSIONS_TOPIC } from '../../core/auth/topics.js';
 import type { Call } from '../../core/call.js';
 import { ApiError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../core/errors.js';
 import { effectiveSettings } from '../../store/repositories/organisations.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
 import { actorOf } from '../../core/auth/principal.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
 import { principalOf, type Call } from '../../core/call.js';

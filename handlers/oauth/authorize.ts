@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { sessionCookieOf } from '../../server/auth/credentials.js';
+import { sessionCookieOf } from '../../core/auth/session-cookie.js';
 import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
 import { DEFAULT_OAUTH_SCOPE } from '../../core/auth/oauth/metadata.js';
 import { redirectUriMatches } from '../../core/auth/oauth/redirect-uris.js';
-import { CSRF_HEADER } from '../../server/auth/session-authenticator.js';
+import { CSRF_HEADER } from '../../core/auth/session-cookie.js';
 import type { Principal } from '../../core/auth/principal.js';
 import type { Call } from '../../core/call.js';
 import { ApiError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../core/errors.js';
@@ -74,7 +74,7 @@ async function sessionUser(call: Call): Promise<{ principal: Principal; token: s
   const token = sessionCookieOf(call.req.headers);
   if (!token) return undefined;
   try {
-    return { principal: await call.services.credentials.resolvers.sessions.authenticate(token, 'get', undefined), token };
+    return { principal: await call.services.credentials.sessions.authenticate(token, 'get', undefined), token };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return undefined;
     throw error;
@@ -93,7 +93,7 @@ export const getOAuthConsent: Handler = async (c, call) => {
     const back = `/oauth/consent?authorization_id=${encodeURIComponent(id)}`;
     return redirect(`${config.publicUrl}/v1/auth/sso/login?return_to=${encodeURIComponent(back)}`);
   }
-  const csrf = (await call.services.credentials.resolvers.sessions.csrfTokenOf(signedIn.token))!;
+  const csrf = (await call.services.credentials.sessions.csrfTokenOf(signedIn.token))!;
   const name = escapeHtml(client.client_name ?? client.id);
   const scopes = authorization.scope.split(' ').map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('');
   const hidden = `<input type="hidden" name="authorization_id" value="${escapeHtml(id)}"><input type="hidden" name="csrf_token" value="${escapeHtml(csrf)}">`;
@@ -120,7 +120,7 @@ export const postAuthorizeConsent: Handler = async (c, call) => {
   if (!signedIn) throw new UnauthorizedError('Sign in to answer an authorization request', 'invalid_session');
   const header = call.req.headers[CSRF_HEADER];
   const csrf = input.csrf_token ?? (Array.isArray(header) ? header[0] : header);
-  if (!csrf || csrf !== (await call.services.credentials.resolvers.sessions.csrfTokenOf(signedIn.token))) {
+  if (!csrf || csrf !== (await call.services.credentials.sessions.csrfTokenOf(signedIn.token))) {
     throw new ForbiddenError('The consent must carry the session CSRF token', 'csrf_token_mismatch');
   }
   const { authorization } = await pendingAuthorization(call, input.authorization_id);

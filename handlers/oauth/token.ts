@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
-import { OAUTH_GRANTS_TOPIC } from '../../server/auth/oauth-token-authenticator.js';
+import { OAUTH_GRANTS_TOPIC } from '../../core/auth/topics.js';
 import { redirectUriMatches } from '../../core/auth/oauth/redirect-uris.js';
 import type { Call } from '../../core/call.js';
 import { oauthError } from '../../core/protocol-errors.js';

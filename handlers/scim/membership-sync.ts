@@ -1,7 +1,7 @@
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
-import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
+import { USERS_TOPIC } from '../../core/auth/topics.js';
 import type { Call } from '../../core/call.js';
-import type { WorkspaceRole } from '../../store/repositories/workspace-members.js';
+import type { WorkspaceRole } from '../../core/auth/roles.js';
 import type { Store } from '../../store/store.js';
 
 const RANK: Record<WorkspaceRole, number> = { member: 0, manager: 1, admin: 2 };

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/types.js';
 import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
 import { actorOf } from '../../core/auth/principal.js';
-import { SCIM_TOKENS_TOPIC } from '../../server/auth/scim-token-authenticator.js';
+import { SCIM_TOKENS_TOPIC } from '../../core/auth/topics.js';
 import { principalOf, type Call } from '../../core/call.js';
 import { NotFoundError } from '../../core/errors.js';
 import type { ScimToken } from '../../store/repositories/scim-tokens.js';

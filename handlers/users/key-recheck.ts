@@ -1,5 +1,5 @@
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
-import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
+import { USERS_TOPIC } from '../../core/auth/topics.js';
 import type { Call } from '../../core/call.js';
 import type { User } from '../../store/repositories/users.js';
 

@@ -1,9 +1,9 @@
 import type { Store } from '../../store/store.js';
 import type { InvalidationBus } from '../../core/invalidation.js';
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
-import { OAUTH_GRANTS_TOPIC } from '../../server/auth/oauth-token-authenticator.js';
-import { USERS_TOPIC } from '../../server/auth/principal-cache.js';
-import { SESSIONS_TOPIC } from '../../server/auth/session-authenticator.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
+import { OAUTH_GRANTS_TOPIC } from '../../core/auth/topics.js';
+import { USERS_TOPIC } from '../../core/auth/topics.js';
+import { SESSIONS_TOPIC } from '../../core/auth/topics.js';
 
 export interface RevokedAccess {
   keyIds: string[];

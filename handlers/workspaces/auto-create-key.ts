@@ -1,5 +1,6 @@
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
-import { roleOf, scopesWithinRole } from '../../core/auth/roles.js';
+import { scopesWithinRole } from '../../core/auth/roles.js';
+import { roleOf } from '../../store/role-of.js';
 import type { ApiKeyRecord } from '../../store/repositories/api-keys.js';
 import type { User } from '../../store/repositories/users.js';
 import type { Workspace } from '../../store/repositories/workspaces.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'openapi-backend';
 import type { components } from '../../generated/types.js';
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
 import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, ValidationError } from '../../core/errors.js';
 import type { Workspace } from '../../store/repositories/workspaces.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'openapi-backend';
 import type { components } from '../../generated/types.js';
-import { API_KEYS_TOPIC } from '../../server/auth/api-key-authenticator.js';
+import { API_KEYS_TOPIC } from '../../core/auth/topics.js';
 import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { User } from '../../store/repositories/users.js';

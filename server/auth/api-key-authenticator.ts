@@ -1,3 +1,4 @@
+import { ALL_API_KEYS, API_KEYS_TOPIC } from '../../core/auth/topics.js';
 import { LRUCache } from 'lru-cache';
 import { UnauthorizedError } from '../../core/errors.js';
 import type { InvalidationBus } from '../../core/invalidation.js';
@@ -5,11 +6,9 @@ import type { Store } from '../../store/store.js';
 import type { ApiKeyRecord } from '../../store/repositories/api-keys.js';
 import { hashApiKeySecret } from '../../core/auth/api-key-secret.js';
 import type { Principal } from '../../core/auth/principal.js';
-import { roleOf, scopesWithinRole } from '../../core/auth/roles.js';
+import { scopesWithinRole } from '../../core/auth/roles.js';
+import { roleOf } from '../../store/role-of.js';
 
-export const API_KEYS_TOPIC = 'api_keys';
-/** Published as the id when any key may have changed (a data plane applied a snapshot): unknown secrets are forgotten too. */
-export const ALL_API_KEYS = '*';
 
 /** An unknown secret is remembered briefly so a flood of bad keys does not become a flood of queries. */
 const UNKNOWN_KEY_TTL_MS = 5_000;

@@ -1,3 +1,4 @@
+import { OAUTH_GRANTS_TOPIC } from '../../core/auth/topics.js';
 import type { Store } from '../../store/store.js';
 import { UnauthorizedError } from '../../core/errors.js';
 import type { InvalidationBus } from '../../core/invalidation.js';
@@ -6,8 +7,6 @@ import type { Principal } from '../../core/auth/principal.js';
 import { PrincipalCache } from './principal-cache.js';
 import { userPrincipal } from './user-principal.js';
 
-/** Published with a grant (refresh-token family) id when its tokens are revoked. */
-export const OAUTH_GRANTS_TOPIC = 'oauth_grants';
 
 /** Resolves an access token gw's authorization server issued: its user, cut to the scopes granted to the client. */
 export class OAuthTokenAuthenticator {

@@ -1,9 +1,8 @@
+import { USERS_TOPIC } from '../../core/auth/topics.js';
 import { LRUCache } from 'lru-cache';
 import type { InvalidationBus } from '../../core/invalidation.js';
 import type { Principal } from '../../core/auth/principal.js';
 
-/** Published with a user id whenever a user's status, role or memberships change. */
-export const USERS_TOPIC = 'users';
 
 interface Entry<Extra> {
   principal: Principal;

@@ -1,3 +1,4 @@
+import { SCIM_TOKENS_TOPIC } from '../../core/auth/topics.js';
 import type { Store } from '../../store/store.js';
 import { UnauthorizedError } from '../../core/errors.js';
 import type { InvalidationBus } from '../../core/invalidation.js';
@@ -6,7 +7,6 @@ import type { Principal } from '../../core/auth/principal.js';
 import { PrincipalCache } from './principal-cache.js';
 
 /** Published with a SCIM token id when it is revoked. */
-export const SCIM_TOKENS_TOPIC = 'scim_tokens';
 /** The one scope a SCIM token carries. */
 export const SCIM_SCOPE = 'scim.provision';
 

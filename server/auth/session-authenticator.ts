@@ -1,3 +1,5 @@
+import { CSRF_HEADER } from '../../core/auth/session-cookie.js';
+import { SESSIONS_TOPIC } from '../../core/auth/topics.js';
 import type { Store } from '../../store/store.js';
 import { ForbiddenError, UnauthorizedError } from '../../core/errors.js';
 import type { InvalidationBus } from '../../core/invalidation.js';
@@ -6,14 +8,6 @@ import type { Principal } from '../../core/auth/principal.js';
 import { PrincipalCache } from './principal-cache.js';
 import { userPrincipal } from './user-principal.js';
 
-/** Published with a session id when it is revoked (sign-out, the user deactivated). */
-export const SESSIONS_TOPIC = 'sessions';
-export const SESSION_COOKIE = 'gw_session';
-/**
- * Cookie-authenticated writes must carry the session's CSRF token in this header: a cross-site
- * form or script cannot read the token or set the header (gw answers no CORS preflight).
- */
-export const CSRF_HEADER = 'x-gw-csrf-token';
 
 const SAFE_METHODS = new Set(['get', 'head', 'options']);
 

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { ApiKeySubType, ApiKeyType } from '../../core/auth/principal.js';
 import type { AttachedLimits } from '../../core/limit-policy-types.js';
 import { fromJson, toJson } from '../json-column.js';
 import { readLimitColumns, writeLimitColumns } from '../limit-columns.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
-export type ApiKeyType = 'organisation' | 'workspace';
-export type ApiKeySubType = 'service' | 'user';
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
 
 export interface ApiKeyRecord extends AttachedLimits {

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { fromJson, toJson } from '../json-column.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
-import type { OrganisationRole } from './users.js';
-import type { WorkspaceRole } from './workspace-members.js';
+import type { OrganisationRole, WorkspaceRole } from '../../core/auth/roles.js';
 
 /** Stored states; `expired` is derived from expires_at when a pending invitation is read. */
 export type InvitationStatus = 'pending' | 'accepted' | 'cancelled';

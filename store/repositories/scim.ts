@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { applyScimFilter, ScimFilterError, type ScimAttribute } from '../scim-filter.js';
 import type { User } from './users.js';
-import type { WorkspaceRole } from './workspace-members.js';
+import type { WorkspaceRole } from '../../core/auth/roles.js';
 
 export interface ScimGroup {
   id: string;

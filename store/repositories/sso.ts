@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { fromJson, toJson } from '../json-column.js';
-import type { OrganisationRole } from './users.js';
+import type { OrganisationRole } from '../../core/auth/roles.js';
 
 export interface SsoSettings {
   organisation_id: string;

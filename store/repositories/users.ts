@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { OrganisationRole } from '../../core/auth/roles.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
 
-export type OrganisationRole = 'owner' | 'admin' | 'member';
 export type UserStatus = 'active' | 'inactive' | 'removed';
 
 export interface User {

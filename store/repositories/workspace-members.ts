@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { WorkspaceRole } from '../../core/auth/roles.js';
 import { paginate, type Page, type PageRequest } from '../pagination.js';
-
-export type WorkspaceRole = 'admin' | 'manager' | 'member';
 
 export interface WorkspaceMember {
   id: string;

@@ -1,7 +1,6 @@
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../../core/auth/api-key-secret.js';
-import type { ApiKeyType } from '../../store/repositories/api-keys.js';
-import type { OrganisationRole } from '../../store/repositories/users.js';
-import type { WorkspaceRole } from '../../store/repositories/workspace-members.js';
+import type { ApiKeyType } from '../../core/auth/principal.js';
+import type { OrganisationRole, WorkspaceRole } from '../../core/auth/roles.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 let counter = 0;

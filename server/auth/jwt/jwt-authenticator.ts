@@ -1,7 +1,7 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Store } from '../../../store/store.js';
-import type { OrganisationRole, User } from '../../../store/repositories/users.js';
-import type { WorkspaceRole } from '../../../store/repositories/workspace-members.js';
+import type { User } from '../../../store/repositories/users.js';
+import type { OrganisationRole, WorkspaceRole } from '../../../core/auth/roles.js';
 import type { JwtConfig } from '../../../core/config.js';
 import { UnauthorizedError } from '../../../core/errors.js';
 import type { InvalidationBus } from '../../../core/invalidation.js';
@@ -9,7 +9,8 @@ import { allScopes } from '../../../core/scopes.js';
 import { hashOpaqueToken } from '../../../core/auth/opaque-token.js';
 import type { Principal } from '../../../core/auth/principal.js';
 import { PrincipalCache } from '../principal-cache.js';
-import { roleOf, scopesWithinRole, type Role } from '../../../core/auth/roles.js';
+import { scopesWithinRole, type Role } from '../../../core/auth/roles.js';
+import { roleOf } from '../../../store/role-of.js';
 import type { MergedKeySets } from './key-sets.js';
 
 /** Three base64url segments whose first two are JSON objects: a JWT, told apart before any verification. */
