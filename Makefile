@@ -37,8 +37,10 @@ typecheck: install
 lint: install
 	$(BIN)/eslint .
 
-# Types, lint, generated/ matching the spec (CI fails on a stale generated/), and no handler stub left.
+# Types, lint (with the rooms' import direction), no unused runtime dependency, generated/ matching
+# the spec (CI fails on a stale generated/), and no handler stub left.
 check: typecheck lint generate
+	$(BIN)/knip --dependencies
 	@if [ -n "$$(git status --porcelain -- generated)" ]; then \
 		echo "generated/ is stale: run make generate and commit it"; git status --porcelain -- generated; exit 1; fi
 	@$(TSX) scripts/handler-stubs.ts --check

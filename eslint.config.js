@@ -1,6 +1,34 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The rooms, bottom first: each may import only the rooms below it (docs/development.md).
+ * core is the kernel every room shares; server/ composes the rest and nothing imports it.
+ */
+const ROOMS = ['core', 'store', 'jobs', 'gateway', 'handlers', 'server'];
+
+/** Refuses a relative import that climbs out of `room` into a room above it. */
+function importsBelowOnly(room, { allowTypeImports = false } = {}) {
+  const above = ROOMS.slice(ROOMS.indexOf(room) + 1);
+  return {
+    files: [`${room}/**/*.ts`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${above.join('|')})/`,
+              allowTypeImports,
+              message: `${room}/ imports only the rooms below it (${ROOMS.slice(0, ROOMS.indexOf(room)).join(', ') || 'none'}): see docs/development.md.`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'generated/', 'data/', 'web/dist/', 'test-output/'] },
   js.configs.recommended,
@@ -12,6 +40,9 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings in core/config.ts only.' }],
     },
   },
+  ...ROOMS.slice(0, -1).map((room) => importsBelowOnly(room)),
+  // The Services registry names the types of what composition builds in every room: types only.
+  { ...importsBelowOnly('core', { allowTypeImports: true }), files: ['core/services.ts'] },
   {
     // Tests and scripts read their own environment (engine URLs), never gw's settings.
     files: ['test/**', 'scripts/**'],
