@@ -5687,6 +5687,8 @@ export interface components {
                 [key: string]: unknown;
             };
             created_at: components["schemas"]["Timestamp"];
+            /** @description The provider's own custom host (its `configurations.custom_host`), or null when it has none (an integration's custom host then applies). */
+            custom_host: string | null;
             id: components["schemas"]["Uuid"];
             /** Format: uuid */
             integration_id: string | null;
@@ -5712,6 +5714,8 @@ export interface components {
             ai_provider_id?: components["schemas"]["ProviderName"];
             auth_type?: components["schemas"]["AuthType"];
             configurations?: components["schemas"]["CredentialConfigurations"];
+            /** @description The base URL gw calls instead of the provider's own (a self-hosted or proxied upstream). Kept as `configurations.custom_host`; either place may be used, and both must then agree. `null` removes it (the integration's custom host, if any, applies again). */
+            custom_host?: components["schemas"]["OutboundUrl"] | null;
             /** @description Integration id or slug whose credentials this provider uses; its workspace must have access. */
             integration_id?: string;
             key?: components["schemas"]["ProviderKey"];

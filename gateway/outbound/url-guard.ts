@@ -18,6 +18,8 @@ export interface OutboundGuardOptions {
   resolveNames?: boolean;
   /** The header or field the URL came from, named in the error's `param`. */
   param?: string;
+  /** Where the URL came from, in words, for the error's message (default: `param`). */
+  source?: string;
   /** Error code for a refused destination. */
   code?: string;
 }
@@ -43,18 +45,19 @@ export const resolveAllAddresses: ResolveHost = async (hostname) =>
  */
 export async function vetOutboundUrl(raw: string, options: OutboundGuardOptions): Promise<VettedOutboundUrl> {
   const param = options.param ?? 'url';
+  const source = options.source ?? param;
   const code = options.code ?? 'unsafe_outbound_url';
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ValidationError(`${param} is not a valid URL`, param, code);
+    throw new ValidationError(`${source} is not a valid URL`, param, code);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ValidationError(`${param} must be an http or https URL`, param, code);
+    throw new ValidationError(`${source} must be an http or https URL`, param, code);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ValidationError(`${param} must not carry credentials`, param, code);
+    throw new ValidationError(`${source} must not carry credentials`, param, code);
   }
   if (isTrusted(url, options.trustedHosts)) return { url, address: undefined, trusted: true };
 
@@ -62,7 +65,7 @@ export async function vetOutboundUrl(raw: string, options: OutboundGuardOptions)
   const host = bare(url.hostname);
   const refuse = (what: string) =>
     new ValidationError(
-      `${param} points to ${what}; gw does not send requests to loopback, private, link-local, metadata or reserved addresses unless an operator trusts the host`,
+      `${source} points to ${what}; gw does not send requests to loopback, private, link-local, metadata or reserved addresses unless the operator lists the host in TRUSTED_CUSTOM_HOSTS`,
       param,
       code,
     );
@@ -77,9 +80,9 @@ export async function vetOutboundUrl(raw: string, options: OutboundGuardOptions)
   try {
     addresses = await (options.resolve ?? resolveAllAddresses)(host);
   } catch (error) {
-    throw unresolved(param, host, error);
+    throw unresolved(param, source, host, error);
   }
-  if (addresses.length === 0) throw unresolved(param, host, undefined);
+  if (addresses.length === 0) throw unresolved(param, source, host, undefined);
   // One unsafe answer is enough: the client library might pick any of them.
   const unsafe = addresses.find(isUnsafeAddress);
   if (unsafe !== undefined) throw refuse(`${host}, which resolves to the non-public address ${unsafe}`);
@@ -90,8 +93,8 @@ export async function assertSafeOutboundUrl(raw: string, options: OutboundGuardO
   return (await vetOutboundUrl(raw, options)).url;
 }
 
-function unresolved(param: string, host: string, cause: unknown): ApiError {
-  return new ApiError(502, 'outbound_host_unresolved', `${param} names ${host}, which could not be resolved`, 'upstream_error', {
+function unresolved(param: string, source: string, host: string, cause: unknown): ApiError {
+  return new ApiError(502, 'outbound_host_unresolved', `${source} names ${host}, which could not be resolved`, 'upstream_error', {
     param,
     cause,
   });

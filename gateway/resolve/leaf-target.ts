@@ -11,7 +11,7 @@ import type { ConfigNode } from '../routing/config-node.js';
 import type { SavedResources } from '../saved-resources.js';
 import { targetFromFields } from '../saved-resources-store.js';
 import { forwardedHeaders } from '../chat/gateway-headers.js';
-import { vetCustomHost } from './custom-host-vetting.js';
+import { vetCustomHost, type CustomHostOrigin } from './custom-host-vetting.js';
 
 export interface LeafTarget {
   adapter: ProviderAdapter;
@@ -41,22 +41,41 @@ export function savedProviderSlugOf(settings: ConfigNode): string | undefined {
   return slug?.startsWith('@') ? slug.slice(1) : slug;
 }
 
-async function baseTarget(input: LeafInput): Promise<ProviderTarget> {
+interface BaseTarget {
+  target: ProviderTarget;
+  /** Where target.customHost came from, named when the address guard refuses it. */
+  hostOrigin?: CustomHostOrigin;
+}
+
+/** The leaf's own custom_host: the x-gw-custom-host header (the custom-host mode: no x-gw-config) or a config target's. */
+function leafHostOrigin(input: LeafInput): CustomHostOrigin {
+  const fromHeader = input.headers['x-gw-config'] === undefined && input.headers['x-gw-custom-host'] === input.settings.custom_host;
+  return fromHeader ? { param: 'x-gw-custom-host', source: 'x-gw-custom-host' } : { param: 'custom_host', source: "the config target's custom_host" };
+}
+
+async function baseTarget(input: LeafInput): Promise<BaseTarget> {
   const { settings } = input;
   const bare = savedProviderSlugOf(settings);
   if (bare === undefined) {
     const provider = str(settings.provider);
     if (!provider) throw new ValidationError('The config target names no provider', 'x-gw-config', 'provider_missing');
-    return withExtraFields(targetFromFields(provider, settings), settings);
+    const target = withExtraFields(targetFromFields(provider, settings), settings);
+    return { target, hostOrigin: target.customHost !== undefined ? leafHostOrigin(input) : undefined };
   }
   const saved = await input.savedResources.provider(input.organisationId, input.workspaceId, bare);
   if (!saved) throw new ValidationError(`No saved provider @${bare} in this workspace`, 'x-gw-provider', 'provider_not_found');
   const perModel = saved.models[input.model];
   const target: ProviderTarget = { ...saved.target };
-  const customHost = str(settings.custom_host) ?? perModel?.custom_host;
-  if (customHost) target.customHost = customHost;
+  let hostOrigin: CustomHostOrigin | undefined = target.customHost ? { param: 'custom_host', source: `the custom_host of saved provider @${bare}` } : undefined;
+  if (str(settings.custom_host)) {
+    target.customHost = str(settings.custom_host);
+    hostOrigin = leafHostOrigin(input);
+  } else if (perModel?.custom_host) {
+    target.customHost = perModel.custom_host;
+    hostOrigin = { param: 'custom_host', source: `the custom_host of model ${input.model} on the integration of saved provider @${bare}` };
+  }
   if (perModel?.custom_headers) target.forwardHeaders = { ...perModel.custom_headers };
-  return target;
+  return { target, hostOrigin };
 }
 
 /** Fields targetFromFields does not carry: Azure's model name, Vertex's request type, Bedrock's key id from Authorization. */
@@ -72,7 +91,7 @@ function withExtraFields(target: ProviderTarget, settings: ConfigNode): Provider
 }
 
 export async function resolveLeafTarget(input: LeafInput): Promise<LeafTarget> {
-  const target = await baseTarget(input);
+  const { target, hostOrigin } = await baseTarget(input);
   const adapter = adapterFor(target.provider);
   if (!adapter) throw new ValidationError(`Unknown provider ${target.provider}`, 'x-gw-provider', 'unknown_provider');
   if (input.settings.strict_openai_compliance === false) target.strictOpenAiCompliance = false;
@@ -84,7 +103,8 @@ export async function resolveLeafTarget(input: LeafInput): Promise<LeafTarget> {
   let guarded = false;
   const customHost = target.customHost ?? defaultCustomHost(adapter);
   if (customHost !== undefined) {
-    const vetted = await vetCustomHost(customHost, input.trustedHosts);
+    const origin = (target.customHost !== undefined && hostOrigin) || { param: 'x-gw-custom-host', source: `the default host of ${target.provider}` };
+    const vetted = await vetCustomHost(customHost, input.trustedHosts, origin);
     target.customHost = customHost;
     guarded = !vetted.trusted;
   }

@@ -18,6 +18,8 @@ export interface CredentialInput {
   ai_provider_id?: string;
   auth_type?: AuthType;
   key?: string;
+  /** Providers only: written at the top level, kept in configurations (null removes it). */
+  custom_host?: string | null;
   configurations?: Record<string, unknown>;
 }
 
@@ -73,7 +75,7 @@ export function sealCredentials(
   const authType = (input.auth_type ?? previous?.auth_type ?? 'apiKey') as AuthType;
   const keepSecrets = previous !== undefined && previous.auth_type === authType;
   const old = previous ? openCredentials(box, previous) : { configurations: {} };
-  const document: CredentialDocument = { configurations: input.configurations ?? old.configurations };
+  const document: CredentialDocument = { configurations: withCustomHost(input, input.configurations ?? old.configurations) };
   if (input.configurations && keepSecrets) {
     for (const [field, value] of Object.entries(old.configurations)) {
       if (SECRET_FIELD_NAMES.has(field) && !(field in input.configurations)) document.configurations = { ...document.configurations, [field]: value };
@@ -86,6 +88,17 @@ export function sealCredentials(
   assertAuthFields(aiProvider, authType, withMappedFields(restoreSecrets(masked, secrets), mapped), needsOwnCredential);
   assertBatchMode(aiProvider, document.configurations);
   return { auth_type: authType, masked_key: masked.key ?? null, configurations: masked.configurations, secrets: sealSecrets(box, secrets) };
+}
+
+/** A top-level custom_host goes where gw reads it, configurations.custom_host; sent in both places, the two must agree. */
+function withCustomHost(input: CredentialInput, configurations: Record<string, unknown>): Record<string, unknown> {
+  if (input.custom_host === undefined) return configurations;
+  const alsoInConfigurations = input.configurations?.custom_host;
+  if (alsoInConfigurations !== undefined && alsoInConfigurations !== input.custom_host) {
+    throw new ValidationError('custom_host and configurations.custom_host differ: send the custom host in one of them', 'custom_host', 'custom_host_conflict');
+  }
+  const { custom_host: _replaced, ...rest } = configurations;
+  return input.custom_host === null ? rest : { ...rest, custom_host: input.custom_host };
 }
 
 /** Native batches need a provider whose batch API gw speaks (docs/files-and-batches.md). */

@@ -23,6 +23,7 @@ export function presentProvider(record: ProviderRecord, effective?: { integratio
     ai_provider_id: record.ai_provider_id,
     auth_type: record.auth_type as Provider['auth_type'],
     masked_key: record.masked_key ?? effective?.integration?.masked_key ?? null,
+    custom_host: typeof record.configurations.custom_host === 'string' ? record.configurations.custom_host : null,
     ...presentAttachedLimits(record),
     secret_mappings: record.secret_mappings,
     status: record.status,

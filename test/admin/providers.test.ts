@@ -61,6 +61,68 @@ for (const engine of fullEngines()) {
       assert.ok(!(await rawTable(app, 'providers')).includes(AWS_SECRET));
     });
 
+    test('custom_host at the top level is kept in configurations.custom_host and echoed as custom_host', async () => {
+      const host = 'https://llm-proxy.example.com/v1';
+      const created = await call('post', '/v1/providers', admin(), { name: 'proxied', ai_provider_id: 'azure-openai', key: PROVIDER_KEY, custom_host: host, configurations: { resource_name: 'res', api_version: '2024-10-21' } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal(created.body.custom_host, host);
+      const system = await call('get', `/v1/providers/${created.body.id}?include_configurations=true`, admin());
+      assert.deepEqual(system.body.configurations, { resource_name: 'res', api_version: '2024-10-21', custom_host: host });
+      const lookup = () => app.services.savedResources.provider(app.boot.organisationId, app.boot.workspaceId, 'proxied');
+      assert.equal((await lookup())?.target.customHost, host);
+
+      // Sent in configurations, it is echoed the same way; list and get agree.
+      const inConfigurations = await call('post', '/v1/providers', admin(), { name: 'proxied two', ai_provider_id: 'openai', key: PROVIDER_KEY, configurations: { custom_host: host } });
+      assert.equal(inConfigurations.body.custom_host, host);
+      const listed = await call('get', '/v1/providers?limit=100', admin());
+      assert.equal(listed.body.data.find((p: { slug: string }) => p.slug === 'proxied-two').custom_host, host);
+      const plain = await call('post', '/v1/providers', admin(), { name: 'no host', ai_provider_id: 'openai', key: PROVIDER_KEY });
+      assert.equal(plain.body.custom_host, null);
+
+      // An update with only custom_host keeps the other configurations and the key.
+      const moved = 'https://other-proxy.example.com';
+      const updated = await call('put', `/v1/providers/${created.body.id}`, admin(), { custom_host: moved });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+      assert.equal(updated.body.custom_host, moved);
+      assert.equal(updated.body.masked_key, 'sk-p********6789');
+      const afterMove = await call('get', `/v1/providers/${created.body.id}?include_configurations=true`, admin());
+      assert.deepEqual(afterMove.body.configurations, { resource_name: 'res', api_version: '2024-10-21', custom_host: moved });
+      assert.equal((await lookup())?.target.customHost, moved);
+
+      // null removes it; the other fields stay.
+      const cleared = await call('put', `/v1/providers/${created.body.id}`, admin(), { custom_host: null });
+      assert.equal(cleared.body.custom_host, null);
+      const afterClear = await call('get', `/v1/providers/${created.body.id}?include_configurations=true`, admin());
+      assert.deepEqual(afterClear.body.configurations, { resource_name: 'res', api_version: '2024-10-21' });
+      assert.equal((await lookup())?.target.customHost, undefined);
+    });
+
+    test('a top-level custom_host is checked like configurations.custom_host, and the two must agree', async () => {
+      const badHost = await call('post', '/v1/providers', admin(), { name: 'bad top host', ai_provider_id: 'openai', key: 'k', custom_host: 'http//broken' });
+      assert.equal(badHost.status, 400);
+      assert.equal(badHost.body.error.param, 'custom_host');
+      const conflict = await call('post', '/v1/providers', admin(), {
+        name: 'two hosts',
+        ai_provider_id: 'openai',
+        key: 'k',
+        custom_host: 'https://a.example.com',
+        configurations: { custom_host: 'https://b.example.com' },
+      });
+      assert.equal(conflict.status, 400);
+      assert.equal(conflict.body.error.param, 'custom_host');
+      assert.equal(conflict.body.error.code, 'custom_host_conflict');
+      assert.match(conflict.body.error.message, /configurations\.custom_host/);
+      const same = await call('post', '/v1/providers', admin(), {
+        name: 'same hosts',
+        ai_provider_id: 'openai',
+        key: 'k',
+        custom_host: 'https://a.example.com',
+        configurations: { custom_host: 'https://a.example.com' },
+      });
+      assert.equal(same.status, 201);
+      assert.equal(same.body.custom_host, 'https://a.example.com');
+    });
+
     test('include_configurations=true is for system authentication only; secrets stay masked', async () => {
       const integration = await call('post', '/v1/integrations', admin(), {
         name: 'shared',

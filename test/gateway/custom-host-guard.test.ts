@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -47,6 +48,7 @@ describe('custom hosts on the chat path', () => {
         assert.equal(response.body.error.param, 'x-gw-custom-host', host);
         assert.equal(response.body.error.type, 'invalid_request_error', host);
         assert.match(response.body.error.message, /non-public address|reserved host name/, host);
+        assert.match(response.body.error.message, /^x-gw-custom-host points to .*TRUSTED_CUSTOM_HOSTS/, host);
       }
     }
     // 127.0.0.1 is trusted only by the app that lists it.
@@ -62,5 +64,49 @@ describe('custom hosts on the chat path', () => {
     assert.equal(response.body.object, 'chat.completion');
     assert.equal(fake.requests.at(-1)!.path, '/v1/chat/completions');
     assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer sk-test');
+  });
+
+  it('a refusal names where the host came from: a saved provider, a config target', async () => {
+    const refusedHost = `http://127.0.0.2:${port}/v1`;
+    const saved = await untrusting.http
+      .post('/v1/providers')
+      .set('x-gw-api-key', ADMIN_KEY)
+      .send({ name: 'Lab', slug: 'lab', ai_provider_id: 'openai', key: 'sk-lab', custom_host: refusedHost });
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    const before = fake.requests.length;
+
+    // The official client, with only the gw key: the model names the saved provider.
+    const client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: `${untrusting.url}/v1`, maxRetries: 0 });
+    const error = await client.chat.completions.create({ model: '@lab/gpt-4o-mini', messages: chat.messages as never }).then(
+      () => assert.fail('a non-public custom host must be refused'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+    const body = error.error as { code: string; message: string; param: string };
+    assert.equal(body.code, 'custom_host_refused');
+    assert.equal(body.param, 'custom_host');
+    assert.match(body.message, /^the custom_host of saved provider @lab points to the non-public address 127\.0\.0\.2/);
+    assert.match(body.message, /TRUSTED_CUSTOM_HOSTS/);
+    assert.doesNotMatch(body.message, /x-gw-custom-host/);
+
+    const config = JSON.stringify({ provider: 'openai', api_key: 'sk-test', custom_host: refusedHost });
+    const inline = await untrusting.http.post('/v1/chat/completions').set({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-config': config }).send(chat);
+    assert.equal(inline.status, 400);
+    assert.equal(inline.body.error.param, 'custom_host');
+    assert.match(inline.body.error.message, /^the config target's custom_host points to .*TRUSTED_CUSTOM_HOSTS/);
+    assert.equal(fake.requests.length, before, 'the fake upstream saw no request');
+  });
+
+  it('a saved provider with a top-level custom_host on a trusted host serves the official client', async () => {
+    const saved = await trusting.http
+      .post('/v1/providers')
+      .set('x-gw-api-key', ADMIN_KEY)
+      .send({ name: 'Local', slug: 'local', ai_provider_id: 'openai', key: 'sk-local', custom_host: fake.url });
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    assert.equal(saved.body.custom_host, fake.url);
+    const client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: `${trusting.url}/v1`, maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: '@local/gpt-4o-mini', messages: chat.messages as never });
+    assert.equal(completion.object, 'chat.completion');
+    assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer sk-local');
   });
 });

@@ -86,7 +86,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
 
   const baseFor = (target: ProviderTarget): string => {
     const base = target.customHost ?? options.baseUrl;
-    if (!base) throw new ValidationError(`${options.name} is self-hosted: send its base URL in x-gw-custom-host`, 'x-gw-custom-host', 'custom_host_required');
+    if (!base) throw new ValidationError(`${options.name} is self-hosted: send its base URL in x-gw-custom-host, or set custom_host on the config target or the saved provider`, 'x-gw-custom-host', 'custom_host_required');
     return base.endsWith('/') ? base.slice(0, -1) : base;
   };
 

@@ -8,7 +8,7 @@ afterEach(() => cleanup?.());
 
 const stored: Provider = {
   id: 'p1', object: 'provider', name: 'Main', slug: 'main', note: null, organisation_id: 'o1', workspace_id: 'w1', integration_id: null,
-  ai_provider_id: 'openai', auth_type: 'apiKey', masked_key: 'sk-f********0000', status: 'active', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+  ai_provider_id: 'openai', auth_type: 'apiKey', masked_key: 'sk-f********0000', custom_host: null, status: 'active', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
 };
 const page = (data: unknown[]) => ({ object: 'list', data, has_more: false, next_cursor: null }) as never;
 const button = (container: HTMLElement, name: string) => [...container.querySelectorAll('button')].find((b) => b.textContent === name || b.getAttribute('aria-label') === name) as HTMLButtonElement;
