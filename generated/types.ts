@@ -1785,7 +1785,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The catalog of known models, or the selected provider's own list. */
+        /**
+         * The saved providers' models as `@slug/model`, or the selected provider's own list.
+         * @description Without a provider signal: the models of each saved provider of the caller's workspace, as `@slug/model` (what a client sends back as `model`): the integration's enabled models when it lists any, else the bundled catalog's for the provider family, else (azure-openai) the deployment; a provider with none of these is left out. With a provider signal: that provider's own list. With `x-gw-fetch-integrated-models: true`: the bundled catalog.
+         */
         get: operations["listModels"];
         put?: never;
         post?: never;
@@ -5351,7 +5354,7 @@ export interface components {
             /** @enum {string} */
             object: "model";
             owned_by: string;
-            /** @description gw extension; the provider that serves the model. */
+            /** @description gw extension; the provider that serves the model: a saved provider's `@slug`, or a provider name in the catalog. */
             provider?: string;
         };
         ModelList: {
@@ -12165,7 +12168,7 @@ export interface operations {
                 "x-gw-config"?: components["parameters"]["Config"];
                 /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
                 "x-gw-custom-host"?: components["parameters"]["CustomHost"];
-                /** @description When true, the catalog is returned even if a provider signal is given. */
+                /** @description When true, the bundled catalog (bare model names by provider) is returned, with or without a provider signal. */
                 "x-gw-fetch-integrated-models"?: "true" | "false";
                 /** @description With a provider signal: the path below the provider's API base (as on the pass-through, `/models`, `/v1/models`, `/api/models?page=1`) where its model list lives. gw fetches it with the provider's credential through the address guard and answers it as a model list, instead of the adapter's default list path (or the catalog, for providers without one). Ignored when the catalog is answered. */
                 "x-gw-models-endpoint"?: string;

@@ -1,6 +1,7 @@
 /**
- * GET /v1/models: the bundled catalog when the caller names no provider (or asks for it with
- * x-gw-fetch-integrated-models: true); otherwise the selected provider's own list, proxied: from
+ * GET /v1/models: when the caller names no provider, its workspace's saved providers' models as
+ * `@slug/model` (saved-provider-models.ts); the bundled catalog when asked for with
+ * x-gw-fetch-integrated-models: true; otherwise the selected provider's own list, proxied: from
  * the adapter's list path, or from the path x-gw-models-endpoint names below the provider's API
  * base (fetched as a pass-through GET is: the provider's credential, the address guard).
  */
@@ -16,6 +17,7 @@ import { firstLeaf } from '../routing/first-leaf.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import { ClientGone } from '../transport/client-gone.js';
 import { KNOWN_MODELS } from './known-models.js';
+import { savedProviderModels } from './saved-provider-models.js';
 
 const PROVIDER_SIGNALS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
 /** Catalog entries carry no real creation date. */
@@ -32,11 +34,13 @@ export function catalog(provider?: string): ModelList {
 
 export async function listModels(call: Call): Promise<ModelList> {
   const headers = call.req.headers;
-  const wantsCatalog = headers['x-gw-fetch-integrated-models'] === 'true' || !PROVIDER_SIGNALS.some((name) => headers[name] !== undefined);
-  if (wantsCatalog) return catalog();
-
+  if (headers['x-gw-fetch-integrated-models'] === 'true') return catalog();
   const principal = principalOf(call);
   const { services } = call;
+  if (!PROVIDER_SIGNALS.some((name) => headers[name] !== undefined)) {
+    return savedProviderModels(services.store, principal.organisationId, principal.gatewayWorkspaceId);
+  }
+
   const plan = await resolveProviderPlan({
     headers,
     model: '',

@@ -48,8 +48,9 @@ export interface PlanInput {
 }
 
 const NO_MODE =
-  'Select a provider: x-gw-provider with Authorization, x-gw-provider: @provider-slug (or x-gw-virtual-key), ' +
-  'x-gw-config, or x-gw-custom-host with x-gw-provider and Authorization';
+  'Select a provider: model: "@provider-slug/model" for a saved provider (GET /v1/models lists them), ' +
+  'or x-gw-provider: @provider-slug (or x-gw-virtual-key), x-gw-provider with Authorization, x-gw-config, ' +
+  'or x-gw-custom-host with x-gw-provider and Authorization';
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
