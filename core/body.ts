@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError, ValidationError } from './errors.js';
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+export const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 /** OAuth token requests and HTML form posts (RFC 6749 section 4.1.3; the consent form). */
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 /** File uploads: left unread for the operation's handler, which streams them (gateway/files/multipart-upload.ts). */
-const MULTIPART_TYPE = /^multipart\/form-data\b/i;
+export const MULTIPART_TYPE = /^multipart\/form-data\b/i;
 
 /** Largest request body gw reads into memory (images and files travel inline as base64; signed pass-through bodies). */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -1,17 +1,25 @@
 /**
  * Routes the `/v1/*` pass-through (spec: the operations marked `x-gw-pass-through`, one per
  * method): a request under the prefix that no operation of the spec matches, and that selects a
- * provider (x-gw-provider, x-gw-virtual-key, x-gw-config or x-gw-custom-host), runs the
- * pass-through operation for its method. It is matched before the body is read, so the handler
- * streams the body upstream. Real routes keep their own matching and validation: a path that an
- * operation serves with another method is still a 405, and a path without a provider signal is
- * still a 404.
+ * provider (x-gw-provider, x-gw-virtual-key, x-gw-config or x-gw-custom-host) or may name one in
+ * its body (a JSON or multipart body's `model: "@slug/..."`), runs the pass-through operation for
+ * its method. It is matched before the body is read, so the handler streams the body upstream.
+ * Real routes keep their own matching and validation: a path that an operation serves with
+ * another method is still a 405, and a path with neither signal is still a 404 (answered by the
+ * pass-through once it has read the body's model).
  */
 import type { IncomingMessage } from 'node:http';
 import type { OpenAPIBackend } from 'openapi-backend';
+import { JSON_TYPE, MULTIPART_TYPE } from './body.js';
 import { operationRunner, type HotOperation } from './hot-operations.js';
 
 const PROVIDER_SIGNALS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
+
+/** A body whose `model` may name a saved provider. */
+function mayNameProvider(req: IncomingMessage): boolean {
+  const contentType = req.headers['content-type'] ?? '';
+  return req.method !== 'GET' && req.method !== 'DELETE' && (JSON_TYPE.test(contentType) || MULTIPART_TYPE.test(contentType));
+}
 
 export interface PassThroughRoute {
   match(req: IncomingMessage): HotOperation | undefined;
@@ -32,7 +40,7 @@ export function createPassThroughRoute(api: OpenAPIBackend): PassThroughRoute {
       const url = req.url ?? '/';
       if (prefix === undefined || !url.startsWith(prefix)) return undefined;
       const run = byMethod.get(req.method ?? 'GET');
-      if (!run || !PROVIDER_SIGNALS.some((name) => req.headers[name] !== undefined)) return undefined;
+      if (!run || !(PROVIDER_SIGNALS.some((name) => req.headers[name] !== undefined) || mayNameProvider(req))) return undefined;
       try {
         const operation = api.router.matchOperation({ method: req.method ?? 'GET', path: url.split('?', 1)[0]!, headers: {} }, true);
         return (operation as { 'x-gw-pass-through'?: boolean })['x-gw-pass-through'] === true ? run : undefined;

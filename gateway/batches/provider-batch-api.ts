@@ -122,6 +122,7 @@ export class ProviderBatchApi {
       metadata: {},
       configId: null,
       provider: null,
+      model: null,
       status: 200,
       firstByteMs: null,
       requestBytes: body?.bytes ?? 0,

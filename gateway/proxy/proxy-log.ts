@@ -1,7 +1,8 @@
 /**
  * The request log entry of one pass-through call (endpoint `proxy`), whatever its outcome. The
  * bodies are streamed, not kept: the entry records the method, path, content types and byte
- * counts instead. Headers go in as received; the log writer masks credentials.
+ * counts instead, with the model, tokens and cost where the body and the answer tell them.
+ * Headers go in as received; the log writer masks credentials.
  */
 import type { ApiError } from '../../core/errors.js';
 import type { Call } from '../../core/call.js';
@@ -9,6 +10,8 @@ import type { Principal } from '../../core/auth/principal.js';
 import type { HookResults } from '../guardrails/hook-results.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
 import { flatHeaders } from '../chat/log-entry.js';
+import { NANO_USD_PER_USD } from '../limits/pricing/cost.js';
+import type { Usage } from '../providers/types.js';
 
 export interface ProxyOutcome {
   id: string;
@@ -18,6 +21,12 @@ export interface ProxyOutcome {
   metadata: Record<string, string>;
   configId: string | null;
   provider: string | null;
+  /** The body's model (without a saved provider's `@slug/`), else the answer's. */
+  model: string | null;
+  /** From the answer, where it reports usage (answer-usage.ts). */
+  usage?: Usage;
+  costNanoUsd?: number;
+  unpriced?: boolean;
   status: number;
   firstByteMs: number | null;
   requestBytes: number;
@@ -44,15 +53,16 @@ export function proxyLogEntry(call: Call, principal: Principal, outcome: ProxyOu
     auth_subject: principal.subject,
     config_id: outcome.configId,
     provider: outcome.provider,
-    model: null,
+    model: outcome.model,
     status: outcome.status,
     latency_ms: call.services.now() - call.startedAt,
     first_byte_ms: outcome.firstByteMs,
     stream: false,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    total_tokens: 0,
-    cost: 0,
+    prompt_tokens: outcome.usage?.prompt_tokens ?? 0,
+    completion_tokens: outcome.usage?.completion_tokens ?? 0,
+    total_tokens: outcome.usage?.total_tokens ?? 0,
+    cost: (outcome.costNanoUsd ?? 0) / NANO_USD_PER_USD,
+    ...(outcome.unpriced ? { cost_unpriced: true } : {}),
     cache_status: 'DISABLED',
     retry_count: 0,
     route: [],
