@@ -12,6 +12,7 @@ import type { GatewayAnswer } from '../providers/types.js';
 import { readWireEmbeddingList } from '../providers/wire-embedding-list.js';
 import type { CacheSettings } from '../routing/config-node.js';
 import type { CacheBackend } from './cache-backend.js';
+import { decodeCacheEntry, encodeCacheEntry } from './cache-entry.js';
 import { semanticScopeKey, simpleCacheKey, type CacheScope } from './cache-key.js';
 import { splitLastUserTurn } from './last-user-turn.js';
 import type { SemanticStore } from './semantic/semantic-store.js';
@@ -36,8 +37,10 @@ export interface CacheTicket {
   status: CacheStatus;
   /** The cached answer on HIT / SEMANTIC HIT. */
   hit?: GatewayAnswer;
-  /** Stores a complete, successful answer; a no-op unless the status is MISS or REFRESH. */
-  store(completion: GatewayAnswer): Promise<void>;
+  /** On a hit, the provider whose answer it is (unknown for entries stored before gw kept it). */
+  hitProvider?: string;
+  /** Stores a complete, successful answer with the provider that gave it; a no-op unless the status is MISS or REFRESH. */
+  store(completion: GatewayAnswer, provider?: string | null): Promise<void>;
 }
 
 const noStore = async (): Promise<void> => undefined;
@@ -46,6 +49,11 @@ const noStore = async (): Promise<void> => undefined;
 function cachedAnswer(text: string, scope: CacheScope): GatewayAnswer {
   if (scope.operation === 'embeddings') return readWireEmbeddingList(text) ?? (JSON.parse(text) as GatewayAnswer);
   return JSON.parse(text) as GatewayAnswer;
+}
+
+function hitOf(status: 'HIT' | 'SEMANTIC HIT', stored: string, scope: CacheScope): CacheTicket {
+  const entry = decodeCacheEntry(stored);
+  return { status, hit: cachedAnswer(entry.text, scope), hitProvider: entry.provider, store: noStore };
 }
 
 export class ResponseCache {
@@ -64,18 +72,18 @@ export class ResponseCache {
 
     if (!input.forceRefresh) {
       const cached = await this.backend.get(key).catch((error: Error) => this.warn('cache read failed', error));
-      if (cached !== undefined) return { status: 'HIT', hit: cachedAnswer(cached, input.scope), store: noStore };
+      if (cached !== undefined) return hitOf('HIT', cached, input.scope);
       if (semantic && this.semantic) {
         const threshold = settings.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
         const match = await this.semantic.find(semantic.scope, semantic.vector, threshold).catch((error: Error) => this.warn('semantic cache read failed', error));
-        if (match) return { status: 'SEMANTIC HIT', hit: cachedAnswer(match.response, input.scope), store: noStore };
+        if (match) return hitOf('SEMANTIC HIT', match.response, input.scope);
       }
     }
 
     return {
       status: input.forceRefresh ? 'REFRESH' : 'MISS',
-      store: async (completion) => {
-        const text = completion instanceof JsonText ? completion.text : JSON.stringify(completion);
+      store: async (completion, provider) => {
+        const text = encodeCacheEntry(provider ?? undefined, completion instanceof JsonText ? completion.text : JSON.stringify(completion));
         // Registered before the first await, so SemanticStore.idle() covers it as soon as store() is called.
         if (semantic) this.semantic?.save(semantic.scope, input.scope.organisationId, semantic.vector, text, maxAge);
         await this.backend.set(key, text, maxAge).catch((error: Error) => this.warn('cache write failed', error));

@@ -52,7 +52,7 @@ export const outputGuardrails: ChatStage = {
     if (!guardrails.some((guardrail) => guardrail.actions.hold_stream)) return;
     // Held: judged whole before the first byte, then sent as a replay of the (possibly rewritten) answer.
     const completion = await guardAnswer(state, guardrails, await collectStream(state, answer));
-    if (state.cacheStatus === 'MISS' || state.cacheStatus === 'REFRESH') void served.store(completion);
+    if (state.cacheStatus === 'MISS' || state.cacheStatus === 'REFRESH') void served.store(completion, state.provider);
     state.served = { kind: 'cache', completion };
   },
 };

@@ -51,7 +51,7 @@ export async function streamCompletion(state: ChatState, completion: ChatComplet
   writer.end();
 }
 
-export async function streamUpstream(state: ChatState, answer: Extract<UpstreamAnswer, { kind: 'stream' }>, store: ((completion: ChatCompletion) => Promise<void>) | undefined): Promise<void> {
+export async function streamUpstream(state: ChatState, answer: Extract<UpstreamAnswer, { kind: 'stream' }>, store: ((completion: ChatCompletion, provider: string | null) => Promise<void>) | undefined): Promise<void> {
   const { call } = state;
   const writer = new SseWriter(call.res);
   writer.start(servedHeaders(state));
@@ -88,7 +88,7 @@ export async function streamUpstream(state: ChatState, answer: Extract<UpstreamA
   await writer.data('[DONE]');
   writer.end();
   state.completion = assembler.completion();
-  if (state.completion && store) void store(state.completion);
+  if (state.completion && store) void store(state.completion, state.provider);
 }
 
 function finishWithError(state: ChatState, writer: SseWriter, attempt: UpstreamAttempt, error: unknown): void {

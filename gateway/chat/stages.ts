@@ -72,6 +72,8 @@ const route: ChatStage = {
     const outcome = result.outcome;
     if (!outcome.ok) throw outcome.error instanceof ApiError ? outcome.error : new InternalError(state.call.traceId);
     state.served = outcome.value;
+    // A hit called no provider: the one whose answer was cached is the one that served.
+    if (outcome.value.kind === 'cache' && outcome.value.provider) state.provider = outcome.value.provider;
   },
 };
 
@@ -89,7 +91,7 @@ const respond: ChatStage = {
     if (answer.kind === 'json') {
       state.completion = answer.completion;
       state.usage = usageOf(answer.completion);
-      void served.store(answer.completion);
+      void served.store(answer.completion, state.provider);
       // A whole answer to a streamed request (mock_response) is replayed as events, like a cache hit.
       if (state.stream && isChatCompletion(answer.completion)) await streamCompletion(state, answer.completion);
       return;

@@ -21,7 +21,7 @@ import { withRetry } from './retry.js';
 import { runStrategyTree, type Leaf, type RouteStep } from './strategy-tree.js';
 
 export type Served<A> =
-  | { kind: 'cache'; completion: GatewayAnswer }
+  | { kind: 'cache'; completion: GatewayAnswer; /** The provider whose answer was cached, when the entry says. */ provider?: string }
   | { kind: 'upstream'; answer: A; /** Stores the complete answer in the cache (no-op when caching is off). */ store: CacheTicket['store'] };
 
 export interface RouteInput<A> {
@@ -101,7 +101,7 @@ export async function routeRequest<A>(input: RouteInput<A>): Promise<RouteResult
       embed: embedding && input.embedderFor ? input.embedderFor(embedding, deadline.leafTimeout(undefined, input.defaultTimeoutMs)) : undefined,
     });
     state.cacheStatus = ticket.status;
-    if (ticket.hit) return { ok: true, status: 200, value: { kind: 'cache', completion: ticket.hit } };
+    if (ticket.hit) return { ok: true, status: 200, value: { kind: 'cache', completion: ticket.hit, provider: ticket.hitProvider } };
     const { outcome, retries } = await withRetry(
       leaf.settings.retry,
       () => input.callTarget(leaf, request, deadline.leafTimeout(leaf.settings.request_timeout, input.defaultTimeoutMs)),

@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import type { RequestLogEntry } from '../../gateway/request-log.js';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import { fullEngines } from '../helpers/engines.js';
+import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startFaultUpstream, type Behaviour, type FaultUpstream } from '../helpers/fault-upstream.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { privateDb } from '../helpers/test-db.js';
@@ -20,8 +22,10 @@ for (const engine of fullEngines()) {
   describe(`response cache through gw (${engine.name})`, () => {
     let app: TestApp;
     const upstreams: FaultUpstream[] = [];
+    const logs: RequestLogEntry[] = [];
     before(async () => {
       app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
+      recordLogsInto(app, logs);
     });
     after(async () => {
       await app?.close();
@@ -78,6 +82,35 @@ for (const engine of fullEngines()) {
         const keys = await app.services.redis!.keys(`${app.services.config.redisPrefix}cache:*`);
         assert.ok(keys.length > 0, 'entries are in Redis');
       }
+    });
+
+    test("a hit on a saved provider's answer names that provider in the log and x-gw-provider, and prices it", async () => {
+      const fake = await upstream((index) => ({ kind: 'ok', content: `answer ${index}` }));
+      const slug = `cached-${randomBytes(3).toString('hex')}`;
+      const saved = await app.http.post('/v1/providers').set({ 'x-gw-api-key': ADMIN_KEY }).send({ name: slug, slug, ai_provider_id: 'openai', key: 'sk-saved', custom_host: fake.url });
+      assert.equal(saved.status, 201, saved.text);
+      // The leaf names the saved provider only: nothing in the config says which family it is.
+      const config: ConfigNode = { virtual_key: slug, cache: { mode: 'simple', max_age: 60 } };
+      const q = question();
+      const logged = async (status: string) => {
+        await app.services.requestLogs.flush();
+        return logs.filter((entry) => entry.cache_status === status).at(-1)!;
+      };
+      assert.deepEqual(await ask(config, q), { content: 'answer 0', status: 'MISS' });
+      const miss = await logged('MISS');
+      assert.equal(miss.provider, 'openai');
+
+      const { response } = await gw(config).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: q }] }).withResponse();
+      assert.equal(response.headers.get('x-gw-cache-status'), 'HIT');
+      assert.equal(response.headers.get('x-gw-provider'), 'openai');
+      const hit = await logged('HIT');
+      assert.equal(hit.provider, 'openai', 'the hit says whose answer it served');
+      assert.ok(hit.cost > 0);
+      assert.equal(hit.cost, miss.cost, 'priced as the answer first cost');
+      const streamed = await askStreamed(config, q);
+      assert.equal(streamed.status, 'HIT');
+      assert.equal((await logged('HIT')).provider, 'openai');
+      assert.equal(fake.received.length, 1);
     });
 
     test('a completed stream is stored; a stream cut in the middle never is', async () => {
@@ -216,6 +249,40 @@ for (const engine of fullEngines()) {
         await second.close();
       }
       assert.equal(chat.received.length, 2);
+    });
+
+    test("a semantic hit on a saved provider's answer names that provider, on a restarted instance too", async () => {
+      const slug = `semantic-${randomBytes(3).toString('hex')}`;
+      const config: ConfigNode = {
+        virtual_key: slug,
+        cache: { mode: 'semantic', similarity_threshold: 0.9, embedding: { provider: 'openai', model: 'text-embedding-3-small', api_key: 'sk-embed', custom_host: embeddings.url } },
+      };
+      const ask = async (instance: TestApp, logs: RequestLogEntry[], content: string) => {
+        const client = new OpenAI({ baseURL: `${instance.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-config': JSON.stringify(config) } });
+        const { response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }).withResponse();
+        await instance.services.semanticCache.idle();
+        await instance.services.requestLogs.flush();
+        return { status: response.headers.get('x-gw-cache-status'), provider: response.headers.get('x-gw-provider'), logged: logs.at(-1)!.provider };
+      };
+      const firstLogs: RequestLogEntry[] = [];
+      const first = await startTestApp({ engine, sharedDb: shared, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
+      try {
+        recordLogsInto(first, firstLogs);
+        const saved = await first.http.post('/v1/providers').set({ 'x-gw-api-key': ADMIN_KEY }).send({ name: slug, slug, ai_provider_id: 'openai', key: 'sk-saved', custom_host: chat.url });
+        assert.equal(saved.status, 201, saved.text);
+        assert.deepEqual(await ask(first, firstLogs, 'What is the weather in Bergen?'), { status: 'MISS', provider: 'openai', logged: 'openai' });
+        assert.deepEqual(await ask(first, firstLogs, 'What is the weather in Bergen ?'), { status: 'SEMANTIC HIT', provider: 'openai', logged: 'openai' });
+      } finally {
+        await first.close();
+      }
+      const secondLogs: RequestLogEntry[] = [];
+      const second = await startTestApp({ engine, sharedDb: shared, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
+      try {
+        recordLogsInto(second, secondLogs);
+        assert.deepEqual(await ask(second, secondLogs, 'what is the weather in Bergen?'), { status: 'SEMANTIC HIT', provider: 'openai', logged: 'openai' });
+      } finally {
+        await second.close();
+      }
     });
   });
 }

@@ -73,6 +73,25 @@ describe('cache key', () => {
   });
 });
 
+describe('cache entries', () => {
+  test('keep the provider that answered; entries stored before it was kept still read, without one', async () => {
+    const backend = new MemoryCacheBackend(1 << 20, () => 0);
+    const cache = new ResponseCache(backend, undefined, createLogger('silent'));
+    const settings = { mode: 'simple' as const };
+    await (await cache.lookup({ settings, scope, request, forceRefresh: false })).store(completion, 'azure-openai');
+    const hit = await cache.lookup({ settings, scope, request, forceRefresh: false });
+    assert.equal(hit.hitProvider, 'azure-openai');
+    assert.deepEqual(hit.hit, completion);
+
+    const legacyRequest = { ...request, model: 'legacy' };
+    await backend.set(simpleCacheKey(scope, legacyRequest), JSON.stringify(completion), 60);
+    const legacy = await cache.lookup({ settings, scope, request: legacyRequest, forceRefresh: false });
+    assert.equal(legacy.status, 'HIT');
+    assert.equal(legacy.hitProvider, undefined);
+    assert.deepEqual(legacy.hit, completion);
+  });
+});
+
 describe('memory backend', () => {
   test('is bounded in bytes and evicts the least recently used entry', async () => {
     const backend = new MemoryCacheBackend(300);
