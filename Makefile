@@ -57,14 +57,27 @@ test: install console
 fuzz: install
 	$(TSX) --test test/foundation/spec-fuzz.test.ts
 
-build: install console
+# dist/ and web/dist are rebuilt only when one of their inputs changed (the folders are inputs too,
+# so an added or deleted file counts). The server reads the spec from generated/ at run time.
+DIST_INPUTS = $(shell find server handlers gateway jobs store generated scripts/bench) scripts/backfill-rollups.ts tsconfig.json tsconfig.build.json
+CONSOLE_INPUTS = $(shell find web/src web/build) web/index.html web/tsconfig.json web/vite.config.ts generated/openapi.json
+
+build: install console dist/.built
+
+# The stamp is written only once tsc succeeded (rm -rf dist takes the old one with it).
+dist/.built: node_modules/.installed $(DIST_INPUTS)
 	@echo "gw: building (tsc) into dist/"
 	rm -rf dist && $(BIN)/tsc -p tsconfig.build.json
+	@touch $@
 
 # The web console: type-checked, then built by Vite into web/dist, which gw serves at /console.
-console: install
+console: install web/dist/index.html
+
+# A failed build leaves index.html missing or older than its inputs: the next make builds again.
+web/dist/index.html: web/node_modules/.installed $(CONSOLE_INPUTS)
 	@echo "gw: building the console (web/) into web/dist/"
 	cd web && node_modules/.bin/tsc --noEmit -p tsconfig.json && node_modules/.bin/vite build --logLevel warn
+	@touch $@
 
 run: build
 	node $(NODE_FLAGS) dist/server/main.js
