@@ -10,10 +10,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { OpenAPIBackend } from 'openapi-backend';
+import { selectsProviderByHeader } from '../gateway/resolve/provider-plan.js';
 import { JSON_TYPE, MULTIPART_TYPE } from './body.js';
 import { operationRunner, type HotOperation } from './hot-operations.js';
-
-const PROVIDER_SIGNALS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
 
 /** A body whose `model` may name a saved provider. */
 function mayNameProvider(req: IncomingMessage): boolean {
@@ -40,7 +39,7 @@ export function createPassThroughRoute(api: OpenAPIBackend): PassThroughRoute {
       const url = req.url ?? '/';
       if (prefix === undefined || !url.startsWith(prefix)) return undefined;
       const run = byMethod.get(req.method ?? 'GET');
-      if (!run || !(PROVIDER_SIGNALS.some((name) => req.headers[name] !== undefined) || mayNameProvider(req))) return undefined;
+      if (!run || !(selectsProviderByHeader(req.headers) || mayNameProvider(req))) return undefined;
       try {
         const operation = api.router.matchOperation({ method: req.method ?? 'GET', path: url.split('?', 1)[0]!, headers: {} }, true);
         return (operation as { 'x-gw-pass-through'?: boolean })['x-gw-pass-through'] === true ? run : undefined;

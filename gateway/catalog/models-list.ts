@@ -12,14 +12,13 @@ import { assertStaysBelowBase } from '../proxy/proxy-wire.js';
 import type { OutboundCall } from '../transport/upstream-client.js';
 import type { ModelList } from '../providers/types.js';
 import { resolveLeafTarget } from '../resolve/leaf-target.js';
-import { resolveProviderPlan } from '../resolve/provider-plan.js';
+import { resolveProviderPlan, selectsProviderByHeader } from '../resolve/provider-plan.js';
 import { firstLeaf } from '../routing/first-leaf.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import { ClientGone } from '../transport/client-gone.js';
 import { KNOWN_MODELS } from './known-models.js';
 import { savedProviderModels } from './saved-provider-models.js';
 
-const PROVIDER_SIGNALS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
 /** Catalog entries carry no real creation date. */
 const CATALOG_CREATED = 0;
 
@@ -37,7 +36,7 @@ export async function listModels(call: Call): Promise<ModelList> {
   if (headers['x-gw-fetch-integrated-models'] === 'true') return catalog();
   const principal = principalOf(call);
   const { services } = call;
-  if (!PROVIDER_SIGNALS.some((name) => headers[name] !== undefined)) {
+  if (!selectsProviderByHeader(headers)) {
     return savedProviderModels(services.store, principal.organisationId, principal.gatewayWorkspaceId);
   }
 

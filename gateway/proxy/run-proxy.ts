@@ -25,7 +25,7 @@ import type { Amounts, Reservation } from '../limits/limits-engine.js';
 import type { SignedProxyBody } from '../providers/types.js';
 import { requestFacts } from '../limits/policy-match.js';
 import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';
-import { resolveProviderPlan } from '../resolve/provider-plan.js';
+import { resolveProviderPlan, selectsProviderByHeader } from '../resolve/provider-plan.js';
 import { firstLeaf } from '../routing/first-leaf.js';
 import { logRequest } from '../telemetry/log-request.js';
 import { ClientGone } from '../transport/client-gone.js';
@@ -52,7 +52,6 @@ function chunkWatcher(see: (chunk: Buffer) => void): Transform {
 
 /** How much of a multipart body is held to find its model: all of it (up to the body limit) when the model must pick the provider, a peek otherwise. */
 const MODEL_PEEK_BYTES = 64 * 1024;
-const PROVIDER_SIGNALS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
 
 /** The body of a call signed over it, read whole; the attempt's timeout and the client going away end the wait. */
 function readWholeBody(req: IncomingMessage, attempt: UpstreamAttempt): Promise<Buffer> {
@@ -88,7 +87,7 @@ async function reserveLimits(call: Call, principal: Principal, metadata: Record<
  */
 async function proxyTarget(call: Call, principal: Principal, forwardHeaderNames: readonly string[], bodyModel: string | undefined, path: string) {
   const { services, req } = call;
-  if (!PROVIDER_SIGNALS.some((name) => req.headers[name] !== undefined) && !bodyModel?.startsWith('@')) {
+  if (!selectsProviderByHeader(req.headers) && !bodyModel?.startsWith('@')) {
     throw new ApiError(404, 'route_not_found', `No route for ${(req.method ?? 'GET').toUpperCase()} /v1${path.split('?', 1)[0]!}`, 'not_found_error');
   }
   const tenant = { organisationId: principal.organisationId, workspaceId: principal.gatewayWorkspaceId, savedResources: services.savedResources };
@@ -141,8 +140,7 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
     outcome.path = pathBelow(prefix, req.url ?? '/');
     const headers = readGatewayHeaders(req.headers);
     outcome.metadata = headers.metadata;
-    const selectedByHeader = PROVIDER_SIGNALS.some((name) => req.headers[name] !== undefined);
-    const requestBody = await readProxyRequestBody(req, selectedByHeader ? MODEL_PEEK_BYTES : MAX_BODY_BYTES);
+    const requestBody = await readProxyRequestBody(req, selectsProviderByHeader(req.headers) ? MODEL_PEEK_BYTES : MAX_BODY_BYTES);
     const { plan, settings, leaf } = await proxyTarget(call, principal, headers.forwardHeaderNames, requestBody.model, outcome.path);
     const { adapter, target, guarded } = leaf;
     // The model named a saved provider: upstream gets it without the `@slug/` prefix.
@@ -205,8 +203,9 @@ export async function runProxy(call: Call, prefix: string): Promise<void> {
     if (usage) await settleUsage(call, held, outcome, usage.facts, target.pricingMultiplier ?? 1);
   } catch (error) {
     attempt?.abort();
-    // An upload the upstream never took is dropped, not left paused.
-    body?.destroy();
+    // An upload the upstream never took is dropped, not left paused (nor half read for its model).
+    if (body) body.destroy();
+    else req.resume();
     const failure = attempt ? attempt.failure(error) : error instanceof ApiError ? error : new InternalError(call.traceId);
     if (!(error instanceof ApiError) && !attempt) services.logger.error({ err: error instanceof Error ? error.message : String(error), traceId: call.traceId }, 'pass-through failed');
     outcome.error = failure;

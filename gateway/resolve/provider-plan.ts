@@ -52,6 +52,13 @@ const NO_MODE =
   'or x-gw-provider: @provider-slug (or x-gw-virtual-key), x-gw-provider with Authorization, x-gw-config, ' +
   'or x-gw-custom-host with x-gw-provider and Authorization';
 
+const PROVIDER_HEADERS = ['x-gw-provider', 'x-gw-virtual-key', 'x-gw-config', 'x-gw-custom-host'];
+
+/** Whether a header selects the provider (modes 1 to 4); without one only a body's `@slug/model` can. */
+export function selectsProviderByHeader(headers: IncomingHttpHeaders): boolean {
+  return PROVIDER_HEADERS.some((name) => headers[name] !== undefined);
+}
+
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   const text = Array.isArray(value) ? value[0] : value;
