@@ -59,7 +59,7 @@ fuzz: install
 
 # dist/ and web/dist are rebuilt only when one of their inputs changed (the folders are inputs too,
 # so an added or deleted file counts). The server reads the spec from generated/ at run time.
-DIST_INPUTS = $(shell find server handlers gateway jobs store generated scripts/bench) scripts/backfill-rollups.ts tsconfig.json tsconfig.build.json
+DIST_INPUTS = $(shell find core server handlers gateway jobs store generated scripts/bench) scripts/backfill-rollups.ts tsconfig.json tsconfig.build.json
 CONSOLE_INPUTS = $(shell find web/src web/build) web/index.html web/tsconfig.json web/vite.config.ts generated/openapi.json
 
 build: install console dist/.built

@@ -11,7 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { selectsProviderByHeader } from '../gateway/resolve/provider-plan.js';
-import { JSON_TYPE, MULTIPART_TYPE } from './body.js';
+import { JSON_TYPE, MULTIPART_TYPE } from '../core/body.js';
 import { operationRunner, type HotOperation } from './hot-operations.js';
 
 /** A body whose `model` may name a saved provider. */

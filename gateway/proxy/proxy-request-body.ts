@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { JSON_TYPE, MAX_BODY_BYTES, MULTIPART_TYPE, readBodyBytes } from '../../server/body.js';
-import { ValidationError } from '../../server/errors.js';
+import { JSON_TYPE, MAX_BODY_BYTES, MULTIPART_TYPE, readBodyBytes } from '../../core/body.js';
+import { ValidationError } from '../../core/errors.js';
 import { boundaryOf, MultipartModelScanner, replaceModelField } from './multipart-model.js';
 
 export interface ProxyRequestBody {

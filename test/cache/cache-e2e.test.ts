@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import type { ConfigNode } from '../../gateway/routing/config-node.js';
 import { fullEngines } from '../helpers/engines.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';

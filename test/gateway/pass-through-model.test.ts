@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import busboy from 'busboy';
 import OpenAI, { toFile } from 'openai';
 import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../../gateway/limits/pricing/cost.js';
-import type { RequestLogEntry } from '../../gateway/request-log.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { fullEngines } from '../helpers/engines.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
