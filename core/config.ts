@@ -284,6 +284,17 @@ function metricsToken(env: Env): string | undefined {
   return token;
 }
 
+/** Options of the `gw` command (server/cli.ts) that stand for a setting, by option name. */
+export const COMMAND_LINE_SETTINGS = { port: 'GW_PORT', host: 'GW_HOST', 'data-dir': 'GW_DATA_DIR' } as const;
+
+/** Puts the options given to `gw` into the environment loadConfig reads: an option wins over the variable. */
+export function applyCommandLineSettings(options: Partial<Record<keyof typeof COMMAND_LINE_SETTINGS, string>>): void {
+  for (const [option, variable] of Object.entries(COMMAND_LINE_SETTINGS)) {
+    const value = options[option as keyof typeof COMMAND_LINE_SETTINGS];
+    if (value !== undefined) process.env[variable] = value;
+  }
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(env.GW_DATA_DIR || './data');
   const adminApiKey = env.GW_ADMIN_API_KEY || undefined;
