@@ -8,7 +8,13 @@ TEST_CONCURRENCY ?= 2
 # each about as cheap, since what survives one is mostly the requests in flight (README, Performance).
 NODE_FLAGS := --max-semi-space-size=32
 
-.PHONY: install generate check typecheck lint test fuzz run build console bench bench-instructions clean
+.PHONY: install generate check typecheck lint test fuzz run build console bench bench-instructions clean \
+	chromium pack npx-test image image-test test-node sbom
+
+VERSION := $(shell node -p "require('./package.json').version")
+# The suites run on a second Node by `make test-node` (CI: Node 24): the foundation, the gateway
+# path, the providers, MCP and the console.
+NODE_SUITES ?= foundation gateway providers mcp console
 
 # Prints what it does: the native modules (better-sqlite3, hnswlib-node) compile when no prebuilt
 # binary can be fetched, which is most of the first install's few minutes.
@@ -49,7 +55,7 @@ check: typecheck lint generate
 # behind after the last test; see the closing note of 2026-11-24).
 # The console's component tests (Vitest), then every suite, the console's browser tests among them
 # (test/console: headless /usr/bin/chromium against the console built into web/dist).
-test: install console
+test: install console chromium
 	cd web && node_modules/.bin/vitest run
 	$(TSX) --test --test-force-exit --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=600000 $(TEST_FILES)
 
@@ -89,5 +95,55 @@ bench: build
 bench-instructions: build
 	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench-instructions.ts
 
+# Debian's Chromium for the console's browser tests: installed where it can be (root), else a clear message.
+chromium:
+	@scripts/ci/chromium.sh
+
+# The npm package in .pack/: dist/ and the console prebuilt, and the dependency tree CI tested
+# (package-lock.json shipped as npm-shrinkwrap.json, so a user's install gets the same versions).
+pack: build
+	rm -rf .pack && mkdir .pack
+	cp package-lock.json npm-shrinkwrap.json
+	npm pack --pack-destination .pack >/dev/null; status=$$?; rm -f npm-shrinkwrap.json; exit $$status
+	@echo "gw: .pack/gw-$(VERSION).tgz (npm install it, then: npx gw start)"
+
+# The packed tarball installed into an empty folder with Node 22 and started with npx (a few minutes:
+# the native modules compile for that Node).
+npx-test: pack
+	GW_NPX_TARBALL=$(CURDIR)/.pack/gw-$(VERSION).tgz GW_NPX_NODE_DIR=$$(scripts/ci/node-binary.sh 22) \
+		$(TSX) --test --test-force-exit --test-timeout=1200000 test/deploy/npx.e2e.ts
+
+# The container image, with BuildKit (BASE_IMAGE=... to build on another Node image).
+IMAGE ?= gw:$(VERSION)
+image:
+	deploy/image/build.sh $(IMAGE)
+
+# CI: the image built on a Node base made here with debootstrap (no image registry is reachable;
+# cached in ~/.cache/gw-image), then run on SQLite and as compose.yaml's gw on Postgres and Redis.
+image-test: install
+	scripts/ci/docker-daemon.sh
+	GW_BASE_IMAGE=gw-base:trixie-node deploy/image/base-image.sh
+	BASE_IMAGE=gw-base:trixie-node deploy/image/build.sh gw:image-test --network host --progress plain
+	GW_IMAGE=gw:image-test GW_DOCKER=$$(command -v docker) $(TSX) --test --test-force-exit test/deploy/image.e2e.ts
+	docker image prune --force >/dev/null
+
+# NODE_SUITES on another Node (NODE_MAJOR, default 24), from a copy of the tree whose native
+# modules are rebuilt for it (cached per lock file in ~/.cache/gw-node).
+NODE_MAJOR ?= 24
+test-node: install console chromium
+	scripts/ci/test-on-node.sh $(NODE_MAJOR) $(NODE_SUITES)
+
+# The software bill of materials (CycloneDX JSON) of the production dependencies: sbom/gw.cdx.json.
+# Its generator has a lock file of its own (scripts/sbom), without its optional XML validator,
+# a native module whose install would try to download a binary.
+scripts/sbom/node_modules/.installed: scripts/sbom/package.json scripts/sbom/package-lock.json
+	cd scripts/sbom && npm ci --omit=optional --no-audit --no-fund
+	@touch $@
+
+sbom: install scripts/sbom/node_modules/.installed
+	mkdir -p sbom
+	scripts/sbom/node_modules/.bin/cyclonedx-npm --omit dev --output-reproducible --output-format JSON --output-file sbom/gw.cdx.json
+	@echo "gw: sbom/gw.cdx.json"
+
 clean:
-	rm -rf dist data web/dist test-output
+	rm -rf dist data web/dist test-output .pack sbom
