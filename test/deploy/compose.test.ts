@@ -44,9 +44,9 @@ describe('docker compose file', { skip }, () => {
     assert.equal(gw.environment!.GW_DATABASE_URL, 'postgres://gw:gw-local-only@postgres:5432/gw');
     assert.equal(gw.environment!.GW_REDIS_URL, 'redis://redis:6379');
     assert.equal(gw.environment!.GW_ADMIN_API_KEY, 'gw-compose-check-admin-key-01234');
-    // Docker kills gw only after its drain (GW_SHUTDOWN_TIMEOUT_MS, then at least 5 s for the log queue).
-    const timeoutSeconds = Number(gw.environment!.GW_SHUTDOWN_TIMEOUT_MS) / 1000;
-    assert.ok(Number.parseInt(gw.stop_grace_period!, 10) > timeoutSeconds + 5, `stop_grace_period ${gw.stop_grace_period}`);
+    // Docker kills gw only after its drain: the grace, requests in flight, then at least 5 s for the log queue.
+    const drainSeconds = (Number(gw.environment!.GW_SHUTDOWN_GRACE_MS) + Number(gw.environment!.GW_SHUTDOWN_TIMEOUT_MS)) / 1000 + 5;
+    assert.ok(Number.parseInt(gw.stop_grace_period!, 10) > drainSeconds, `stop_grace_period ${gw.stop_grace_period} above ${drainSeconds} s`);
   });
 
   it('adds the OpenTelemetry collector only with the otel profile, its configuration mounted', () => {
