@@ -8,8 +8,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
+import { parse, stringify } from 'yaml';
 import { GW_VERSION } from '../../server/version.js';
 import { assertLogRowKept, freePort, mockChat, waitForLogRow, waitUntilReady } from './smoke.js';
 
@@ -45,7 +49,7 @@ async function waitHealthy(container: string): Promise<void> {
 
 /**
  * Run by the image's node: the certificates of the build's extra CA file that the image's own
- * bundle lacks, each looked for (one line of its PEM body) in every file of the image's folders.
+ * bundle lacks, each looked for (a line of its PEM body) in every file of the image's folders.
  */
 const FIND_BUILD_CAS = `
 const fs = require('node:fs');
@@ -54,7 +58,8 @@ const bodies = (pem) => [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\\s\\S]*?
 const own = new Set(bodies(fs.readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8')));
 const added = bodies(fs.readFileSync('/tmp/build-extra-ca.pem', 'utf8')).filter((body) => !own.has(body));
 if (added.length === 0) { console.log('added certificates found: none'); process.exit(0); }
-const lines = added.map((body) => body.slice(64, 128));
+// The last full 64-character line of each: it lies in the signature, which no other certificate shares.
+const lines = added.map((body) => body.slice((Math.floor(body.length / 64) - 1) * 64, Math.floor(body.length / 64) * 64));
 const found = spawnSync('grep', ['-rlF', ...lines.flatMap((line) => ['-e', line]), '/etc', '/app', '/root', '/run', '/usr/local/share'], { encoding: 'utf8' });
 console.log('added certificates found: ' + (found.stdout.trim() || 'none') + ' (' + added.length + ' looked for)');
 `;
@@ -143,10 +148,15 @@ describe('the container image', { skip: image ? false : 'GW_IMAGE is not set (ma
       GW_TEST_REDIS_PREFIX: `gw-image-test-${run}:`,
       GW_ADMIN_API_KEY: ADMIN_KEY,
     };
-    const compose = (...args: string[]) =>
-      execFileSync('docker-compose', ['-p', project, '-f', 'deploy/compose.yaml', '-f', 'test/deploy/compose.image-test.yaml', ...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The two files as docker-compose merges them, less gw's published port, which the host's
+    // network cannot have (and an override cannot remove).
+    const merged = parse(execFileSync('docker-compose', ['-f', 'deploy/compose.yaml', '-f', 'test/deploy/compose.image-test.yaml', 'config'], { encoding: 'utf8', env })) as { services: { gw: { ports?: unknown } } };
+    delete merged.services.gw.ports;
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'gw-compose-')), 'compose.yaml');
+    writeFileSync(file, stringify(merged));
+    const compose = (...args: string[]) => execFileSync('docker-compose', ['-p', project, '-f', file, ...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
     const composeLogs = () => {
-      const logs = spawnSync('docker-compose', ['-p', project, '-f', 'deploy/compose.yaml', '-f', 'test/deploy/compose.image-test.yaml', 'logs', '--no-color', 'gw'], { encoding: 'utf8', env });
+      const logs = spawnSync('docker-compose', ['-p', project, '-f', file, 'logs', '--no-color', 'gw'], { encoding: 'utf8', env });
       return `${logs.stdout}${logs.stderr}`;
     };
     cleanups.push(() => compose('down', '--volumes', '--timeout', '45'));

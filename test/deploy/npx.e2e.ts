@@ -36,13 +36,28 @@ describe('npx gw from the packed tarball', { skip: tarball ? false : 'GW_NPX_TAR
     assert.equal(install.status, 0, `npm install of the tarball failed:\n${install.stdout}\n${install.stderr}`);
   });
   after(() => {
-    for (const child of children) child.kill('SIGKILL');
+    for (const child of children) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group has already ended
+      }
+    }
     rmSync(folder, { recursive: true, force: true });
   });
 
+  /** Stops gw as Ctrl-C or a supervisor would (the whole group), and waits for its drain to end. */
+  async function stop(run: ReturnType<typeof npx>): Promise<void> {
+    process.kill(-run.child.pid!, 'SIGTERM');
+    await run.exited;
+    assert.match(run.output(), /gw shutting down/);
+    assert.match(run.output(), /request log queue written at shutdown/, `gw did not finish its drain:\n${run.output()}`);
+  }
+
   function npx(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
     let output = '';
-    const child = spawn('npx', ['gw', ...args], { cwd: folder, env: userEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own, as a terminal gives a command: a stop signals npx and gw together.
+    const child = spawn('npx', ['gw', ...args], { cwd: folder, env: userEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     children.push(child);
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -84,16 +99,13 @@ describe('npx gw from the packed tarball', { skip: tarball ? false : 'GW_NPX_TAR
     const consolePage = await fetch(`${base}/console/`);
     assert.equal(consolePage.status, 200);
     assert.match(await consolePage.text(), /<div id="root">/);
-    first.child.kill('SIGTERM');
-    assert.equal(await first.exited, 0, `gw did not stop cleanly on SIGTERM:\n${first.output()}`);
-    assert.match(first.output(), /gw shutting down/);
+    await stop(first);
     assert.ok(existsSync(path.join(dataDir, 'gw.sqlite')), 'the SQLite file is in --data-dir');
 
     // `npx gw` alone starts too; the same data directory keeps the row.
     const second = npx(['--port', String(port), '--data-dir', dataDir]);
     await waitUntilReady(base, second.output);
     await assertLogRowKept(base, ADMIN_KEY, traceId);
-    second.child.kill('SIGTERM');
-    assert.equal(await second.exited, 0, second.output());
+    await stop(second);
   });
 });
