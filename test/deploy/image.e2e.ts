@@ -91,7 +91,7 @@ describe('the container image', { skip: image ? false : 'GW_IMAGE is not set (ma
     const extra = process.env.NODE_EXTRA_CA_CERTS;
     if (!extra) return;
     const left = dockerOut(['run', '--rm', '--network', 'none', '-v', `${extra}:/tmp/build-extra-ca.pem:ro`, '--entrypoint', 'node', image!, '-e', FIND_BUILD_CAS]);
-    assert.equal(left, 'added certificates found: none', left);
+    assert.match(left, /^added certificates found: none( \(\d+ looked for\))?$/);
   });
 
   it('on SQLite: ready, answers and logs, drains on SIGTERM, keeps the row on its /data volume in a new container', async () => {
@@ -153,7 +153,7 @@ describe('the container image', { skip: image ? false : 'GW_IMAGE is not set (ma
     const merged = parse(execFileSync('docker-compose', ['-f', 'deploy/compose.yaml', '-f', 'test/deploy/compose.image-test.yaml', 'config'], { encoding: 'utf8', env })) as { services: { gw: { ports?: unknown } } };
     delete merged.services.gw.ports;
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'gw-compose-')), 'compose.yaml');
-    writeFileSync(file, stringify(merged));
+    writeFileSync(file, stringify(merged, { version: '1.1' })); // docker-compose reads YAML 1.1 (a bare yes is true)
     const compose = (...args: string[]) => execFileSync('docker-compose', ['-p', project, '-f', file, ...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
     const composeLogs = () => {
       const logs = spawnSync('docker-compose', ['-p', project, '-f', file, 'logs', '--no-color', 'gw'], { encoding: 'utf8', env });
