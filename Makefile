@@ -99,12 +99,10 @@ bench-instructions: build
 chromium:
 	@scripts/ci/chromium.sh
 
-# The npm package in .pack/: dist/ and the console prebuilt, and the dependency tree CI tested
-# (package-lock.json shipped as npm-shrinkwrap.json, so a user's install gets the same versions).
+# The npm package in .pack/: dist/, the bundled spec and the console prebuilt.
 pack: build
 	rm -rf .pack && mkdir .pack
-	cp package-lock.json npm-shrinkwrap.json
-	npm pack --pack-destination .pack >/dev/null; status=$$?; rm -f npm-shrinkwrap.json; exit $$status
+	npm pack --pack-destination .pack >/dev/null
 	@echo "gw: .pack/gw-$(VERSION).tgz (npm install it, then: npx gw start)"
 
 # The packed tarball installed into an empty folder with Node 22 and started with npx (a few minutes:

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -86,13 +86,6 @@ describe('npx gw from the packed tarball', { skip: tarball ? false : 'GW_NPX_TAR
     assert.equal(sources, '', 'no TypeScript source in the package');
     assert.ok(!existsSync(path.join(folder, 'node_modules', 'typescript')), 'no compiler installed: production dependencies only');
     assert.ok(!existsSync(path.join(folder, 'node_modules', 'tsx')));
-    // The dependency tree is the one CI tested: the package carries its lock (npm-shrinkwrap.json),
-    // overrides included (openapi-backend's ref parser, pinned by package.json's overrides).
-    const lock = JSON.parse(readFileSync(path.join(installed, 'npm-shrinkwrap.json'), 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean }> };
-    const key = Object.keys(lock.packages).find((name) => name.endsWith('node_modules/@apidevtools/json-schema-ref-parser') && !lock.packages[name]!.dev)!;
-    const copy = [path.join(installed, key), path.join(folder, key)].find((dir) => existsSync(path.join(dir, 'package.json')));
-    assert.ok(copy, `${key} is installed`);
-    assert.equal((JSON.parse(readFileSync(path.join(copy, 'package.json'), 'utf8')) as { version: string }).version, lock.packages[key]!.version);
   });
 
   it('prints its version', () => {
