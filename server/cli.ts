@@ -4,8 +4,8 @@
  * options are shorthands for the settings of docs/operations.md, then gw starts as `make run` does.
  */
 import { parseArgs } from 'node:util';
-import { applyCommandLineSettings } from './config.js';
-import { GW_VERSION } from './version.js';
+import { applyCommandLineSettings } from '../core/config.js';
+import { GW_VERSION } from '../core/version.js';
 
 const USAGE = `Usage: gw [start] [options]
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { GW_VERSION } from '../../server/version.js';
+import { GW_VERSION } from '../../core/version.js';
 import { freePort, waitUntilReady } from './smoke.js';
 
 const CLI = ['--import', 'tsx', 'server/cli.ts'];

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { parse, stringify } from 'yaml';
-import { GW_VERSION } from '../../server/version.js';
+import { GW_VERSION } from '../../core/version.js';
 import { assertLogRowKept, freePort, mockChat, waitForLogRow, waitUntilReady } from './smoke.js';
 
 const image = process.env.GW_IMAGE;

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { GW_VERSION } from '../../server/version.js';
+import { GW_VERSION } from '../../core/version.js';
 import { assertLogRowKept, freePort, mockChat, waitForLogRow, waitUntilReady } from './smoke.js';
 
 const tarball = process.env.GW_NPX_TARBALL;
