@@ -29,6 +29,7 @@ export class PgBossJobQueue implements JobQueue {
   /** Where its tables live. */
   readonly schema: string;
   private readonly boss: PgBoss;
+  private readonly serialise: <T>(work: () => Promise<T>) => Promise<T>;
   private readonly queues = new Map<string, Promise<void>>();
   /** The last queue creation asked for; the next waits for it. */
   private creating: Promise<unknown> = Promise.resolve();
@@ -37,11 +38,17 @@ export class PgBossJobQueue implements JobQueue {
   private started: Promise<unknown> | undefined;
 
   constructor(
-    options: { connectionString: string; schema: string },
+    options: {
+      connectionString: string;
+      schema: string;
+      /** Runs a queue's creation while no other instance creates one (DDL: two at once deadlock). */
+      serialise?: <T>(work: () => Promise<T>) => Promise<T>;
+    },
     private readonly tuning: JobQueueTuning,
     private readonly logger: QueueLogger,
   ) {
     this.schema = options.schema;
+    this.serialise = options.serialise ?? ((work) => work());
     this.boss = new PgBoss({
       connectionString: options.connectionString,
       schema: options.schema,
@@ -90,15 +97,19 @@ export class PgBossJobQueue implements JobQueue {
   private ensureQueue(queue: string): Promise<void> {
     let created = this.queues.get(queue);
     if (!created) {
-      // One creation at a time: pg-boss creates each queue's table with DDL, and two at once can deadlock.
-      created = this.creating.then(() => this.boss.createQueue(queue, {
-        name: queue,
-        policy: queue.endsWith(SINGLE_SUFFIX) ? 'short' : 'standard',
-        retryLimit: JOB_ATTEMPTS - 1,
-        retryDelay: Math.ceil(backoffMs(1) / 1000),
-        retryBackoff: true,
-        expireInSeconds: Math.max(1, Math.ceil(this.tuning.leaseMs / 1000)),
-      }));
+      // One creation at a time, here and across instances: pg-boss creates each queue's table with DDL, and two at once can deadlock.
+      created = this.creating.then(() =>
+        this.serialise(() =>
+          this.boss.createQueue(queue, {
+            name: queue,
+            policy: queue.endsWith(SINGLE_SUFFIX) ? 'short' : 'standard',
+            retryLimit: JOB_ATTEMPTS - 1,
+            retryDelay: Math.ceil(backoffMs(1) / 1000),
+            retryBackoff: true,
+            expireInSeconds: Math.max(1, Math.ceil(this.tuning.leaseMs / 1000)),
+          }),
+        ),
+      );
       this.creating = created.catch(() => undefined);
       this.queues.set(queue, created);
       created.catch(() => this.queues.delete(queue));

@@ -1,3 +1,4 @@
+import { AdvisoryLock, underAdvisoryLock } from '../store/advisory-lock.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../core/auth/api-key-secret.js';
 import { allScopes } from '../core/scopes.js';
 import type { Services } from '../core/services.js';
@@ -12,9 +13,14 @@ export interface BootstrapResult {
 /**
  * First start: one organisation, its default workspace, an owner user and an admin key
  * (GW_ADMIN_API_KEY, or a generated one returned to be printed once). Later starts only make
- * sure GW_ADMIN_API_KEY, when set, is a working admin key. Safe when instances start together.
+ * sure GW_ADMIN_API_KEY, when set, is a working admin key. Instances starting together take turns
+ * under the startup lock, so one makes them and the others find them.
  */
-export async function bootstrap(services: Services): Promise<BootstrapResult> {
+export function bootstrap(services: Services): Promise<BootstrapResult> {
+  return underAdvisoryLock(services.db, AdvisoryLock.startup, () => bootstrapOnce(services));
+}
+
+async function bootstrapOnce(services: Services): Promise<BootstrapResult> {
   const { store, config } = services;
   const now = new Date(services.now()).toISOString();
   const existing = await store.organisations.first();

@@ -3,6 +3,7 @@ import type { JobQueue } from '../jobs/job-queue.js';
 import { PgBossJobQueue } from '../jobs/pg-boss-job-queue.js';
 import { StoreJobQueue } from '../jobs/store-job-queue.js';
 import { JobsRepository } from '../store/repositories/jobs.js';
+import { AdvisoryLock, underAdvisoryLock } from '../store/advisory-lock.js';
 import type { DbOptions } from '../store/db.js';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
@@ -32,7 +33,15 @@ export async function createJobQueue(config: Readonly<Config>, db: Knex, dbOptio
   const databaseUrl = dbOptions.databaseUrl;
   const engine = config.jobs.engine !== 'auto' ? config.jobs.engine : databaseUrl ? 'pg-boss' : 'store';
   if (engine === 'pg-boss' && databaseUrl) {
-    return new PgBossJobQueue({ connectionString: databaseUrl, schema: jobsSchemaOf(await gwSchemaOf(db, dbOptions)) }, tuning, logger);
+    return new PgBossJobQueue(
+      {
+        connectionString: databaseUrl,
+        schema: jobsSchemaOf(await gwSchemaOf(db, dbOptions)),
+        serialise: (work) => underAdvisoryLock(db, AdvisoryLock.jobQueues, work),
+      },
+      tuning,
+      logger,
+    );
   }
   return new StoreJobQueue(new JobsRepository(db), tuning, logger);
 }

@@ -10,6 +10,8 @@ import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import { RunExecutor } from '../gateway/assistants/run-executor.js';
 import { LogRetentionJob } from '../gateway/logs/log-retention.js';
 import { RollupBackfillJob } from '../gateway/logs/rollup-backfill-job.js';
+import type { Knex } from 'knex';
+import { AdvisoryLock, underAdvisoryLock } from '../store/advisory-lock.js';
 import { createDb, sqliteFileOf, type DbOptions } from '../store/db.js';
 import { ThreadedRequestLogWriter } from '../store/repositories/request-logs.js';
 import { SqliteWriterThread } from '../store/sqlite-writer-thread.js';
@@ -83,11 +85,19 @@ async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
   return client;
 }
 
-/** Connects the store (migrating it), Redis when configured, and builds the shared services. */
+/**
+ * Connects the store (migrating it), Redis when configured, and builds the shared services.
+ * Instances starting together on one Postgres take turns (docs/operations.md): each one's start,
+ * migrations and the job queue's schema and queues included, runs under the startup lock.
+ */
 export async function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Promise<Services> {
-  const logger = options.logger ?? createLogger(config.logLevel);
   const dbOptions = options.db ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize };
   const db = createDb(dbOptions);
+  return underAdvisoryLock(db, AdvisoryLock.startup, () => startServices(config, options, db, dbOptions));
+}
+
+async function startServices(config: Readonly<Config>, options: ServiceOptions, db: Knex, dbOptions: DbOptions): Promise<Services> {
+  const logger = options.logger ?? createLogger(config.logLevel);
   await migrateToLatest(db);
   if (config.rollupMetadataKeys) await setMetadataRollupKeys(db, config.rollupMetadataKeys);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
