@@ -4720,8 +4720,11 @@ export interface components {
         };
         GuardrailRefs: (string | components["schemas"]["InlineGuardrail"])[];
         Health: {
+            /** @description The version of this HTTP API (the spec's info.version), e.g. 2.0.0; it changes separately from releases. */
+            api_version: string;
             /** @enum {string} */
             status: "ok";
+            /** @description gw's release (CHANGELOG.md), e.g. 2.22.0, as deployment heartbeats and traces report it. */
             version: string;
         };
         Heartbeat: {

@@ -5,7 +5,13 @@ import { loadSpec, specText } from '../core/spec-document.js';
 import { GW_VERSION } from '../core/version.js';
 import { STREAMED, type Handler } from './types.js';
 
-export const getHealth: Handler = async () => ({ body: { status: 'ok', version: GW_VERSION } });
+let apiVersion: string | undefined;
+
+/** The release and the API's version (the spec's info.version), each named: they change separately. */
+export const getHealth: Handler = async () => {
+  apiVersion ??= loadSpec().info.version;
+  return { body: { status: 'ok', version: GW_VERSION, api_version: apiVersion } };
+};
 
 export const getReadiness: Handler = async (_c, call) => {
   const { store, redis } = call.services;

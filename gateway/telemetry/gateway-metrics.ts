@@ -63,7 +63,17 @@ export class GatewayMetrics {
     this.fallbacks = new Counter({ name: 'gw_fallbacks_total', help: 'Requests that moved on to a later config target', labelNames: ['route'], registers });
     this.http = new Histogram({ name: 'gw_http_request_duration_seconds', help: 'Every HTTP request (control plane included) by route template and status', labelNames: ['route', 'status'], buckets: LATENCY_BUCKETS, registers });
     new Gauge({ name: 'gw_log_queue_depth', help: 'Request log entries waiting to be written', registers, collect() { this.set(logQueue.pending); } });
-    new Gauge({ name: 'gw_log_rows_dropped_total', help: 'Request log entries dropped because the queue was full (should stay 0)', registers, collect() { this.set(logQueue.dropped); } });
+    // A counter (rate() and increase() need one): each scrape adds the drops since the last.
+    let droppedCounted = 0;
+    new Counter({
+      name: 'gw_log_rows_dropped_total',
+      help: 'Request log entries dropped because the queue was full (should stay 0)',
+      registers,
+      collect() {
+        this.inc(logQueue.dropped - droppedCounted);
+        droppedCounted = logQueue.dropped;
+      },
+    });
   }
 
   /** One gateway request, from its log entry. */

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { BoundedLabel } from '../../gateway/telemetry/bounded-label.js';
+import { GatewayMetrics } from '../../gateway/telemetry/gateway-metrics.js';
 import { createMetricsServer } from '../../server/metrics-server.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import { clockFromMinuteStart } from '../helpers/minute-clock.js';
@@ -163,6 +164,24 @@ describe('metrics off', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('dropped log rows', () => {
+  it('gw_log_rows_dropped_total is a counter that grows by the entries dropped between scrapes', async () => {
+    const queue = { pending: 0, dropped: 0 };
+    const metrics = new GatewayMetrics(queue);
+    const scrape = async () => {
+      const text = await metrics.render();
+      assert.match(text, /^# TYPE gw_log_rows_dropped_total counter$/m);
+      return valueOf(parsePrometheus(text), 'gw_log_rows_dropped_total');
+    };
+    assert.equal(await scrape(), 0);
+    queue.dropped = 3;
+    assert.equal(await scrape(), 3);
+    assert.equal(await scrape(), 3, 'a scrape without new drops adds nothing');
+    queue.dropped = 10;
+    assert.equal(await scrape(), 10);
   });
 });
 
