@@ -55,7 +55,12 @@ export interface Config {
   logBatchSize: number;
   logFlushIntervalMs: number;
   logQueueMax: number;
-  /** Longest a stop waits for requests in flight and then for the log queue to be written. */
+  /**
+   * A stop first fails /ready and keeps serving this long (GW_SHUTDOWN_GRACE_MS), so load balancers
+   * stop sending before the listener closes.
+   */
+  shutdownGraceMs: number;
+  /** Longest a stop then waits for requests in flight and for the log queue to be written. */
   shutdownTimeoutMs: number;
   logBodyMaxBytes: number;
   /**
@@ -331,6 +336,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 100, 1, 10_000),
     logFlushIntervalMs: integer(env, 'GW_LOG_FLUSH_INTERVAL_MS', 1000, 10, 60_000),
     logQueueMax: integer(env, 'GW_LOG_QUEUE_MAX', 50_000, 1, 10_000_000),
+    shutdownGraceMs: integer(env, 'GW_SHUTDOWN_GRACE_MS', 5000, 0, 600_000),
     shutdownTimeoutMs: integer(env, 'GW_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
     rollupMetadataKeys: rollupMetadataKeys(env),

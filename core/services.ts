@@ -93,6 +93,8 @@ export interface Services {
   tracing: Tracing | undefined;
   /** Executes assistant runs (leases, turns, expiry, recovery of runs whose instance died). */
   assistantRuns: RunExecutor;
+  /** Set once a stop began (server/shutdown.ts): /ready then answers 503 while requests are still served. */
+  lifecycle: { stopping: boolean };
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
 }

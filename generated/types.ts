@@ -229,7 +229,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness; answers 200 only when the store (and Redis, when configured) answer. */
+        /** Readiness; answers 200 only when the store (and Redis, when configured) answer and no stop has begun. */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -5825,8 +5825,11 @@ export interface components {
             checks: {
                 [key: string]: boolean;
             };
-            /** @enum {string} */
-            status: "ready" | "not_ready";
+            /**
+             * @description shutting_down from the moment a stop begins (SIGTERM), while requests are still served for GW_SHUTDOWN_GRACE_MS.
+             * @enum {string}
+             */
+            status: "ready" | "not_ready" | "shutting_down";
         };
         ReasoningConfig: {
             /**
@@ -7554,7 +7557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description A dependency did not answer. */
+            /** @description A dependency did not answer, or the instance is shutting down. */
             503: {
                 headers: {
                     [name: string]: unknown;

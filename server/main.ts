@@ -3,7 +3,8 @@ import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from '../core/config.js';
 import { createMetricsServer } from './metrics-server.js';
-import { closeServices, createServices } from './services-factory.js';
+import { createServices } from './services-factory.js';
+import { shutdown } from './shutdown.js';
 import { InFlightRequests } from '../core/in-flight.js';
 
 async function main(): Promise<void> {
@@ -40,26 +41,19 @@ async function main(): Promise<void> {
     logger.info({ port: config.metrics.port, host: config.metrics.host }, 'gw metrics listening');
   });
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'gw shutting down');
-    const deadline = Date.now() + config.shutdownTimeoutMs;
-    // No new connections; requests in flight finish (and are logged) before the services close.
-    server.close();
-    metricsServer?.close();
-    server.closeIdleConnections();
-    const cutShort = await inFlight.drain(config.shutdownTimeoutMs);
-    if (cutShort > 0) logger.warn({ requests: cutShort }, 'requests still in flight at the shutdown deadline');
-    server.closeIdleConnections();
-    // The log queue gets what is left of the deadline, and never less than a few seconds.
-    await closeServices(services, { logDrainMs: Math.max(deadline - Date.now(), 5000) });
-    server.closeAllConnections();
-    process.exit(0);
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string) => {
+    // Ctrl-C (SIGINT) is a person at a terminal, not a load balancer: no grace period.
+    stopping ??= shutdown({ services, server, inFlight, metricsServer }, signal, signal === 'SIGINT' ? Promise.resolve() : undefined).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error instanceof Error ? error.message : String(error) }, 'gw shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((error) => {

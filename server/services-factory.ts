@@ -187,6 +187,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     assistantRuns: undefined as unknown as RunExecutor,
     batches: undefined as unknown as Batches,
     vectorStores: undefined as unknown as VectorStores,
+    lifecycle: { stopping: false },
     now,
   };
   services.assistantRuns = new RunExecutor(services);

@@ -118,6 +118,7 @@ describe('a data-plane gw synced from a control-plane gw (two processes)', () =>
             GW_LOG_FLUSH_INTERVAL_MS: '100',
             GW_JOBS_POLL_MS: '100',
             GW_SHUTDOWN_TIMEOUT_MS: '5000',
+            GW_SHUTDOWN_GRACE_MS: '0',
             TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
             ...env,
           },

@@ -50,7 +50,7 @@ describe('the process entry (what make run starts)', () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       cwd: path.resolve(import.meta.dirname, '../..'),
-      env: { PATH: process.env.PATH, GW_DATA_DIR: dataDir, GW_PORT: String(port), GW_HOST: '127.0.0.1', GW_LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH, GW_DATA_DIR: dataDir, GW_PORT: String(port), GW_HOST: '127.0.0.1', GW_LOG_LEVEL: 'info', GW_SHUTDOWN_GRACE_MS: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -24,6 +24,8 @@ describe('configuration from the environment', () => {
       assert.equal(config.dbPoolSize, 12);
       assert.equal(config.requestTimeoutMs, 300_000);
       assert.equal(config.blockInlineConfig, false);
+      assert.equal(config.shutdownGraceMs, 5000);
+      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs, 0);
       assert.ok(Object.isFrozen(config));
     });
   });
@@ -60,6 +62,7 @@ describe('configuration from the environment', () => {
         [{ BLOCK_INLINE_CONFIG: 'maybe' }, /BLOCK_INLINE_CONFIG/],
         [{ GW_ENCRYPTION_KEY: 'abcd' }, /GW_ENCRYPTION_KEY/],
         [{ GW_ADMIN_API_KEY: 'short' }, /GW_ADMIN_API_KEY/],
+        [{ GW_SHUTDOWN_GRACE_MS: '-1' }, /GW_SHUTDOWN_GRACE_MS/],
       ];
       for (const [env, message] of cases) {
         assert.throws(() => loadConfig({ GW_DATA_DIR: dir, ...env }), (error: unknown) => error instanceof ConfigError && message.test(error.message));

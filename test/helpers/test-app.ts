@@ -52,6 +52,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     GW_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     GW_LOG_LEVEL: 'silent',
     GW_VALIDATE_RESPONSES: 'true',
+    GW_SHUTDOWN_GRACE_MS: '0',
     GW_REDIS_URL: options.engine?.redisUrl,
     GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:`,
     ...options.env,

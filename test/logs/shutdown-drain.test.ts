@@ -192,6 +192,8 @@ for (const engine of storeEngines()) {
         TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
         // Short, so the log writer is warm and the queue is written quickly once the stop begins.
         GW_LOG_FLUSH_INTERVAL_MS: '50',
+        // The stop lands on requests in flight at once: the grace period is shutdown.test.ts's.
+        GW_SHUTDOWN_GRACE_MS: '0',
       };
       if (engine.databaseUrl) {
         const schema = await privateDb(engine.databaseUrl);
