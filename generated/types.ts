@@ -1394,7 +1394,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List and search request logs, newest first. Workspace keys see their workspace only. */
+        /**
+         * List and search request logs, newest first. Workspace keys see their workspace only.
+         * @description Logs are written in batches; this instance writes its queued logs before reading, so the requests it answered are listed at once (another instance's within GW_LOG_FLUSH_INTERVAL_MS).
+         */
         get: operations["listLogs"];
         put?: never;
         /** Insert custom logs (requests made outside gw), written at once. */
@@ -1412,7 +1415,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One log with its headers and bodies. */
+        /**
+         * One log with its headers and bodies, by its id or by the request's trace id.
+         * @description `id` is a log's id, or the trace id of a request (its `x-gw-trace-id` answer header; the newest log of that trace is answered). Logs are written in batches: a request this instance answered is always found (its queued log is written before the read), and `wait_ms` waits for a log another instance is still writing (within GW_LOG_FLUSH_INTERVAL_MS) before answering 404.
+         */
         get: operations["getLog"];
         put?: never;
         post?: never;
@@ -11189,7 +11195,10 @@ export interface operations {
     };
     getLog: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description When no log matches yet, how long to wait for one to be written (default 0). */
+                wait_ms?: number;
+            };
             header?: never;
             path: {
                 id: components["parameters"]["IdPath"];

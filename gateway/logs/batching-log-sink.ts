@@ -36,6 +36,10 @@ export class BatchingLogSink implements RequestLogSink {
   dropped = 0;
   /** Entries written so far. */
   written = 0;
+  /** Entries queued so far (the queue is first in, first out: entry n is settled once written + dropped reaches n). */
+  private recorded = 0;
+  /** Flushes waiting for the entries queued before them. */
+  private flushes: Array<{ mark: number; done: () => void }> = [];
   /** Set once close has written the last of the queue: a later entry could not be written. */
   private closed = false;
   private lastDropWarning = 0;
@@ -59,6 +63,7 @@ export class BatchingLogSink implements RequestLogSink {
     }
     try {
       this.queue.push(prepareEntry(entry, this.masked, this.options.maxBodyBytes));
+      this.recorded += 1;
       this.enforceCap();
       if (this.queue.length >= this.options.batchSize) this.kick();
       else this.timer ??= setTimeout(() => this.kick(), this.options.flushIntervalMs).unref();
@@ -67,12 +72,17 @@ export class BatchingLogSink implements RequestLogSink {
     }
   }
 
+  /**
+   * Writes every entry queued before this call (the log API reads through it, so a request this
+   * instance answered is found at once). Entries queued meanwhile do not hold it up, so it ends
+   * under steady traffic; a failed write ends it too, leaving the entries to the timer's retries.
+   */
   async flush(): Promise<void> {
-    this.clearTimer();
-    while (this.writing || this.queue.length) {
-      if (this.writing) await this.writing;
-      else if (!(await this.writeBatch())) break;
-    }
+    const mark = this.recorded;
+    if (this.written + this.dropped >= mark) return;
+    const done = new Promise<void>((resolve) => this.flushes.push({ mark, done: resolve }));
+    this.kick();
+    await done;
   }
 
   /**
@@ -103,15 +113,17 @@ export class BatchingLogSink implements RequestLogSink {
     if (this.writing) return;
     this.writing = this.drain().finally(() => {
       this.writing = undefined;
-      if (this.queue.length) this.timer ??= setTimeout(() => this.kick(), this.options.flushIntervalMs).unref();
+      // A flush that came while this write was ending gets a write of its own at once.
+      if (this.flushes.length && this.queue.length) this.kick();
+      else if (this.queue.length) this.timer ??= setTimeout(() => this.kick(), this.options.flushIntervalMs).unref();
     });
   }
 
-  /** Writes full batches back to back, then leaves a partial one to the timer. */
+  /** Writes full batches back to back, then leaves a partial one to the timer, unless a flush waits for it. */
   private async drain(): Promise<void> {
     do {
       if (!(await this.writeBatch())) return;
-    } while (this.queue.length >= this.options.batchSize);
+    } while (this.queue.length >= this.options.batchSize || (this.flushes.length > 0 && this.queue.length > 0));
   }
 
   /** Writes one batch; false when it failed (the batch is back in the queue). */
@@ -121,11 +133,13 @@ export class BatchingLogSink implements RequestLogSink {
     try {
       await this.writer.insertMany(batch);
       this.written += batch.length;
+      this.settleFlushes(false);
       return true;
     } catch (error) {
       this.queue.unshift(...batch);
       this.enforceCap();
       this.logger.error({ err: error instanceof Error ? error.message : error, entries: batch.length }, 'request log batch write failed; will retry');
+      this.settleFlushes(true);
       return false;
     }
   }
@@ -135,11 +149,21 @@ export class BatchingLogSink implements RequestLogSink {
     if (over <= 0) return;
     this.queue.splice(0, over);
     this.dropped += over;
+    this.settleFlushes(false);
     const now = Date.now();
     if (now - this.lastDropWarning > 10_000) {
       this.lastDropWarning = now;
       this.logger.warn({ dropped_total: this.dropped, max_queue: this.options.maxQueue }, 'request log queue full: dropped the oldest entries');
     }
+  }
+
+  /** Ends the flushes whose entries are all written (or dropped); `all` ends every one (a write failed). */
+  private settleFlushes(all: boolean): void {
+    if (!this.flushes.length) return;
+    const settled = this.written + this.dropped;
+    const waiting = this.flushes;
+    this.flushes = waiting.filter((flush) => !all && flush.mark > settled);
+    for (const flush of waiting) if (all || flush.mark <= settled) flush.done();
   }
 
   private clearTimer(): void {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { toLogFilter } from '../../gateway/logs/log-filter-input.js';
 import { prepareEntry } from '../../gateway/logs/prepare-entry.js';
@@ -10,22 +11,39 @@ import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, targetWorkspaceId } from '../workspace-target.js';
 
 
+/** Between looks for a log another instance is still writing (GET /v1/logs/{id}?wait_ms=). */
+const WAIT_POLL_MS = 100;
+
 export const listLogs: Handler = async (c, call) => {
   const principal = principalOf(call);
   const q = query<'listLogs'>(c);
   const workspaceId = await listWorkspaceFilter(call, principal, q.workspace_id);
   const filter = toLogFilter(principal.organisationId, workspaceId, q);
+  // Read your writes: the requests this instance answered are listed, not left in its queue.
+  await call.services.requestLogs.flush();
   const page = await call.services.store.requestLogs.list(filter, { limit: q.limit, cursor: q.cursor });
   return { body: { ...page, data: page.data.map(presentLogSummary) } };
 };
 
 export const getLog: Handler = async (c, call) => {
   const principal = principalOf(call);
-  const record = await call.services.store.requestLogs.get(
-    { organisation_id: principal.organisationId, workspace_id: principal.workspaceId ?? undefined },
-    pathId(c),
-  );
-  if (!record) throw new NotFoundError('Log', pathId(c));
+  const id = pathId(c);
+  const { wait_ms: waitMs = 0 } = query<'getLog'>(c);
+  const { store, requestLogs } = call.services;
+  const find = () => store.requestLogs.getByIdOrTraceId({ organisation_id: principal.organisationId, workspace_id: principal.workspaceId ?? undefined }, id);
+  let record = await find();
+  if (!record) {
+    // Perhaps still queued here: written now, so a request this instance answered is found.
+    await requestLogs.flush();
+    record = await find();
+  }
+  // Perhaps queued on another instance: written within its flush interval.
+  const deadline = Date.now() + waitMs;
+  while (!record && Date.now() < deadline) {
+    await sleep(Math.min(WAIT_POLL_MS, deadline - Date.now()));
+    record = await find();
+  }
+  if (!record) throw new NotFoundError('Log', id);
   return { body: presentLog(record) };
 };
 

@@ -162,6 +162,16 @@ export class RequestLogsRepository {
     return row ? toLogRecord(row) : undefined;
   }
 
+  /** The log with this id, else the newest log of the request whose trace id it is (its x-gw-trace-id). */
+  async getByIdOrTraceId(filter: Pick<LogFilter, 'organisation_id' | 'workspace_id'>, id: string): Promise<RequestLogRecord | undefined> {
+    const byId = await this.get(filter, id);
+    if (byId) return byId;
+    const query = this.db('request_logs').where({ trace_id: id, organisation_id: filter.organisation_id });
+    if (filter.workspace_id) query.andWhere({ workspace_id: filter.workspace_id });
+    const row = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').first();
+    return row ? toLogRecord(row) : undefined;
+  }
+
   list(filter: LogFilter, page: PageRequest): Promise<Page<RequestLogRecord>> {
     const query = applyLogFilter(this.db as Knex, this.db('request_logs').select(SUMMARY_COLUMNS), filter);
     return paginate(query, page, (row: Record<string, unknown>) => toLogRecord(row));

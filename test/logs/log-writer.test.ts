@@ -52,6 +52,28 @@ describe('request log writer (unit)', () => {
     assert.equal(writer.batches.flat().length, 2);
   });
 
+  test('flush writes what was queued before it and ends under steady traffic', async () => {
+    // Traffic that never stops: every write brings three new entries.
+    const sink: BatchingLogSink = new BatchingLogSink(
+      {
+        insertMany: async (entries) => {
+          await new Promise((resolve) => setImmediate(resolve)); // the write's I/O
+          writer.batches.push(entries);
+          for (let i = 0; i < 3 && writer.batches.length < 1000; i++) sink.record(logEntry({ ...ids, trace_id: 'later' }));
+        },
+      },
+      options,
+      silent,
+    );
+    const writer = { batches: [] as RequestLogEntry[][] };
+    for (let i = 0; i < 7; i++) sink.record(logEntry({ ...ids, trace_id: 'before' }));
+    await sink.flush();
+    const written = writer.batches.flat();
+    assert.equal(written.filter((entry) => entry.trace_id === 'before').length, 7);
+    assert.ok(writer.batches.length <= 4, `flush ran on for ${writer.batches.length} writes`);
+    assert.ok(sink.pending > 0, 'what came after is left to the timer');
+  });
+
   test('past the queue cap the oldest entries are dropped and counted', async () => {
     const writer = new RecordingWriter();
     writer.failNext = 100;
