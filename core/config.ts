@@ -90,7 +90,8 @@ export interface Config {
   tracing: { endpoint: string | undefined; headers: Record<string, string>; serviceName: string; sampleRatio: number; captureBodies: boolean };
   /**
    * Background jobs (docs/workers.md): the engine (auto = pg-boss on Postgres, else the store's jobs
-   * table), how long a running job's lease lasts, how often idle workers poll.
+   * table), how long a running job's lease lasts without a heartbeat (batch lines and log exports
+   * use it too), how often idle workers poll.
    */
   jobs: { engine: 'auto' | 'store' | 'pg-boss'; leaseMs: number; pollMs: number };
   /** Largest file `/v1/files` stores (docs/files-and-batches.md). */
@@ -99,7 +100,7 @@ export interface Config {
   batchConcurrency: number;
   /** Native batches: the first and longest wait between polls of the provider's batch (docs/files-and-batches.md). */
   batchPollMs: { min: number; max: number };
-  /** Assistant runs (docs/assistants.md): how long an instance holds a run in a turn before another may decide it died. */
+  /** Assistant runs (docs/assistants.md): how long an instance holds a run in a turn before another may decide it died (GW_RUN_LEASE_SECONDS, else the jobs lease). */
   runLeaseMs: number;
 }
 
@@ -300,12 +301,20 @@ export function applyCommandLineSettings(options: Partial<Record<keyof typeof CO
   }
 }
 
+/**
+ * How long background work (a job, a batch line, a run's turn, a log export) stays held without a
+ * heartbeat from its instance; renewed every third of it, so a dead instance's work moves on
+ * within about this long.
+ */
+const JOBS_LEASE_SECONDS = 15;
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(env.GW_DATA_DIR || './data');
   const adminApiKey = env.GW_ADMIN_API_KEY || undefined;
   if (adminApiKey !== undefined && adminApiKey.length < 20) {
     throw new ConfigError('GW_ADMIN_API_KEY must be at least 20 characters');
   }
+  const jobsLeaseSeconds = integer(env, 'GW_JOBS_LEASE_SECONDS', JOBS_LEASE_SECONDS, 1, 86_400);
   return Object.freeze({
     port: integer(env, 'GW_PORT', 8787, 0, 65535),
     host: env.GW_HOST || '0.0.0.0',
@@ -366,11 +375,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }),
     batchConcurrency: integer(env, 'GW_BATCH_CONCURRENCY', 8, 1, 256),
     batchPollMs: Object.freeze({ min: integer(env, 'GW_BATCH_POLL_MS', 5000, 1, 3_600_000), max: integer(env, 'GW_BATCH_POLL_MAX_MS', 300_000, 1, 86_400_000) }),
-    runLeaseMs: integer(env, 'GW_RUN_LEASE_SECONDS', 30, 1, 3600) * 1000,
+    runLeaseMs: integer(env, 'GW_RUN_LEASE_SECONDS', Math.min(jobsLeaseSeconds, 3600), 1, 3600) * 1000,
     filesMaxBytes: integer(env, 'GW_FILES_MAX_BYTES', 512 * 1024 * 1024, 1, 2 ** 40),
     jobs: Object.freeze({
       engine: jobEngine(env),
-      leaseMs: integer(env, 'GW_JOBS_LEASE_SECONDS', 300, 1, 86_400) * 1000,
+      leaseMs: jobsLeaseSeconds * 1000,
       pollMs: integer(env, 'GW_JOBS_POLL_MS', 1000, 10, 60_000),
     }),
   });

@@ -122,7 +122,8 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   );
   const metrics = config.metrics.port !== undefined || config.metrics.token !== undefined ? new GatewayMetrics(logWriter) : undefined;
   const requestLogs = observedLogSink(logWriter, metrics, RequestLogLine.create(logger, config.requestLogLevel));
-  const logExports = new LogExportRunner(store, { dir: path.join(config.dataDir, 'exports') }, now, logger);
+  const lease = config.jobs.leaseMs;
+  const logExports = new LogExportRunner(store, { dir: path.join(config.dataDir, 'exports'), leaseMs: lease, renewMs: Math.max(10, Math.floor(lease / 3)), sweepMs: Math.min(15_000, lease) }, now, logger);
   await logExports.start();
   const logRetention = new LogRetentionJob(store, { retentionDays: config.logRetentionDays, responsesRetentionDays: config.responsesRetentionDays }, now, logger);
   logRetention.start();
@@ -205,13 +206,16 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   return services;
 }
 
+/** How long one batch job takes lines before it hands over to a continuation, so batches waiting for a worker get their turn. */
+const BATCH_SLICE_MS = 30_000;
+
 /** The batches room over the worker room: its job is registered here, before the queue starts. */
 function startBatches(services: Services): Batches {
   const repository = new BatchesRepository(services.db);
   const runner = new BatchRunner(services, repository, services.jobs, {
     concurrency: services.config.batchConcurrency,
     leaseMs: services.config.jobs.leaseMs,
-    sliceMs: Math.max(1000, Math.floor(services.config.jobs.leaseMs / 2)),
+    sliceMs: BATCH_SLICE_MS,
     poll: { minMs: services.config.batchPollMs.min, maxMs: Math.max(services.config.batchPollMs.min, services.config.batchPollMs.max) },
   });
   services.jobs.register<{ batchId: string; pollMs?: number }>(BATCH_JOB, (payload) => runner.run(payload.batchId, payload.pollMs), { concurrency: 2 });

@@ -12,15 +12,17 @@ export const BATCH_JOB = 'batches.run';
 export interface BatchRunnerOptions {
   /** Lines of one batch in flight at once in one job. */
   concurrency: number;
-  /** A line's claim lapses this long after its runner last renewed it (the jobs lease). */
+  /** A line's claim lapses this long after its runner last renewed it (the jobs lease; renewed every third of it). */
   leaseMs: number;
-  /** One job stops taking lines after this long and hands over to a continuation job (pg-boss bounds a job's run). */
+  /** One job stops taking lines after this long and hands over to a continuation job, so other batches get their turn. */
   sliceMs: number;
   /** Native batches: the first and longest wait between polls of the provider's batch. */
   poll: NativePollOptions;
 }
 
 const IMPORT_SLICE = 500;
+/** Longest upload or download of a native batch's file (hundreds of MB); the job's heartbeat holds it meanwhile. */
+const FILE_TRANSFER_MS = 10 * 60_000;
 
 function requestId(): string {
   return `batch_req_${randomBytes(12).toString('hex')}`;
@@ -41,8 +43,7 @@ export class BatchRunner {
     private readonly jobs: JobQueue,
     private readonly options: BatchRunnerOptions,
   ) {
-    // A file transfer may take the job's whole lease; past it another instance would take the job over.
-    this.native = new NativeBatchRunner(services, batches, (id, delayMs, pollMs) => this.kick(id, delayMs, pollMs), options.poll, options.leaseMs);
+    this.native = new NativeBatchRunner(services, batches, (id, delayMs, pollMs) => this.kick(id, delayMs, pollMs), options.poll, FILE_TRANSFER_MS);
   }
 
   /** Schedules a run of the batch (one waits at a time); `pollMs` is a native batch's current wait between polls. */

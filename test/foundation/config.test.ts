@@ -25,6 +25,11 @@ describe('configuration from the environment', () => {
       assert.equal(config.requestTimeoutMs, 300_000);
       assert.equal(config.blockInlineConfig, false);
       assert.equal(config.shutdownGraceMs, 5000);
+      // Background work is held by heartbeat: a short lease, so a dead instance's work moves on within seconds.
+      assert.equal(config.jobs.leaseMs, 15_000);
+      assert.equal(config.runLeaseMs, 15_000);
+      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_JOBS_LEASE_SECONDS: '4' }).runLeaseMs, 4000, 'runs follow the jobs lease unless GW_RUN_LEASE_SECONDS is set');
+      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_JOBS_LEASE_SECONDS: '4', GW_RUN_LEASE_SECONDS: '9' }).runLeaseMs, 9000);
       assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs, 0);
       assert.ok(Object.isFrozen(config));
     });

@@ -205,6 +205,30 @@ for (const engine of engines) {
       assert.deepEqual(jobs.seen, [{ survived: true }]);
     });
 
+    test('a job running longer than its lease is not taken over while its instance beats', async () => {
+      const [one, other] = [await open(), await open()];
+      const runs: Array<{ attempt: number }> = [];
+      const finished = deferred();
+      const handler = async (_payload: JobPayload, job: { attempt: number }) => {
+        runs.push({ attempt: job.attempt });
+        // Three leases long: a lease without a heartbeat would have lapsed, and the job run again, twice over.
+        await new Promise((resolve) => setTimeout(resolve, 3 * TUNING.leaseMs));
+        finished.resolve();
+      };
+      one.register('t.long', handler);
+      other.register('t.long', handler);
+      await one.start();
+      await other.start();
+      await one.enqueue('t.long', {});
+      await finished.promise;
+      // A run taken over meanwhile would have started by now: a marker job sent after it has run.
+      const marker = collector(1);
+      other.register('t.long-marker', marker.handler);
+      await other.enqueue('t.long-marker', {});
+      await marker.done;
+      assert.deepEqual(runs, [{ attempt: 1 }]);
+    });
+
     test('a job running when its instance stops is run again by the next instance', async () => {
       const first = await open();
       const started = deferred();
