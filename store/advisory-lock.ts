@@ -3,7 +3,7 @@ import { dialectOf } from './db.js';
 
 /**
  * The Postgres advisory locks gw's instances take on one database: the first key of
- * pg_advisory_xact_lock(int, int); the second is the hash of the schema gw's tables live in, so
+ * pg_advisory_lock(int, int); the second is the hash of the schema gw's tables live in, so
  * installations in other schemas never wait for each other. (0x6777 prepares knex's own tables:
  * migrate.ts.)
  */
@@ -14,15 +14,23 @@ export const AdvisoryLock = {
   jobQueues: 0x6779,
 } as const;
 
+interface RawPgConnection {
+  query(sql: string, values: unknown[]): Promise<unknown>;
+}
+
 /**
  * Runs `work` while this instance holds the lock: other instances asking for it wait until
- * `work` settles. The lock belongs to a transaction opened for it, so it is released at the end,
- * or by Postgres when the process dies. SQLite serves one instance: `work` runs at once.
+ * `work` settles. The lock is held by a connection of its own, outside the pool (the work may need
+ * every pooled connection, DB_POOL_SIZE=1 included), and closing that connection releases it, as
+ * Postgres does when the process dies. SQLite serves one instance: `work` runs at once.
  */
 export async function underAdvisoryLock<T>(db: Knex, lock: number, work: () => Promise<T>): Promise<T> {
   if (dialectOf(db) !== 'postgres') return work();
-  return db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(?, hashtext(current_schema()))', [lock]);
-    return work();
-  });
+  const connection = (await db.client.acquireRawConnection()) as RawPgConnection;
+  try {
+    await connection.query('select pg_advisory_lock($1, hashtext(current_schema()))', [lock]);
+    return await work();
+  } finally {
+    await db.client.destroyRawConnection(connection);
+  }
 }

@@ -46,6 +46,20 @@ async function count(app: TestApp, table: string): Promise<number> {
 if (!databaseUrl) test.skip('replicas starting together need GW_TEST_DATABASE_URL (SQLite serves one instance)', () => undefined);
 else {
   describe('three replicas started together on Postgres', () => {
+    test('an instance with a pool of one connection starts: the startup lock holds a connection of its own', async () => {
+      const db = await sharedDb(databaseUrl);
+      try {
+        const app = await startTestApp({ sharedDb: { ...db, options: { ...db.options, poolSize: 1 } } });
+        try {
+          await assertServing([app], ADMIN_KEY);
+        } finally {
+          await app.close();
+        }
+      } finally {
+        await db.drop();
+      }
+    });
+
     for (let round = 1; round <= ROUNDS; round++) {
       test(`a fresh database: all come up, one of them makes the organisation and prints the one admin key (round ${round})`, async () => {
         const db = await sharedDb(databaseUrl);
