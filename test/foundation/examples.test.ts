@@ -61,7 +61,7 @@ describe('examples/', () => {
     const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
     const quickstart = readme.slice(readme.indexOf('## Quickstart'), readme.indexOf('\n## ', readme.indexOf('## Quickstart') + 1));
     const blocks = [...quickstart.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    const wait = blocks[0]!.split('\n').find((line) => line.startsWith('until '));
+    const wait = blocks.flatMap((block) => block.split('\n')).find((line) => line.startsWith('until '));
     const mock = blocks.find((block) => block.includes('mock_response'));
     assert.ok(wait && mock, 'the quickstart has its readiness wait and its mock call');
     // The same commands, pointed at this test's gw instead of localhost:8787.
