@@ -1,7 +1,7 @@
-import type { createClient } from 'redis';
+import type { RedisClientType } from 'redis';
 import type { Logger } from './logger.js';
 
-type RedisClient = ReturnType<typeof createClient>;
+type RedisClient = RedisClientType;
 type Listener = (id: string) => void;
 
 /**

@@ -13,7 +13,7 @@ import type { CounterStore } from '../gateway/limits/counter-store.js';
 import type { UpstreamClient } from '../gateway/transport/upstream-client.js';
 import type { SavedGuardrails } from '../gateway/guardrails/saved-guardrails.js';
 import type { CheckContext } from '../gateway/guardrails/check-types.js';
-import type { createClient } from 'redis';
+import type { RedisClientType } from 'redis';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { Credentials } from './auth/credentials.js';
@@ -32,7 +32,7 @@ import type { VectorStores } from '../gateway/vector-stores/vector-stores.js';
 import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export type { RequestTrace };
-export type RedisClient = ReturnType<typeof createClient>;
+export type RedisClient = RedisClientType;
 
 /** Everything a handler or stage may use, built once per process by createServices. */
 export interface Services {

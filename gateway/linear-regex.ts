@@ -19,7 +19,7 @@ export function linearRegex(pattern: string, flags = ''): RE2 {
     try {
       regex = new RE2(pattern, flags.includes('u') ? flags : `${flags}u`);
     } catch (error) {
-      throw new Error(`${(error as Error).message} (gw runs these in linear time with RE2 syntax: no lookaround, no backreferences)`);
+      throw new Error(`${(error as Error).message} (gw runs these in linear time with RE2 syntax: no lookaround, no backreferences)`, { cause: error });
     }
     compiled.set(key, regex);
   }

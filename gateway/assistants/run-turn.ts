@@ -48,7 +48,7 @@ type ToolCallChunk = NonNullable<ChatCompletionChunk['choices'][number]['delta']
 
 /** The run's metadata in the turn's request log (x-gw-metadata), so logs link to the run and thread. */
 function withRunMetadata(headers: Record<string, string>, run: RunObject): Record<string, string> {
-  let given: Record<string, string> = {};
+  let given: Record<string, string>;
   try {
     given = headers['x-gw-metadata'] ? (JSON.parse(headers['x-gw-metadata']) as Record<string, string>) : {};
   } catch {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { createClient } from 'redis';
+import { createClient, type RedisClientType as RedisClient } from 'redis';
 import { EXACT_SEARCH_LIMIT, ScopeIndex } from '../../gateway/cache/semantic/scope-index.js';
 import { SemanticStore } from '../../gateway/cache/semantic/semantic-store.js';
 import { createDb, type DbOptions } from '../../store/db.js';
@@ -55,7 +55,7 @@ for (const engine of fullEngines()) {
       const options: DbOptions = pgDb?.options ?? { sqliteFile: path.join(dir, 'gw.sqlite') };
       const dbs = [createDb(options), createDb(options)];
       await migrateToLatest(dbs[0]!);
-      const redisClients: Array<ReturnType<typeof createClient>> = [];
+      const redisClients: RedisClient[] = [];
       const buses: InvalidationBus[] = [];
       const prefix = `gwtest:${Math.random().toString(16).slice(2)}:`;
       const bus = async (): Promise<InvalidationBus> => {
