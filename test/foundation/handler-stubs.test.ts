@@ -57,7 +57,7 @@ describe('handler stubs from make generate', () => {
     // A tree beside the real one: its own spec and handlers, the other rooms linked, so its handlers map can be imported.
     const tree = mkdtempSync(path.join(tmpdir(), 'gw-stub-tree-'));
     try {
-      for (const room of ['gateway', 'server', 'store', 'jobs', 'generated', 'scripts', 'node_modules', 'package.json']) symlinkSync(path.join(root, room), path.join(tree, room));
+      for (const room of ['core', 'gateway', 'server', 'store', 'jobs', 'generated', 'scripts', 'node_modules', 'package.json']) symlinkSync(path.join(root, room), path.join(tree, room));
       cpSync(path.join(root, 'spec'), path.join(tree, 'spec'), { recursive: true });
       cpSync(path.join(root, 'handlers'), path.join(tree, 'handlers'), { recursive: true });
       const added = { assistants: 'archiveAssistant', identity: 'listSsoDomains', 'scim-admin': 'exportScimMappings' };
