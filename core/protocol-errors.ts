@@ -1,11 +1,12 @@
 import { ApiError, type ErrorType } from './errors.js';
 
 /**
- * SCIM (RFC 7644 section 3.12) and OAuth (RFC 6749 section 5.2) clients parse their protocol's
- * own error bodies, so operations that speak those protocols (`x-gw-error-format` in the spec)
- * answer errors in that shape instead of gw's error body. Everything else is unchanged.
+ * SCIM (RFC 7644 section 3.12), OAuth (RFC 6749 section 5.2) and Anthropic (the Messages door)
+ * clients parse their protocol's own error bodies, so operations that speak those protocols
+ * (`x-gw-error-format` in the spec) answer errors in that shape instead of gw's error body.
+ * Everything else is unchanged.
  */
-export type ErrorFormat = 'scim' | 'oauth';
+export type ErrorFormat = 'scim' | 'oauth' | 'anthropic';
 
 const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
@@ -47,8 +48,38 @@ export function oauthError(status: number, error: string, description: string, h
   });
 }
 
+/** Anthropic's error types (its API reference), by the status each goes with. */
+const ANTHROPIC_TYPE_OF_STATUS: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+const ANTHROPIC_TYPES = new Set(Object.values(ANTHROPIC_TYPE_OF_STATUS));
+
+/**
+ * `{type: "error", error: {type, message}}` with the status kept (gw's own 446 included, with
+ * `hook_results` beside). An upstream error that named an Anthropic type keeps it; any other
+ * takes the type of its status.
+ */
+export function anthropicError(error: ApiError): ProtocolError {
+  const type = ANTHROPIC_TYPES.has(error.code) ? error.code : (ANTHROPIC_TYPE_OF_STATUS[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'));
+  const message = error.param ? `${error.message} (${error.param})` : error.message;
+  const hookResults = (error as { hookResults?: unknown }).hookResults;
+  const body = { type: 'error', error: { type, message }, ...(hookResults !== undefined ? { hook_results: hookResults } : {}) };
+  return new ProtocolError(error.status, error.code, error.message, error.type, body, error.headers);
+}
+
 /** Any error thrown on an operation of that format, in the format's shape. */
 export function inErrorFormat(format: ErrorFormat | undefined, error: unknown): unknown {
+  if (format === 'anthropic' && error instanceof ApiError && !(error instanceof ProtocolError)) return anthropicError(error);
   if (!format || !(error instanceof ApiError) || error instanceof ProtocolError || error.status >= 500) return error;
   if (format === 'scim') {
     const scimType: ScimType | undefined = error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined;

@@ -4,6 +4,7 @@
  */
 import type { Call } from './call.js';
 import { ApiError } from './errors.js';
+import { ProtocolError } from './protocol-errors.js';
 import { RequestSecrets } from './redaction.js';
 
 const ofCall = new WeakMap<Call, RequestSecrets>();
@@ -22,6 +23,8 @@ export function redactedApiError(call: Call, error: ApiError): ApiError {
   const secrets = requestSecrets(call);
   const message = secrets.text(error.message);
   if (message === error.message) return error;
+  // A protocol's own body says the message too: redacted in place, so it keeps its shape.
+  if (error instanceof ProtocolError) return new ProtocolError(error.status, error.code, message, error.type, JSON.parse(secrets.text(JSON.stringify(error.body))), error.headers);
   return new ApiError(error.status, error.code, message, error.type, { param: error.param, headers: error.headers });
 }
 

@@ -1,5 +1,6 @@
 import { listModels as listGatewayModels } from '../gateway/catalog/models-list.js';
 import { runChat } from '../gateway/chat/run-chat.js';
+import { anthropicModelList } from '../gateway/messages/model-list.js';
 import { runProxy } from '../gateway/proxy/run-proxy.js';
 import { runEmbeddings, runTextCompletion } from '../gateway/chat/run-operations.js';
 import { STREAMED, body, type Handler } from './types.js';
@@ -19,7 +20,11 @@ export const createCompletion: Handler = async (c, call) => {
   return result.body ? { status: result.status, body: result.body, headers: result.headers } : STREAMED;
 };
 
-export const listModels: Handler = async (_c, call) => ({ body: await listGatewayModels(call) });
+/** Anthropic clients (the SDK, Claude Code) send anthropic-version and read Anthropic's list shape. */
+export const listModels: Handler = async (_c, call) => {
+  const list = await listGatewayModels(call);
+  return { body: call.req.headers['anthropic-version'] === undefined ? list : anthropicModelList(list) };
+};
 
 /** `/v1/*`: the operation's path ends in `*`; what the request adds after its prefix goes to the provider. */
 const passThrough: Handler = async (c, call) => {

@@ -32,6 +32,7 @@ import * as promptPartials from './prompt-partials/index.js';
 import * as prompts from './prompts/index.js';
 import * as responses from './responses/index.js';
 import * as vectorStores from './vector-stores/index.js';
+import * as messages from './messages/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -66,4 +67,5 @@ export const handlers: Record<string, Handler> = {
   ...mcp,
   ...responses,
   ...vectorStores,
+  ...messages,
 };

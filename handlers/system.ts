@@ -68,3 +68,10 @@ export const getApiReference: Handler = async (_c, call) => {
   call.res.end(referencePage);
   return STREAMED;
 };
+
+/** HEAD /: Claude Code probes its base URL once, without credentials, before its first call. */
+export const probeRoot: Handler = async (_c, call) => {
+  call.res.writeHead(200);
+  call.res.end();
+  return STREAMED;
+};

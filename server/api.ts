@@ -21,7 +21,7 @@ import { authorizationIsProviderCredential } from '../gateway/resolve/provider-p
 import { assertTokenResource, withResourceChallenge } from './auth/oauth/resource-challenge.js';
 
 /** Gateway calls that run the chat pipeline are logged whatever their outcome, refusals before the handler included. */
-const PIPELINE_OPERATIONS: Record<string, LogEndpoint> = { createChatCompletion: 'chat.completions', createResponse: 'responses' };
+const PIPELINE_OPERATIONS: Record<string, LogEndpoint> = { createChatCompletion: 'chat.completions', createResponse: 'responses', createAnthropicMessage: 'messages' };
 
 function logRefused(c: Context, call: Call, error: ApiError): void {
   const endpoint = PIPELINE_OPERATIONS[c.operation.operationId ?? ''];
@@ -145,6 +145,13 @@ export async function createApi(definition: Document, handlers: Record<string, H
     const value = Array.isArray(header) ? header[0] : header;
     const token = value?.match(/^Bearer\s+(.+)$/i)?.[1];
     return { principal: await services.credentials.fromToken(token, 'Authorization') };
+  });
+  // Anthropic clients send their key in x-api-key (the Messages door): read as a gw key there.
+  api.registerSecurityHandler('anthropicApiKey', async (c: Context) => {
+    const header = c.request.headers['x-api-key'];
+    const secret = Array.isArray(header) ? header[0] : header;
+    // Absent: not presented (falsy, no error), so the other schemes' reasons are the ones reported.
+    return secret ? { principal: await services.credentials.fromToken(secret, 'x-api-key') } : undefined;
   });
   api.registerSecurityHandler('sessionCookie', async (c: Context) => {
     // No cookie: the scheme was not presented (falsy, no error), so the other schemes' reasons are the ones reported.

@@ -82,7 +82,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     const embeddings = state.origin.endpoint === 'embeddings';
     // A denial here is this target's failure (446): a fallback moves on to the next target.
     if (!embeddings) request = await guardTargetRequest(state, leaf, request);
-    const { adapter, target, guarded } = await resolveLeafTarget({
+    const resolved = await resolveLeafTarget({
       settings: leaf.settings,
       model: request.model as string,
       headers: state.call.req.headers,
@@ -92,6 +92,10 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       savedResources: services.savedResources,
       trustedHosts: services.config.trustedCustomHosts,
     });
+    const { adapter, guarded } = resolved;
+    let target = resolved.target;
+    // The Messages door answers thinking as thinking blocks: the adapters' reasoning fields are wanted.
+    if (state.origin.messages) target = { ...target, strictOpenAiCompliance: false };
     state.provider = target.provider;
     state.model = request.model as string;
     span?.setAttributes({ 'gw.provider': target.provider, 'gen_ai.request.model': state.model });

@@ -7,6 +7,7 @@ import { ApiError, InternalError } from '../../core/errors.js';
 import { principalOf, type Call } from '../../core/call.js';
 import { redactedError } from '../../core/request-secrets.js';
 import type { CompletionRequest } from '../providers/types.js';
+import type { MessagesOrigin } from './messages-wire.js';
 import { isChatRequest, type GatewayAnswer, type GatewayRequest } from './upstream-answer.js';
 import type { LogEndpoint, PromptRun } from '../../core/request-log.js';
 import { ClientGone } from '../transport/client-gone.js';
@@ -38,6 +39,8 @@ export interface ChatOrigin {
    * endpoint; the others get the chat request it was translated to (text-completion.ts).
    */
   textCompletion?: CompletionRequest;
+  /** POST /v1/messages: the client's body for Anthropic-wire targets, and where their answer goes (messages-wire.ts). */
+  messages?: MessagesOrigin;
 }
 
 const CHAT: ChatOrigin = { endpoint: 'chat.completions' };

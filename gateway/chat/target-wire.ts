@@ -1,6 +1,7 @@
 /**
  * What one attempt sends and how it reads the answer, by operation: a chat call; a legacy
- * completion (the provider's native endpoint, else the chat call it was translated to); or an
+ * completion (the provider's native endpoint, else the chat call it was translated to); a
+ * Messages call (Anthropic's wire where the target has it, else chat: messages-wire.ts); or an
  * embeddings call. The attempt itself (credentials, limits, timeouts, errors) is the same for all
  * (call-target.ts).
  */
@@ -8,6 +9,7 @@ import { ValidationError } from '../../core/errors.js';
 import type { ChatContext, EmbeddingRequest, GatewayAnswer, ProviderAdapter, StreamTranslator, UpstreamRequest } from '../providers/types.js';
 import type { ChatOrigin } from './run-chat.js';
 import { assertTranslatable, nativeRequestOf } from './text-completion.js';
+import { messagesWire } from './messages-wire.js';
 
 export interface TargetWire {
   build(context: ChatContext): Promise<UpstreamRequest> | UpstreamRequest;
@@ -46,6 +48,7 @@ function embeddingsWire(adapter: ProviderAdapter): TargetWire {
 
 export function wireFor(origin: ChatOrigin, adapter: ProviderAdapter): TargetWire {
   if (origin.endpoint === 'embeddings') return embeddingsWire(adapter);
+  if (origin.messages) return messagesWire(origin.messages, adapter, chatWire(adapter));
   const legacy = origin.textCompletion;
   if (!legacy) return chatWire(adapter);
   const { buildTextCompletionRequest, parseTextCompletionResponse, createTextCompletionStreamTranslator } = adapter;

@@ -116,6 +116,22 @@ export interface TextCompletionContext extends Omit<ChatContext, 'request'> {
   request: CompletionRequest;
 }
 
+/**
+ * A call on Anthropic's Messages wire: the Messages door (POST /v1/messages) at a target that
+ * serves Claude models on it sends the client's body as it came instead of a translation.
+ */
+export interface MessagesContext extends ChatContext {
+  /** The client's Messages body, with the routed model (no `@slug/`, the target's own model). */
+  body: Record<string, unknown>;
+  /** `anthropic-version` and `anthropic-beta` as the client sent them (absent when it did not). */
+  headers: { 'anthropic-version'?: string; 'anthropic-beta'?: string };
+}
+
+/** Turns a provider's own stream framing into Anthropic's server-sent events (Bedrock's event stream). */
+export interface MessagesStreamDecoder {
+  push(bytes: Uint8Array): Uint8Array;
+}
+
 export interface ProviderError {
   message: string;
   code?: string;
@@ -149,6 +165,17 @@ export interface ProviderAdapter {
   buildTextCompletionRequest?(context: TextCompletionContext): UpstreamRequest;
   parseTextCompletionResponse?(body: unknown, context: TextCompletionContext): ChatCompletion;
   createTextCompletionStreamTranslator?(context: TextCompletionContext): StreamTranslator;
+  /**
+   * Anthropic's Messages wire, where the provider serves the model on it (anthropic; bedrock's
+   * InvokeModel and vertex-ai's rawPredict for Claude models): the upstream call carrying the
+   * client's body. Undefined for a model the provider serves otherwise (the request is translated).
+   * Answers are Anthropic messages and Anthropic's server-sent events, read by the anthropic adapter.
+   */
+  buildMessagesRequest?(context: MessagesContext): Promise<UpstreamRequest | undefined> | UpstreamRequest | undefined;
+  /** A stream on the Messages wire that is not framed as server-sent events (Bedrock): its decoder. */
+  createMessagesStreamDecoder?(): MessagesStreamDecoder;
+  /** Anthropic's count_tokens for the model, when the provider has it (the body as for buildMessagesRequest). */
+  buildCountTokensRequest?(context: MessagesContext): Promise<UpstreamRequest | undefined> | UpstreamRequest | undefined;
   /** The provider's own models list, when it has one. */
   buildModelsRequest?(target: ProviderTarget): Promise<UpstreamRequest> | UpstreamRequest;
   parseModelsResponse?(body: unknown): ModelList;

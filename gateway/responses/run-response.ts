@@ -14,7 +14,7 @@ import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/ty
 import { chatRequestOf, conversationOf, inputItemsOf, storedInputItems, type ChatMessage } from './chat-request.js';
 import { ResponseEventStream } from './event-stream.js';
 import { newItemId } from './ids.js';
-import { PipelineSink } from './pipeline-sink.js';
+import { PipelineSink } from '../chat/pipeline-sink.js';
 import { assistantMessageOf, pendingResponse, responseOf, type ResponseFrame } from './response-object.js';
 import type { CreateResponseRequest, InputItem, ResponseObject } from './wire.js';
 

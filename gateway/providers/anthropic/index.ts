@@ -3,7 +3,7 @@
  * credential becomes `x-api-key`; `anthropic-version` pins the wire format. Translation rules live
  * in request-body.ts and messages.ts; vertex-ai reuses them for Claude models.
  */
-import type { ChatContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
+import type { ChatContext, MessagesContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
 import { anthropicUrl } from './endpoint.js';
 import { parseAnthropicError } from './errors.js';
 import { toModelList } from './models.js';
@@ -23,6 +23,15 @@ function headersFor(target: ProviderTarget, accept: string): Record<string, stri
   };
 }
 
+/** The Messages door's own call: the client's version and beta flags kept, the credential replaced. */
+function messagesHeaders(context: MessagesContext, accept: string): Record<string, string> {
+  const headers = headersFor(context.target, accept);
+  const { 'anthropic-version': version, 'anthropic-beta': beta } = context.headers;
+  if (version) headers['anthropic-version'] = version;
+  if (beta) headers['anthropic-beta'] = beta;
+  return headers;
+}
+
 export const anthropic: ProviderAdapter = {
   name: 'anthropic',
 
@@ -36,6 +45,16 @@ export const anthropic: ProviderAdapter = {
   },
 
   parseChatResponse: toChatCompletion,
+
+  buildMessagesRequest(context: MessagesContext): UpstreamRequest {
+    const accept = context.stream ? 'text/event-stream' : 'application/json';
+    return { method: 'POST', url: anthropicUrl(context.target, 'messages'), headers: messagesHeaders(context, accept), body: JSON.stringify(context.body) };
+  },
+
+  buildCountTokensRequest(context: MessagesContext): UpstreamRequest {
+    const { stream: _stream, max_tokens: _max, ...body } = context.body;
+    return { method: 'POST', url: anthropicUrl(context.target, 'messages/count_tokens'), headers: messagesHeaders(context, 'application/json'), body: JSON.stringify(body) };
+  },
 
   createStreamTranslator: (context) => new AnthropicStreamTranslator(context),
 

@@ -1,10 +1,10 @@
 /**
- * Where a streamed Responses call's chat pipeline writes: the chat pipeline's chunk sink (it reads the
+ * Where a door's streamed call (Responses, Messages) has the chat pipeline write: the chat pipeline's chunk sink (it reads the
  * pipeline's own server-sent events back into chunks), which here also keeps the headers the
- * pipeline set and reports the moment the pipeline opened its stream, so the Responses stream
+ * pipeline set and reports the moment the pipeline opened its stream, so the door's stream
  * opens to the client then with the same headers.
  */
-import { ChunkSink } from '../chat/chunk-sink.js';
+import { ChunkSink } from './chunk-sink.js';
 import type { ChatCompletionChunk } from '../providers/types.js';
 
 export class PipelineSink extends ChunkSink {
