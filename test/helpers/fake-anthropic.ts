@@ -1,8 +1,8 @@
 /**
  * A fake Anthropic upstream on 127.0.0.1 speaking the Messages API: POST /v1/messages (JSON or, with
  * `stream: true`, the SSE event sequence message_start, content_block_*, message_delta,
- * message_stop), Vertex AI's rawPredict / streamRawPredict paths with the same bodies, GET
- * /v1/models, and error bodies `{type: "error", error: {type, message}}`. Each request takes the
+ * message_stop), Vertex AI's rawPredict / streamRawPredict paths with the same bodies, POST
+ * /v1/messages/count_tokens (1000 plus the number of messages), GET /v1/models, and error bodies `{type: "error", error: {type, message}}`. Each request takes the
  * reply the script gives (default: a short text answer). Held to the real format by a test in which
  * @anthropic-ai/sdk reads it.
  */
@@ -111,6 +111,12 @@ export async function startFakeAnthropic(script: (request: RecordedRequest) => F
           last_id: 'claude-sonnet-4-5',
         }),
       );
+      return;
+    }
+    if (request.method === 'POST' && path.endsWith('/v1/messages/count_tokens')) {
+      // A fixed count per message, so a test can tell the upstream's count from gw's estimate.
+      const messages = Array.isArray(request.body?.messages) ? request.body.messages.length : 0;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 1000 + messages }));
       return;
     }
     if (request.method === 'POST' && (path.endsWith('/v1/messages') || /:(stream)?rawPredict$/i.test(path))) {
