@@ -2,7 +2,7 @@
  * A fake AWS Bedrock runtime on 127.0.0.1 speaking the real wire formats: Converse JSON,
  * ConverseStream in the AWS event-stream binary framing (application/vnd.amazon.eventstream),
  * InvokeModel and InvokeModelWithResponseStream (the model's own JSON; `chunk` events),
- * restJson errors (x-amzn-errortype + `{"message"}`), and ListFoundationModels. Every request's
+ * restJson errors (x-amzn-errortype + `{"message"}`), CountTokens (always 2000) and ListFoundationModels. Every request's
  * SigV4 signature is checked independently (sigv4-check.ts); a bad signature gets AWS's 403.
  * Each request takes the next scripted behaviour (the last one repeats).
  */
@@ -61,7 +61,7 @@ export function encodeFrame(frame: StreamFrame): Uint8Array {
   });
 }
 
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/;
 
 export async function startFakeBedrock(options: {
   credentials: Record<string, string>;
@@ -104,6 +104,11 @@ export async function startFakeBedrock(options: {
       }
       if (!route || req.method !== 'POST') {
         sendError(404, 'UnknownOperationException', `no operation at ${req.method} ${path}`);
+        return;
+      }
+      if (entry.operation === 'count-tokens') {
+        // CountTokens: a fixed count, so a test can tell it from gw's estimate.
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ inputTokens: 2000 }));
         return;
       }
       const behaviour = typeof options.script === 'function' ? options.script(entry) : options.script[Math.min(received.length - 1, options.script.length - 1)]!;

@@ -29,6 +29,14 @@ export function invokeUrl(target: ProviderTarget, region: string, modelId: strin
   return `${runtimeBase(target, region)}/model/${encodeURIComponent(modelId)}/invoke`;
 }
 
+export function invokeStreamUrl(target: ProviderTarget, region: string, modelId: string): string {
+  return `${runtimeBase(target, region)}/model/${encodeURIComponent(modelId)}/invoke-with-response-stream`;
+}
+
+export function countTokensUrl(target: ProviderTarget, region: string, modelId: string): string {
+  return `${runtimeBase(target, region)}/model/${encodeURIComponent(modelId)}/count-tokens`;
+}
+
 export function foundationModelsUrl(target: ProviderTarget, region: string): string {
   return `${base(target, `https://bedrock.${region}.amazonaws.com`)}/foundation-models`;
 }

@@ -3,10 +3,11 @@
  * every call signed with SigV4. Translation rules live in request-body.ts and messages.ts. The
  * pass-through goes to the runtime host too, signed over the body gw read whole.
  */
-import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
+import type { ChatContext, EmbeddingContext, MessagesContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
+import { InvokeStreamDecoder, invokeBody, isAnthropicModel } from './anthropic-messages.js';
 import { bedrockEmbedBody, fromBedrockEmbed } from './embeddings.js';
 import { awsCredentials } from './credentials.js';
-import { converseUrl, foundationModelsUrl, invokeUrl, runtimePathUrl } from './endpoint.js';
+import { converseUrl, countTokensUrl, foundationModelsUrl, invokeStreamUrl, invokeUrl, runtimePathUrl } from './endpoint.js';
 import { parseBedrockError } from './errors.js';
 import { toModelList } from './models.js';
 import { toConverseBody } from './request-body.js';
@@ -44,6 +45,28 @@ export const bedrock: ProviderAdapter = {
   },
 
   parseChatResponse: toChatCompletion,
+
+  // The Messages door's Claude calls: InvokeModel with the client's Anthropic body (anthropic-messages.ts).
+  async buildMessagesRequest(context: MessagesContext): Promise<UpstreamRequest | undefined> {
+    if (!isAnthropicModel(context.request.model)) return undefined;
+    const credentials = awsCredentials(context.target);
+    const url = context.stream ? invokeStreamUrl(context.target, credentials.region, context.request.model) : invokeUrl(context.target, credentials.region, context.request.model);
+    const accept = context.stream ? 'application/vnd.amazon.eventstream' : 'application/json';
+    const unsigned: UpstreamRequest = { method: 'POST', url, headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(invokeBody(context)) };
+    return withForwardedHeaders(await signRequest(unsigned, credentials), context.target);
+  },
+
+  createMessagesStreamDecoder: () => new InvokeStreamDecoder(),
+
+  // Bedrock's CountTokens takes the InvokeModel body, base64-encoded.
+  async buildCountTokensRequest(context: MessagesContext): Promise<UpstreamRequest | undefined> {
+    if (!isAnthropicModel(context.request.model)) return undefined;
+    const credentials = awsCredentials(context.target);
+    const { max_tokens: _max, ...rest } = invokeBody(context);
+    const body = JSON.stringify({ input: { invokeModel: { body: Buffer.from(JSON.stringify({ max_tokens: 1, ...rest })).toString('base64') } } });
+    const unsigned: UpstreamRequest = { method: 'POST', url: countTokensUrl(context.target, credentials.region, context.request.model), headers: { 'content-type': 'application/json', accept: 'application/json' }, body };
+    return withForwardedHeaders(await signRequest(unsigned, credentials), context.target);
+  },
 
   createStreamTranslator: (context) => new ConverseStreamTranslator(context),
 
