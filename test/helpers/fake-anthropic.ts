@@ -2,7 +2,7 @@
  * A fake Anthropic upstream on 127.0.0.1 speaking the Messages API: POST /v1/messages (JSON or, with
  * `stream: true`, the SSE event sequence message_start, content_block_*, message_delta,
  * message_stop), Vertex AI's rawPredict / streamRawPredict paths with the same bodies, POST
- * /v1/messages/count_tokens (1000 plus the number of messages), GET /v1/models, and error bodies `{type: "error", error: {type, message}}`. Each request takes the
+ * /v1/messages/count_tokens and Vertex AI's count-tokens:rawPredict (1000 plus the number of messages), GET /v1/models, and error bodies `{type: "error", error: {type, message}}`. Each request takes the
  * reply the script gives (default: a short text answer). Held to the real format by a test in which
  * @anthropic-ai/sdk reads it.
  */
@@ -113,7 +113,7 @@ export async function startFakeAnthropic(script: (request: RecordedRequest) => F
       );
       return;
     }
-    if (request.method === 'POST' && path.endsWith('/v1/messages/count_tokens')) {
+    if (request.method === 'POST' && (path.endsWith('/v1/messages/count_tokens') || path.endsWith('/models/count-tokens:rawPredict'))) {
       // A fixed count per message, so a test can tell the upstream's count from gw's estimate.
       const messages = Array.isArray(request.body?.messages) ? request.body.messages.length : 0;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 1000 + messages }));

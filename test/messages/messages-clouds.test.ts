@@ -2,13 +2,14 @@
  * The Messages door over saved bedrock and google (Gemini) providers, with the official
  * `@anthropic-ai/sdk` as the client. Claude on Bedrock takes the client's Anthropic body through
  * InvokeModel (and InvokeModelWithResponseStream, whose chunk events gw turns back into Anthropic's
- * server-sent events) and CountTokens; Gemini gets the request translated through chat.
+ * server-sent events) and CountTokens; Claude on Vertex AI takes it through rawPredict and
+ * streamRawPredict (and count-tokens); Gemini gets the request translated through chat.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { fullEngines } from '../helpers/engines.js';
-import { anthropicStreamEvents, type FakeAnthropicMessage } from '../helpers/fake-anthropic.js';
+import { anthropicStreamEvents, startFakeAnthropic, type FakeAnthropicMessage, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
 import { startFakeBedrock, type BedrockBehaviour, type FakeBedrock } from '../helpers/fake-bedrock.js';
 import { startFakeGemini, type FakeGeminiReply } from '../helpers/fake-gemini.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
@@ -170,5 +171,58 @@ for (const engine of fullEngines()) describe(`Messages door over a saved google 
     assert.deepEqual(next.content, [{ type: 'text', text: 'Sunny in Rome.' }]);
     const contents = sent().body?.contents as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
     assert.deepEqual(contents.at(-1)!.parts[0]!.functionResponse && Object.keys(contents.at(-1)!.parts[0]!), ['functionResponse']);
+  });
+});
+
+for (const engine of fullEngines()) describe(`Messages door over vertex-ai for Claude (${engine.name})`, () => {
+  let gw: GatewayApp;
+  let fake: RecordingServer;
+  let client: Anthropic;
+  const replies: FakeAnthropicReply[] = [];
+  const sent = () => fake.received.at(-1)!;
+  const VERTEX_MODEL = 'claude-sonnet-4-5@20250929';
+
+  before(async () => {
+    fake = await startFakeAnthropic(() => replies.shift() ?? { kind: 'message', message: answer });
+    gw = await startGatewayApp({ engine });
+    // The gw key in x-api-key, the Google access token as Authorization, the cloud2 settings inline.
+    client = new Anthropic({
+      apiKey: gw.app.adminKey,
+      authToken: 'ya29.messages-token',
+      baseURL: gw.app.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-gw-provider': 'vertex-ai', 'x-gw-custom-host': fake.url, 'x-gw-cloud2-project-id': 'proj', 'x-gw-cloud2-region': 'europe-west4' },
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  it('sends the Anthropic body through rawPredict and relays streamRawPredict as it came', async () => {
+    const message = await client.messages.create({ model: VERTEX_MODEL, max_tokens: 500, messages: [{ role: 'user', content: 'Weather?' }], tools: [weather] }, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } });
+    assert.equal(sent().path, `/v1/projects/proj/locations/europe-west4/publishers/anthropic/models/${VERTEX_MODEL}:rawPredict`);
+    assert.equal(sent().headers.authorization, 'Bearer ya29.messages-token');
+    assert.equal(sent().headers['anthropic-beta'], 'context-1m-2025-08-07');
+    assert.deepEqual(sent().body, { anthropic_version: 'vertex-2023-10-16', max_tokens: 500, messages: [{ role: 'user', content: 'Weather?' }], tools: [weather] });
+    assert.deepEqual(message.content, answer.content);
+
+    const res = await fetch(`${gw.app.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': gw.app.adminKey, authorization: 'Bearer ya29.messages-token', 'x-gw-provider': 'vertex-ai', 'x-gw-custom-host': fake.url, 'x-gw-cloud2-project-id': 'proj', 'x-gw-cloud2-region': 'europe-west4', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: VERTEX_MODEL, max_tokens: 500, stream: true, messages: [{ role: 'user', content: 'Weather?' }] }),
+    });
+    const text = await res.text();
+    assert.equal(sent().path, `/v1/projects/proj/locations/europe-west4/publishers/anthropic/models/${VERTEX_MODEL}:streamRawPredict`);
+    assert.equal(sent().body?.stream, true);
+    assert.equal(text, anthropicStreamEvents(answer, String(sent().body?.model ?? 'claude-vertex')).map((event) => `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`).join(''));
+  });
+
+  it('counts tokens with the count-tokens model', async () => {
+    const { data, response } = await client.messages.countTokens({ model: VERTEX_MODEL, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    assert.equal(data.input_tokens, 1001);
+    assert.equal(response.headers.get('x-gw-token-count'), 'native');
+    assert.equal(sent().path, '/v1/projects/proj/locations/europe-west4/publishers/anthropic/models/count-tokens:rawPredict');
+    assert.deepEqual(sent().body, { anthropic_version: 'vertex-2023-10-16', messages: [{ role: 'user', content: 'Hi' }], model: VERTEX_MODEL });
   });
 });

@@ -16,7 +16,7 @@ import { parseGeminiError } from '../gemini/errors.js';
 import { toGeminiBody } from '../gemini/request-body.js';
 import { toChatCompletion as toChatCompletionFromGemini } from '../gemini/response.js';
 import { GeminiStreamTranslator } from '../gemini/stream.js';
-import type { ChatContext, EmbeddingContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
+import type { ChatContext, EmbeddingContext, MessagesContext, ProviderAdapter, ProviderTarget, ProxyCall, ProxyUpstream, UpstreamRequest } from '../types.js';
 import { fromVertexPredict, vertexPredictBody } from '../gemini/embeddings.js';
 import { vertexModelOf, vertexModelUrl, vertexPathUrl, vertexUrl } from './endpoint.js';
 
@@ -42,6 +42,18 @@ function headersFor(target: ProviderTarget): Record<string, string> {
   return { ...authHeaders(target), 'content-type': 'application/json' };
 }
 
+/** The Messages door's body for rawPredict: the client's, without `model` (in the URL) and with Vertex's version. */
+function rawPredictBody(context: MessagesContext, keep: { stream: boolean; model: boolean }): string {
+  const { model, stream, ...body } = context.body;
+  return JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body, ...(keep.stream && stream !== undefined ? { stream } : {}), ...(keep.model ? { model } : {}) });
+}
+
+/** The client's beta flags, which Vertex AI reads from the same header as Anthropic. */
+function messagesHeaders(context: MessagesContext): Record<string, string> {
+  const beta = context.headers['anthropic-beta'];
+  return { ...headersFor(context.target), ...(beta ? { 'anthropic-beta': beta } : {}) };
+}
+
 function isAnthropicContext(context: ChatContext): boolean {
   return vertexModelOf(context.request.model).publisher === 'anthropic';
 }
@@ -52,6 +64,22 @@ export const vertexAi: ProviderAdapter = {
   buildChatRequest(context: ChatContext): UpstreamRequest {
     const model = vertexModelOf(context.request.model);
     return { method: 'POST', url: vertexUrl(context.target, model, context.stream), headers: headersFor(context.target), body: JSON.stringify(bodyFor(context, model.publisher)) };
+  },
+
+  // The Messages door's Claude calls: rawPredict / streamRawPredict with the client's Anthropic body.
+  buildMessagesRequest(context: MessagesContext): UpstreamRequest | undefined {
+    const model = vertexModelOf(context.request.model);
+    if (model.publisher !== 'anthropic') return undefined;
+    return { method: 'POST', url: vertexUrl(context.target, model, context.stream), headers: messagesHeaders(context), body: rawPredictBody(context, { stream: true, model: false }) };
+  },
+
+  // Vertex AI's token counter for Claude is a model of its own (count-tokens), told the model in the body.
+  buildCountTokensRequest(context: MessagesContext): UpstreamRequest | undefined {
+    const model = vertexModelOf(context.request.model);
+    if (model.publisher !== 'anthropic') return undefined;
+    const url = vertexModelUrl(context.target, { publisher: 'anthropic', id: 'count-tokens' }, 'rawPredict');
+    const { max_tokens: _max, ...body } = JSON.parse(rawPredictBody({ ...context, body: { ...context.body, model: model.id } }, { stream: false, model: true })) as Record<string, unknown>;
+    return { method: 'POST', url, headers: messagesHeaders(context), body: JSON.stringify(body) };
   },
 
   // Google's text embedding models (text-embedding-005, gemini-embedding-001) through :predict.
