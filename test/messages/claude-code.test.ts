@@ -1,0 +1,133 @@
+/**
+ * The real Claude Code CLI (@anthropic-ai/claude-code from npm, installed outside the repo by
+ * scripts/ci/claude-code.sh) in print mode against gw's Messages door, with a fake Anthropic
+ * upstream behind a saved provider chosen through ANTHROPIC_CUSTOM_HEADERS: a one-shot answer, and
+ * a tool round trip (the fake asks for Claude Code's Read tool, Claude Code reads the file and sends
+ * the result back through gw). Claude Code runs with a temporary HOME, its non-essential traffic
+ * off, and a dead loopback proxy for anything not addressed to loopback, so nothing leaves the machine.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
+import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import type { RecordedRequest, RecordingServer } from '../helpers/recording-server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** Installing the CLI (first run on a machine) and each run are bounded. */
+const INSTALL_MS = 300_000;
+const RUN_MS = 120_000;
+const NOTE = 'The launch code is 4242.';
+
+type Block = { type: string; text?: string; content?: unknown; tool_use_id?: string };
+
+function blocksOf(request: RecordedRequest): Block[] {
+  const messages = (request.body?.messages ?? []) as Array<{ role: string; content: string | Block[] }>;
+  return messages.flatMap((message) => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content));
+}
+
+function toolResultText(block: Block): string {
+  return typeof block.content === 'string' ? block.content : ((block.content ?? []) as Block[]).map((inner) => inner.text ?? '').join('');
+}
+
+/** The fake model: reads the note when asked to, answers with what the tool returned, else greets. */
+function script(notePath: string) {
+  return (request: RecordedRequest): FakeAnthropicReply => {
+    const blocks = blocksOf(request);
+    const result = blocks.find((block) => block.type === 'tool_result');
+    const usage = { input_tokens: 1200, output_tokens: 30, cache_creation_input_tokens: 800, cache_read_input_tokens: 4000 };
+    if (result) return { kind: 'message', message: { content: [{ type: 'text', text: `The note says: ${toolResultText(result).includes('4242') ? '4242' : 'nothing'}` }], stop_reason: 'end_turn', usage } };
+    const asked = blocks.some((block) => block.type === 'text' && block.text?.includes('READ_THE_NOTE'));
+    const offersRead = ((request.body?.tools ?? []) as Array<{ name?: string }>).some((tool) => tool.name === 'Read');
+    if (asked && offersRead) return { kind: 'message', message: { content: [{ type: 'tool_use', id: 'toolu_cc_1', name: 'Read', input: { file_path: notePath } }], stop_reason: 'tool_use', usage } };
+    return { kind: 'message', message: { content: [{ type: 'text', text: 'Hello through gw' }], stop_reason: 'end_turn', usage } };
+  };
+}
+
+describe('Claude Code through the Messages door', () => {
+  let gw: GatewayApp;
+  let fake: RecordingServer;
+  let cli: string;
+  let work: string;
+  let home: string;
+
+  before(async () => {
+    cli = execFileSync(path.join(ROOT, 'scripts/ci/claude-code.sh'), { encoding: 'utf8', timeout: INSTALL_MS, stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    work = mkdtempSync(path.join(tmpdir(), 'gw-cc-work-'));
+    home = mkdtempSync(path.join(tmpdir(), 'gw-cc-home-'));
+    writeFileSync(path.join(work, 'note.txt'), `${NOTE}\n`);
+    fake = await startFakeAnthropic(script(path.join(work, 'note.txt')));
+    gw = await startGatewayApp();
+    const saved = await gw.app.http
+      .post('/v1/providers')
+      .set({ 'x-gw-api-key': gw.app.adminKey })
+      .send({ name: 'Claude', slug: 'claude', ai_provider_id: 'anthropic', key: 'sk-ant-cc', configurations: { custom_host: fake.url } });
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+  });
+  after(async () => {
+    await gw?.close();
+    await fake?.close();
+    for (const dir of [work, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function claude(prompt: string, extra: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const runner = cli.endsWith('.js') ? [execFileSync(path.join(ROOT, 'scripts/ci/node-binary.sh'), ['24'], { encoding: 'utf8' }).trim() + '/bin/node', cli] : [cli];
+    const child = spawn(runner[0]!, [...runner.slice(1), '-p', prompt, '--model', 'claude-sonnet-4-5', ...extra], {
+      cwd: work,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_BASE_URL: gw.app.url,
+        ANTHROPIC_AUTH_TOKEN: gw.app.adminKey,
+        ANTHROPIC_CUSTOM_HEADERS: 'x-gw-provider: @claude',
+        DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_ERROR_REPORTING: '1',
+        // Anything not for loopback goes to a proxy that is not there: nothing leaves the machine.
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        NO_PROXY: '127.0.0.1,localhost',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
+    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_MS);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(timer);
+    return { code, stdout, stderr };
+  }
+
+  it('answers a one-shot prompt, streamed through gw, logged with tokens and cost', async () => {
+    const before = gw.logs.length;
+    const run = await claude('Say hello');
+    assert.equal(run.code, 0, `stdout: ${run.stdout}\nstderr: ${run.stderr}`);
+    assert.match(run.stdout, /Hello through gw/);
+    const call = fake.received.filter((request) => request.path.startsWith('/v1/messages')).at(-1)!;
+    assert.equal(call.body?.stream, true);
+    assert.equal(call.headers['x-api-key'], 'sk-ant-cc');
+    assert.equal(call.headers.authorization, undefined);
+    assert.match(String(call.headers['anthropic-beta']), /claude-code-/);
+    const logged = (await logsSettled(gw, before + 1)).slice(before).filter((entry) => entry.endpoint === 'messages');
+    const entry = logged.at(-1)!;
+    assert.equal(entry.status, 200);
+    assert.equal(entry.provider, 'anthropic');
+    assert.deepEqual([entry.prompt_tokens, entry.completion_tokens], [6000, 30]);
+    assert.ok(entry.cost > 0, `cost ${entry.cost}`);
+  });
+
+  it('runs a tool round trip: the model asks for Read, Claude Code reads the file and sends the result back through gw', async () => {
+    const run = await claude('READ_THE_NOTE in note.txt and tell me the code', ['--allowedTools', 'Read']);
+    assert.equal(run.code, 0, `stdout: ${run.stdout}\nstderr: ${run.stderr}`);
+    assert.match(run.stdout, /The note says: 4242/);
+    const withResult = fake.received.find((request) => blocksOf(request).some((block) => block.type === 'tool_result' && block.tool_use_id === 'toolu_cc_1'));
+    assert.ok(withResult, 'the tool result came back through gw');
+  });
+});
