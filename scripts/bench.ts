@@ -4,7 +4,9 @@
  * through gw against the same call made directly (scripts/bench/mcp-latency.ts); then an assistant
  * run of one model turn against the same turn as a chat call (scripts/bench/run-latency.ts). The
  * `gw responses` row sends a Responses API call that gw translates to the chat row's request; the
- * embeddings rows send one embeddings call straight to the upstream, through the bare proxy and through gw.
+ * embeddings rows send one embeddings call straight to the upstream, through the bare proxy and through gw;
+ * the messages rows send one Anthropic Messages call the same three ways (gw passing it to an
+ * Anthropic upstream), and through gw translated to the chat rows' OpenAI upstream.
  *
  *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
  *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).
@@ -23,7 +25,24 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CpuMessage } from './bench/child-ipc.js';
 import type { LoadResult } from './bench/load-generator.js';
-import { BENCH_PROMPT, CHAT_BODY, EMBEDDINGS_BODY, PLAIN_HEADERS, PROMPT_BODY, RESPONSES_BODY, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
+import {
+  ANTHROPIC_HEADERS,
+  BENCH_PROMPT,
+  CHAT_BODY,
+  EMBEDDINGS_BODY,
+  MESSAGES_BODY,
+  PLAIN_HEADERS,
+  PROMPT_BODY,
+  RESPONSES_BODY,
+  TRANSLATED_MESSAGES_BODY,
+  gwAnthropicHeaders,
+  gwEnv,
+  gwHeaders,
+  nodeFlags,
+  readyPort,
+  runLoad,
+  stopAll,
+} from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 import { measureMcp, reportMcp } from './bench/mcp-latency.js';
 import { measureRuns, reportRuns } from './bench/run-latency.js';
@@ -106,6 +125,12 @@ async function main(): Promise<void> {
       { name: 'gw prompt', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/prompts/${BENCH_PROMPT.slug}/completions`, headers: gwHeaders(adminKey, upstreamPort), body: PROMPT_BODY },
       // The same chat call, sent as a Responses API call and translated by gw (issue 20).
       { name: 'gw responses', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/responses`, headers: gwHeaders(adminKey, upstreamPort), body: RESPONSES_BODY },
+      // POST /v1/messages (issue 33): to an Anthropic upstream straight, through the bare proxy and
+      // through gw (body passed as it came); and through gw translated to the chat rows' OpenAI upstream.
+      { name: 'upstream messages', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/messages`, headers: ANTHROPIC_HEADERS, body: MESSAGES_BODY },
+      { name: 'bare proxy messages', server: proxy.child, url: `http://127.0.0.1:${proxyPort}/v1/messages`, headers: ANTHROPIC_HEADERS, body: MESSAGES_BODY },
+      { name: 'gw messages', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/messages`, headers: gwAnthropicHeaders(adminKey, upstreamPort), body: MESSAGES_BODY },
+      { name: 'gw messages translated', server: gw.child, url: `http://127.0.0.1:${gwPort}/v1/messages`, headers: gwHeaders(adminKey, upstreamPort), body: TRANSLATED_MESSAGES_BODY },
       // POST /v1/embeddings through gw against the same request sent straight to the upstream (issue 20).
       { name: 'upstream embeddings', server: upstream.child, url: `http://127.0.0.1:${upstreamPort}/v1/embeddings`, headers: PLAIN_HEADERS, body: EMBEDDINGS_BODY },
       { name: 'bare proxy embeddings', server: proxy.child, url: `http://127.0.0.1:${proxyPort}/v1/embeddings`, headers: PLAIN_HEADERS, body: EMBEDDINGS_BODY },
@@ -258,6 +283,14 @@ function report(results: Map<string, LoadResult>, { cpu, loop, gc }: PerRequest,
       console.log(`gw embeddings p50 overhead vs bare proxy embeddings (${low} conns): ${overProxy.toFixed(3)} ms  (chat's budget: < 1 ms)`);
     }
     if (Object.keys(gwEmbeddings.statuses).some((status) => !status.startsWith('2'))) console.log('note: gw answered non-2xx statuses to embeddings (see the table).');
+  }
+  if (names.includes('gw messages') && names.includes('bare proxy messages')) {
+    const overProxy = at('gw messages', low).p50Ms - at('bare proxy messages', low).p50Ms;
+    console.log(`gw messages / bare proxy messages throughput (${high} conns): ${ratio(at('gw messages', high).requestsPerSecond, at('bare proxy messages', high).requestsPerSecond)}`);
+    console.log(`gw messages p50 overhead vs bare proxy messages (${low} conns): ${overProxy.toFixed(3)} ms  (chat's budget: < 1 ms)`);
+  }
+  if (names.includes('gw messages translated') && names.includes('gw')) {
+    console.log(`messages translated to chat p50 added vs the chat call through gw (${low} conns): ${(at('gw messages translated', low).p50Ms - at('gw', low).p50Ms).toFixed(3)} ms`);
   }
   if (!['gw', 'bare proxy', 'upstream'].every((name) => names.includes(name))) return;
   const gw = at('gw', high);

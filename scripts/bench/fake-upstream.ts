@@ -37,7 +37,29 @@ const embeddings = Buffer.from(
   }),
 );
 
+// A fixed Anthropic message, for the Messages rows' Anthropic upstream (POST /v1/messages).
+const message = Buffer.from(
+  JSON.stringify({
+    id: 'msg_bench',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'Hello from the bench upstream.' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 9, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  }),
+);
+
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  if (req.url?.endsWith('/messages')) {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': message.length });
+      res.end(message);
+    });
+    return;
+  }
   if (req.url?.endsWith('/embeddings')) {
     req.resume();
     req.on('end', () => {

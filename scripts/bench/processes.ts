@@ -56,10 +56,20 @@ export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ rol
 export const EMBEDDINGS_BODY = JSON.stringify({ model: 'text-embedding-3-small', input: 'Say hello.', encoding_format: 'float' });
 /** The Responses call the responses row sends: gw translates it to exactly CHAT_BODY's request (store false: no stored row). */
 export const RESPONSES_BODY = JSON.stringify({ model: 'gpt-4o-mini', input: 'Say hello.', store: false });
+/** The Messages call the messages rows send (what an Anthropic client sends for CHAT_BODY's question). */
+export const MESSAGES_BODY = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
+/** The same call translated by gw for an OpenAI-type upstream (the chat rows' upstream answers it). */
+export const TRANSLATED_MESSAGES_BODY = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
+export const ANTHROPIC_HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' };
 export const PLAIN_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
 
 export function gwHeaders(adminKey: string, upstreamPort: number): Record<string, string> {
   return { ...PLAIN_HEADERS, 'x-gw-api-key': adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': `http://127.0.0.1:${upstreamPort}/v1` };
+}
+
+/** The Messages door to an Anthropic upstream: the gw key in x-gw-api-key, the provider key as Authorization. */
+export function gwAnthropicHeaders(adminKey: string, upstreamPort: number): Record<string, string> {
+  return { ...PLAIN_HEADERS, 'anthropic-version': '2023-06-01', 'x-gw-api-key': adminKey, 'x-gw-provider': 'anthropic', 'x-gw-custom-host': `http://127.0.0.1:${upstreamPort}` };
 }
 
 /** gw's environment in a bench: SQLite in `dataDir`, request logs on, the fake upstream's loopback host trusted. */
