@@ -8,7 +8,7 @@ import type { Document } from 'openapi-backend';
 
 type Json = Record<string, unknown>;
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 
 const STYLE = `
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2330;display:flex}

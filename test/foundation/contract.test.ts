@@ -6,7 +6,7 @@ import { assertValidSpec, createApi } from '../../server/api.js';
 import { loadSpec } from '../../server/app.js';
 import { startTestApp } from '../helpers/test-app.js';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const METHODS = ['get', 'head', 'put', 'post', 'delete', 'patch'] as const;
 
 function operations() {
   const spec = loadSpec();
