@@ -123,6 +123,7 @@ async function streamMessages(call: Call, request: MessagesRequest): Promise<Mes
     return { status: 200, headers: {} };
   } finally {
     call.res.off('close', onClose);
-    writer.end();
+    // A refusal before the stream opened is answered by the error handler, on a response still unsent.
+    if (sink.opened) writer.end();
   }
 }

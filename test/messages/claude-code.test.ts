@@ -120,7 +120,8 @@ describe('Claude Code through the Messages door', () => {
     assert.equal(entry.status, 200);
     assert.equal(entry.provider, 'anthropic');
     assert.deepEqual([entry.prompt_tokens, entry.completion_tokens], [6000, 30]);
-    assert.ok(entry.cost > 0, `cost ${entry.cost}`);
+    // Cache writes and reads at the catalog's own rates (claude-sonnet-4-5: input 3, write 3.75, read 0.3, output 15 USD per million).
+    assert.equal(entry.cost, ((1200 * 3 + 800 * 3.75 + 4000 * 0.3 + 30 * 15) * 1000) / 1e9);
   });
 
   it('runs a tool round trip: the model asks for Read, Claude Code reads the file and sends the result back through gw', async () => {

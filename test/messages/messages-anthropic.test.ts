@@ -83,8 +83,8 @@ for (const engine of fullEngines()) describe(`Messages door over a saved anthrop
     assert.equal(entry.model, MODEL);
     assert.deepEqual([entry.prompt_tokens, entry.completion_tokens], [1120, 9]);
     assert.equal(entry.trace_id, response.headers.get('x-gw-trace-id'));
-    // Cache reads are priced below input and cache writes above it: the same tokens all as input would cost otherwise.
-    assert.ok(entry.cost > 0, `cost ${entry.cost}`);
+    // The catalog's claude-sonnet-4-5 rates (USD per million tokens): input 3, cache read 0.3, cache write 3.75, output 15.
+    assert.equal(entry.cost, ((20 * 3 + 1000 * 0.3 + 100 * 3.75 + 9 * 15) * 1000) / 1e9);
   });
 
   it('relays the stream byte for byte, and logs its usage', async () => {
@@ -130,6 +130,17 @@ for (const engine of fullEngines()) describe(`Messages door over a saved anthrop
       assert.ok(error instanceof Anthropic.APIError, String(error));
       assert.equal(error.status, 529);
       assert.deepEqual((error.error as { type: string; error: { type: string } }).error.type, 'overloaded_error');
+      return true;
+    });
+  });
+
+  it('answers an upstream refusal of a stream (before it opened) as a JSON error with its status', async () => {
+    replies.push({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+    const stream = client.messages.stream({ model: `@claude/${MODEL}`, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
+    await assert.rejects(stream.finalMessage(), (error: unknown) => {
+      assert.ok(error instanceof Anthropic.APIError, String(error));
+      assert.equal(error.status, 529);
+      assert.equal((error.error as { error: { type: string } }).error.type, 'overloaded_error');
       return true;
     });
   });

@@ -184,6 +184,40 @@ for (const engine of fullEngines()) describe(`Messages door over a saved openai 
     });
   });
 
+  it('reserves max_tokens against a token limit, and refuses past it in Anthropic shape before any upstream call', async () => {
+    const policy = await gw.app.http
+      .post('/v2/policies/rate-limits')
+      .set({ 'x-gw-api-key': gw.app.adminKey })
+      .send({ name: 'messages tpm', type: 'tokens', unit: 'hour', value: 1000, conditions: [{ key: 'metadata.test', value: 'messages-tpm' }] });
+    assert.equal(policy.status, 201, JSON.stringify(policy.body));
+    const tagged = { headers: { 'x-gw-metadata': JSON.stringify({ test: 'messages-tpm' }) } };
+    const calls = gw.fake.requests.length;
+    await assert.rejects(client.messages.create({ model: '@oai/gpt-4o', max_tokens: 5000, messages: [{ role: 'user', content: 'Hi' }] }, tagged), (error: unknown) => {
+      assert.ok(error instanceof Anthropic.RateLimitError, String(error));
+      assert.equal((error.error as { type: string; error: { type: string } }).error.type, 'rate_limit_error');
+      return true;
+    });
+    assert.equal(gw.fake.requests.length, calls, 'refused before the upstream call');
+    const small = await client.messages.create({ model: '@oai/gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] }, tagged);
+    assert.equal(small.type, 'message');
+  });
+
+  it('denies through an input guardrail with 446 in Anthropic shape, hook_results beside', async () => {
+    const config = JSON.stringify({ provider: '@oai', input_guardrails: [{ checks: [{ id: 'default.contains', parameters: { words: ['forbidden'], operator: 'none' } }], actions: { deny: true } }] });
+    const calls = gw.fake.requests.length;
+    const res = await fetch(`${gw.app.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': gw.app.adminKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-gw-config': config },
+      body: JSON.stringify({ model: 'gpt-4o', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'a forbidden word' }] }),
+    });
+    assert.equal(res.status, 446);
+    const body = (await res.json()) as { type: string; error: { type: string; message: string }; hook_results: { before_request_hooks: unknown[] } };
+    assert.equal(body.type, 'error');
+    assert.equal(body.error.type, 'invalid_request_error');
+    assert.equal(body.hook_results.before_request_hooks.length, 1);
+    assert.equal(gw.fake.requests.length, calls);
+  });
+
   it('answers HEAD / with 200 and lists models in Anthropic shape for Anthropic clients', async () => {
     const head = await fetch(`${gw.app.url}/`, { method: 'HEAD' });
     assert.equal(head.status, 200);
