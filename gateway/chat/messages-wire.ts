@@ -36,6 +36,17 @@ function nativeContext(origin: MessagesOrigin, context: ChatContext): MessagesCo
   return { ...context, body: { ...origin.body, model: context.request.model }, headers: origin.headers };
 }
 
+/** Providers whose chat translation takes Anthropic-style `thinking` and refuses reasoning_effort; the rest take reasoning_effort. */
+const THINKING_PROVIDERS = new Set(['anthropic', 'bedrock', 'google', 'vertex-ai']);
+
+/** The Messages request's thinking in the one form the target's provider takes. */
+function withReasoningFor(provider: string, context: ChatContext): ChatContext {
+  const { thinking, reasoning_effort: effort, ...rest } = context.request;
+  if (thinking == null && effort == null) return context;
+  const request = THINKING_PROVIDERS.has(provider) ? { ...rest, ...(thinking != null ? { thinking } : {}) } : { ...rest, ...(effort != null ? { reasoning_effort: effort } : {}) };
+  return { ...context, request };
+}
+
 function refuseUntranslatable(origin: MessagesOrigin, provider: string): void {
   const first = origin.untranslatable[0];
   if (first) throw new ValidationError(`${provider} cannot take ${first.what} (only Anthropic-wire targets can)`, first.param, 'unsupported_parameter');
@@ -79,7 +90,7 @@ export function messagesWire(origin: MessagesOrigin, adapter: ProviderAdapter, c
       native = upstream !== undefined;
       if (upstream) return upstream;
       refuseUntranslatable(origin, adapter.name);
-      return chat.build(context);
+      return chat.build(withReasoningFor(adapter.name, context));
     },
     read(bytes, context) {
       if (!native) return chat.read(bytes, context);

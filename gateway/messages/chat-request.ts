@@ -4,7 +4,8 @@
  * image_url data or https URLs; PDF documents as file parts, text documents as text), tool_result
  * blocks tool messages placed before the rest of their turn, assistant tool_use blocks tool_calls,
  * thinking blocks dropped (a chat provider cannot check their signatures), tools and tool_choice in
- * their chat form, thinking as reasoning_effort, stop_sequences as stop, metadata.user_id as user.
+ * their chat form, thinking as both reasoning_effort and chat's `thinking` (each target keeps the
+ * one its provider takes), stop_sequences as stop, metadata.user_id as user.
  */
 import type { ChatRequest } from '../providers/types.js';
 import type { Block, InputMessage, MessagesRequest, Tool } from './wire.js';
@@ -186,8 +187,13 @@ export function chatRequestOf(request: MessagesRequest): { chat: ChatRequest; un
   const mapped = toolChoice(choice, notes);
   if (mapped !== undefined && (chat.tools || mapped === 'none')) chat.tool_choice = mapped;
   if (choice?.disable_parallel_tool_use === true && chat.tools) chat.parallel_tool_calls = false;
+  // Both forms: each target keeps the one its provider takes (../chat/messages-wire.ts).
   const effort = reasoningEffort(request);
   if (effort) chat.reasoning_effort = effort;
+  const thinking = request.thinking as { type?: string; budget_tokens?: number } | undefined;
+  if (thinking?.type === 'enabled' || thinking?.type === 'adaptive') {
+    chat.thinking = { type: 'enabled', ...(typeof thinking.budget_tokens === 'number' ? { budget_tokens: thinking.budget_tokens } : {}) };
+  }
   if (request.stop_sequences?.length) chat.stop = request.stop_sequences;
   if (typeof request.temperature === 'number') chat.temperature = request.temperature;
   if (typeof request.top_p === 'number') chat.top_p = request.top_p;

@@ -143,9 +143,10 @@ for (const engine of fullEngines()) describe(`Messages door over a saved google 
     await fake?.close();
   });
 
-  it('translates a message to generateContent and back', async () => {
-    const message = await client.messages.create({ model: '@gem/gemini-2.5-flash', max_tokens: 100, system: 'Answer in Italian.', messages: [{ role: 'user', content: 'Hello' }] });
+  it('translates a message to generateContent and back, thinking as Gemini thinking', async () => {
+    const message = await client.messages.create({ model: '@gem/gemini-2.5-flash', max_tokens: 4000, system: 'Answer in Italian.', messages: [{ role: 'user', content: 'Hello' }], thinking: { type: 'enabled', budget_tokens: 2048 } });
     assert.equal(sent().path, '/v1beta/models/gemini-2.5-flash:generateContent');
+    assert.deepEqual((sent().body?.generationConfig as { thinkingConfig?: unknown }).thinkingConfig, { thinkingBudget: 2048, includeThoughts: true });
     assert.deepEqual(message.content, [{ type: 'text', text: 'Ciao!' }]);
     assert.equal(message.stop_reason, 'end_turn');
     assert.deepEqual([message.usage.input_tokens, message.usage.output_tokens], [9, 3]);

@@ -56,6 +56,7 @@ for (const engine of fullEngines()) describe(`Messages door over a saved openai 
     ]);
     assert.deepEqual(sent.tools, [{ type: 'function', function: { name: 'get_weather', description: 'The weather', parameters: weather.input_schema } }]);
     assert.deepEqual([sent.tool_choice, sent.parallel_tool_calls, sent.reasoning_effort, sent.stop, sent.user], ['required', false, 'medium', ['END'], 'user-7']);
+    assert.equal(sent.thinking, undefined, 'OpenAI takes reasoning_effort only');
     assert.equal(sent.max_tokens ?? sent.max_completion_tokens, 500);
     assert.equal(message.type, 'message');
     assert.match(message.id, /^msg_/);
