@@ -10,7 +10,7 @@
 import { ValidationError } from '../../core/errors.js';
 import { toChatCompletion } from '../providers/anthropic/response.js';
 import { AnthropicStreamTranslator } from '../providers/anthropic/stream.js';
-import type { ChatCompletion, ChatContext, MessagesContext, ProviderAdapter, StreamTranslator } from '../providers/types.js';
+import type { ChatCompletion, ChatContext, ChatRequest, MessagesContext, ProviderAdapter, StreamTranslator } from '../providers/types.js';
 import type { TargetWire } from './target-wire.js';
 
 /** What the chat form of a Messages request left out (gateway/messages/chat-request.ts). */
@@ -23,6 +23,8 @@ export interface Untranslatable {
 export interface MessagesOrigin {
   /** The client's body, as validated. */
   body: Record<string, unknown>;
+  /** Its chat form, before routing (what override_params changed is told apart from it). */
+  chat: ChatRequest;
   headers: MessagesContext['headers'];
   untranslatable: readonly Untranslatable[];
   /** A piece of an Anthropic-wire stream, in Anthropic's server-sent events, as it arrives. */
@@ -31,9 +33,15 @@ export interface MessagesOrigin {
   answered?: { completion: ChatCompletion; bytes: Buffer };
 }
 
+/** Settings a config's override_params may change that mean the same in both wires. */
+const SHARED_SETTINGS = ['temperature', 'top_p', 'max_tokens'] as const;
+
 function nativeContext(origin: MessagesOrigin, context: ChatContext): MessagesContext {
-  // The routed model (a config target's, without `@slug/`); everything else as the client sent it.
-  return { ...context, body: { ...origin.body, model: context.request.model }, headers: origin.headers };
+  // The routed model (a config target's, without `@slug/`) and what override_params changed of the
+  // shared settings; everything else as the client sent it.
+  const body: Record<string, unknown> = { ...origin.body, model: context.request.model };
+  for (const name of SHARED_SETTINGS) if (context.request[name] != null && context.request[name] !== origin.chat[name]) body[name] = context.request[name];
+  return { ...context, body, headers: origin.headers };
 }
 
 /** Providers whose chat translation takes Anthropic-style `thinking` and refuses reasoning_effort; the rest take reasoning_effort. */

@@ -41,7 +41,7 @@ export function anthropicHeaders(headers: IncomingHttpHeaders): MessagesOrigin['
 
 function originOf(call: Call, request: MessagesRequest, relay: MessagesOrigin['relay']): { chat: ChatRequest; origin: ChatOrigin & { messages: MessagesOrigin } } {
   const { chat, untranslatable } = chatRequestOf(request);
-  return { chat, origin: { endpoint: 'messages', messages: { body: request as Record<string, unknown>, headers: anthropicHeaders(call.req.headers), untranslatable, relay } } };
+  return { chat, origin: { endpoint: 'messages', messages: { body: request as Record<string, unknown>, chat, headers: anthropicHeaders(call.req.headers), untranslatable, relay } } };
 }
 
 export async function runMessages(call: Call, request: MessagesRequest): Promise<MessagesResult> {

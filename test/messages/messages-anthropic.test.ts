@@ -115,6 +115,13 @@ for (const engine of fullEngines()) describe(`Messages door over a saved anthrop
     assert.equal(final.usage.output_tokens, 9);
   });
 
+  it("applies a config's override_params of model, max_tokens and temperature to the body, the rest as sent", async () => {
+    const config = JSON.stringify({ provider: '@claude', override_params: { model: 'claude-opus-4-1', max_tokens: 77, temperature: 0.1 } });
+    const body = { model: MODEL, max_tokens: 500, top_k: 3, messages: [{ role: 'user' as const, content: 'Hi' }] };
+    await client.messages.create(body, { headers: { 'x-gw-config': config } });
+    assert.deepEqual(sent().body, { ...body, model: 'claude-opus-4-1', max_tokens: 77, temperature: 0.1 });
+  });
+
   it('counts tokens with the upstream counter', async () => {
     const { data, response } = await client.messages.countTokens({ model: `@claude/${MODEL}`, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
     assert.equal(data.input_tokens, 1001);
