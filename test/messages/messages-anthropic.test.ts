@@ -152,6 +152,21 @@ for (const engine of fullEngines()) describe(`Messages door over a saved anthrop
     });
   });
 
+  it('masks the request\'s provider key in an upstream error it echoes, keeping the Anthropic shape', async () => {
+    const secret = 'sk-ant-inline-0123456789';
+    replies.push({ kind: 'error', status: 401, type: 'authentication_error', message: `invalid x-api-key ${secret}` });
+    const inline = new Anthropic({ apiKey: gw.app.adminKey, authToken: secret, baseURL: gw.app.url, maxRetries: 0, defaultHeaders: { 'x-gw-provider': 'anthropic', 'x-gw-custom-host': fake.url } });
+    await assert.rejects(inline.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }), (error: unknown) => {
+      assert.ok(error instanceof Anthropic.AuthenticationError, String(error));
+      assert.equal(sent().headers['x-api-key'], secret);
+      const body = error.error as { type: string; error: { type: string; message: string } };
+      assert.equal(body.type, 'error');
+      assert.equal(body.error.type, 'authentication_error');
+      assert.doesNotMatch(JSON.stringify(body), new RegExp(secret));
+      return true;
+    });
+  });
+
   it('ends a stream that fails midway with the upstream error event', async () => {
     replies.push({ kind: 'message', message: thinkingAnswer, errorAfterEvents: 3 });
     const stream = client.messages.stream({ model: `@claude/${MODEL}`, max_tokens: 1000, messages: [{ role: 'user', content: 'Weather?' }] });
