@@ -3,7 +3,8 @@
  * scripts/ci/claude-code.sh) in print mode against gw's Messages door, with a fake Anthropic
  * upstream behind a saved provider chosen through ANTHROPIC_CUSTOM_HEADERS: a one-shot answer, and
  * a tool round trip (the fake asks for Claude Code's Read tool, Claude Code reads the file and sends
- * the result back through gw). Claude Code runs with a temporary HOME, its non-essential traffic
+ * the result back through gw), and Claude Code as an MCP client of gw's MCP gateway (the fake asks
+ * for a tool of an MCP server gw fronts; Claude Code calls it through gw). Claude Code runs with a temporary HOME, its non-essential traffic
  * off, and a dead loopback proxy for anything not addressed to loopback, so nothing leaves the machine.
  */
 import assert from 'node:assert/strict';
@@ -13,6 +14,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
+import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
+import { addMcpServer } from '../mcp/mcp-fixtures.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import type { RecordedRequest, RecordingServer } from '../helpers/recording-server.js';
 
@@ -39,9 +42,14 @@ function script(notePath: string) {
     const blocks = blocksOf(request);
     const result = blocks.find((block) => block.type === 'tool_result');
     const usage = { input_tokens: 1200, output_tokens: 30, cache_creation_input_tokens: 800, cache_read_input_tokens: 4000 };
+    if (result?.tool_use_id === 'toolu_cc_mcp') return { kind: 'message', message: { content: [{ type: 'text', text: `The sum is: ${toolResultText(result)}` }], stop_reason: 'end_turn', usage } };
     if (result) return { kind: 'message', message: { content: [{ type: 'text', text: `The note says: ${toolResultText(result).includes('4242') ? '4242' : 'nothing'}` }], stop_reason: 'end_turn', usage } };
+    const tools = ((request.body?.tools ?? []) as Array<{ name?: string }>).map((tool) => tool.name);
+    if (blocks.some((block) => block.type === 'text' && block.text?.includes('USE_MCP_ADD')) && tools.includes('mcp__gw__add')) {
+      return { kind: 'message', message: { content: [{ type: 'tool_use', id: 'toolu_cc_mcp', name: 'mcp__gw__add', input: { a: 2, b: 40 } }], stop_reason: 'tool_use', usage } };
+    }
     const asked = blocks.some((block) => block.type === 'text' && block.text?.includes('READ_THE_NOTE'));
-    const offersRead = ((request.body?.tools ?? []) as Array<{ name?: string }>).some((tool) => tool.name === 'Read');
+    const offersRead = tools.includes('Read');
     if (asked && offersRead) return { kind: 'message', message: { content: [{ type: 'tool_use', id: 'toolu_cc_1', name: 'Read', input: { file_path: notePath } }], stop_reason: 'tool_use', usage } };
     return { kind: 'message', message: { content: [{ type: 'text', text: 'Hello through gw' }], stop_reason: 'end_turn', usage } };
   };
@@ -50,6 +58,7 @@ function script(notePath: string) {
 describe('Claude Code through the Messages door', () => {
   let gw: GatewayApp;
   let fake: RecordingServer;
+  let mcp: FakeMcpServer;
   let cli: string;
   let work: string;
   let home: string;
@@ -66,14 +75,17 @@ describe('Claude Code through the Messages door', () => {
       .set({ 'x-gw-api-key': gw.app.adminKey })
       .send({ name: 'Claude', slug: 'claude', ai_provider_id: 'anthropic', key: 'sk-ant-cc', configurations: { custom_host: fake.url } });
     assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    mcp = await startFakeMcpServer();
+    await addMcpServer(gw.app, { url: mcp.url, slug: 'tools' });
   });
   after(async () => {
     await gw?.close();
     await fake?.close();
+    await mcp?.close();
     for (const dir of [work, home]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function claude(prompt: string, extra: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  async function claude(prompt: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const runner = cli.endsWith('.js') ? [execFileSync(path.join(ROOT, 'scripts/ci/node-binary.sh'), ['24'], { encoding: 'utf8' }).trim() + '/bin/node', cli] : [cli];
     const child = spawn(runner[0]!, [...runner.slice(1), '-p', prompt, '--model', 'claude-sonnet-4-5', ...extra], {
       cwd: work,
@@ -92,6 +104,7 @@ describe('Claude Code through the Messages door', () => {
         HTTPS_PROXY: 'http://127.0.0.1:9',
         HTTP_PROXY: 'http://127.0.0.1:9',
         NO_PROXY: '127.0.0.1,localhost',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -130,5 +143,15 @@ describe('Claude Code through the Messages door', () => {
     assert.match(run.stdout, /The note says: 4242/);
     const withResult = fake.received.find((request) => blocksOf(request).some((block) => block.type === 'tool_result' && block.tool_use_id === 'toolu_cc_1'));
     assert.ok(withResult, 'the tool result came back through gw');
+  });
+
+  it("calls a tool of gw's MCP gateway as an MCP client, and answers with its result", async () => {
+    const config = JSON.stringify({ mcpServers: { gw: { type: 'http', url: `${gw.app.url}/tools/mcp`, headers: { 'x-gw-api-key': gw.app.adminKey } } } });
+    // MCP tools offered whole (not behind Claude Code's tool search), so the model can call one at once.
+    const run = await claude('USE_MCP_ADD to add 2 and 40', ['--mcp-config', config, '--allowedTools', 'mcp__gw__add'], { ENABLE_TOOL_SEARCH: 'false' });
+    assert.equal(run.code, 0, `stdout: ${run.stdout}\nstderr: ${run.stderr}`);
+    const last = fake.received.filter((request) => request.path.startsWith('/v1/messages')).at(-1)!;
+    assert.match(run.stdout, /The sum is: 42/, `tools offered: ${(last.body?.tools as Array<{ name: string }>).map((tool) => tool.name).join(', ')}`);
+    assert.deepEqual(mcp.toolCalls.at(-1), { name: 'add', args: { a: 2, b: 40 } });
   });
 });
