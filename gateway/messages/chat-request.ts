@@ -75,6 +75,8 @@ function toolResult(block: Block, at: string, notes: Notes): { text: string; ima
   content.forEach((inner, i) => {
     const part = inner.type === 'image' ? partOf(inner, `${at}.content[${i}]`, notes) : undefined;
     if (part) images.push(part);
+    // A tool search's answer: the tool is offered from here on (referencedTools).
+    else if (inner.type === 'tool_reference') texts.push(`Tool ${String(inner.tool_name)} loaded.`);
     else texts.push(textOf([inner]));
   });
   return { text: (block.is_error ? 'Error: ' : '') + texts.join('\n'), images };
@@ -164,6 +166,19 @@ function toolChoice(choice: { type?: string; name?: string } | undefined, notes:
   return undefined;
 }
 
+/** Names of the tools a tool search's results (tool_reference blocks in tool results) loaded. */
+function referencedTools(messages: readonly InputMessage[]): Set<string> {
+  const names = new Set<string>();
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_result' || !Array.isArray(block.content)) continue;
+      for (const inner of block.content) if (inner.type === 'tool_reference' && typeof inner.tool_name === 'string') names.add(inner.tool_name);
+    }
+  }
+  return names;
+}
+
 /** Top-level fields only Anthropic runs (Anthropic-side tools and containers, top_k sampling). */
 const ANTHROPIC_ONLY = ['top_k', 'mcp_servers', 'container'] as const;
 
@@ -176,11 +191,13 @@ export function chatRequestOf(request: MessagesRequest): { chat: ChatRequest; un
     chat.stream_options = { include_usage: true };
   }
   const tools = (request.tools ?? []) as Tool[];
+  // Deferred tools (`defer_loading`) are offered once a tool search returned a reference to them, as Anthropic does.
+  const referenced = referencedTools(request.messages as InputMessage[]);
   // Server tools (web search, code execution, ...) run at Anthropic: noted, so other targets refuse them.
   const clientTools = tools.filter((tool, i) => {
     const client = tool.type === undefined || tool.type === null || tool.type === 'custom';
     if (!client) notes.push({ param: `tools[${i}]`, what: `the server tool ${String(tool.type)}` });
-    return client;
+    return client && (tool.defer_loading !== true || referenced.has(tool.name));
   });
   if (clientTools.length) chat.tools = clientTools.map(chatTool);
   const choice = request.tool_choice as { type?: string; name?: string; disable_parallel_tool_use?: boolean } | undefined;

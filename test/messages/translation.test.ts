@@ -123,4 +123,18 @@ describe('Messages translation', () => {
       { param: 'messages[2].content[0].type', what: 'a search_result content block' },
     ]);
   });
+
+  it('offers deferred tools only once a tool search referenced them', () => {
+    const tool = (name: string, deferred = false) => ({ name, input_schema: { type: 'object' }, ...(deferred ? { defer_loading: true } : {}) });
+    const request = (messages: unknown[]) =>
+      chatRequestOf({ model: 'm', max_tokens: 10, tools: [tool('ToolSearch'), tool('mcp__gw__add', true), tool('mcp__gw__echo', true)], messages } as MessagesRequest).chat;
+    assert.deepEqual(request([{ role: 'user', content: 'add' }]).tools?.map((t) => t.function.name), ['ToolSearch']);
+    const after = request([
+      { role: 'user', content: 'add' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'ToolSearch', input: { query: 'add' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'tool_reference', tool_name: 'mcp__gw__add' }] }] },
+    ]);
+    assert.deepEqual(after.tools?.map((t) => t.function.name), ['ToolSearch', 'mcp__gw__add']);
+    assert.deepEqual(after.messages.at(-1), { role: 'tool', tool_call_id: 't1', content: 'Tool mcp__gw__add loaded.' });
+  });
 });
