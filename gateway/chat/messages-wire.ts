@@ -33,14 +33,19 @@ export interface MessagesOrigin {
   answered?: { completion: ChatCompletion; bytes: Buffer };
 }
 
-/** Settings a config's override_params may change that mean the same in both wires. */
-const SHARED_SETTINGS = ['temperature', 'top_p', 'max_tokens'] as const;
+/** Settings a config's override_params may change that mean the same in both wires: chat name, Anthropic name. */
+const SHARED_SETTINGS = [
+  ['temperature', 'temperature'],
+  ['top_p', 'top_p'],
+  ['max_completion_tokens', 'max_tokens'],
+  ['max_tokens', 'max_tokens'],
+] as const;
 
 function nativeContext(origin: MessagesOrigin, context: ChatContext): MessagesContext {
   // The routed model (a config target's, without `@slug/`) and what override_params changed of the
   // shared settings; everything else as the client sent it.
   const body: Record<string, unknown> = { ...origin.body, model: context.request.model };
-  for (const name of SHARED_SETTINGS) if (context.request[name] != null && context.request[name] !== origin.chat[name]) body[name] = context.request[name];
+  for (const [chat, anthropic] of SHARED_SETTINGS) if (context.request[chat] != null && context.request[chat] !== origin.chat[chat]) body[anthropic] = context.request[chat];
   return { ...context, body, headers: origin.headers };
 }
 

@@ -5,7 +5,7 @@
  * blocks tool messages placed before the rest of their turn, assistant tool_use blocks tool_calls,
  * thinking blocks dropped (a chat provider cannot check their signatures), tools and tool_choice in
  * their chat form, thinking as both reasoning_effort and chat's `thinking` (each target keeps the
- * one its provider takes), stop_sequences as stop, metadata.user_id as user.
+ * one its provider takes), stop_sequences as stop, metadata.user_id as user, max_tokens as max_completion_tokens.
  */
 import type { ChatRequest } from '../providers/types.js';
 import type { Block, InputMessage, MessagesRequest, Tool } from './wire.js';
@@ -185,7 +185,8 @@ const ANTHROPIC_ONLY = ['top_k', 'mcp_servers', 'container'] as const;
 export function chatRequestOf(request: MessagesRequest): { chat: ChatRequest; untranslatable: Untranslatable[] } {
   const notes: Notes = [];
   for (const field of ANTHROPIC_ONLY) if (request[field] !== undefined && request[field] !== null) notes.push({ param: field, what: field });
-  const chat: ChatRequest = { model: request.model, messages: conversation(request, notes), max_tokens: request.max_tokens };
+  // max_completion_tokens: what every adapter reads first, and the only one OpenAI's reasoning models take.
+  const chat: ChatRequest = { model: request.model, messages: conversation(request, notes), max_completion_tokens: request.max_tokens };
   if (request.stream === true) {
     chat.stream = true;
     chat.stream_options = { include_usage: true };

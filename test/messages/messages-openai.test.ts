@@ -57,7 +57,7 @@ for (const engine of fullEngines()) describe(`Messages door over a saved openai 
     assert.deepEqual(sent.tools, [{ type: 'function', function: { name: 'get_weather', description: 'The weather', parameters: weather.input_schema } }]);
     assert.deepEqual([sent.tool_choice, sent.parallel_tool_calls, sent.reasoning_effort, sent.stop, sent.user], ['required', false, 'medium', ['END'], 'user-7']);
     assert.equal(sent.thinking, undefined, 'OpenAI takes reasoning_effort only');
-    assert.equal(sent.max_tokens ?? sent.max_completion_tokens, 500);
+    assert.deepEqual([sent.max_completion_tokens, sent.max_tokens], [500, undefined]);
     assert.equal(message.type, 'message');
     assert.match(message.id, /^msg_/);
     assert.deepEqual(message.content, [{ type: 'tool_use', id: 'call_fake_1', name: 'get_weather', input: { location: 'Paris' } }]);
@@ -102,6 +102,12 @@ for (const engine of fullEngines()) describe(`Messages door over a saved openai 
       },
     ]);
     assert.equal(message.type, 'message');
+  });
+
+  it("sends max_tokens as max_completion_tokens, which OpenAI's reasoning models require", async () => {
+    const message = await client.messages.create({ model: '@oai/gpt-5', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }], thinking: { type: 'adaptive' } as never, output_config: { effort: 'low' } } as never);
+    assert.equal(message.type, 'message');
+    assert.deepEqual([upstream().body.max_completion_tokens, upstream().body.max_tokens, upstream().body.reasoning_effort], [300, undefined, 'low']);
   });
 
   it('streams text as Anthropic events, in order, with usage at the end', async () => {
