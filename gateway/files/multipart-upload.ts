@@ -4,6 +4,7 @@ import busboy from 'busboy';
 import type { FileRecord } from '../../store/repositories/files.js';
 import { ApiError, ValidationError } from '../../core/errors.js';
 import { fileTooLarge, type FileStore } from './file-store.js';
+import { ClientClosedError } from '../transport/upstream-attempt.js';
 
 export const FILE_PURPOSES = ['assistants', 'assistants_output', 'batch', 'batch_output', 'fine-tune', 'fine-tune-results', 'vision', 'user_data', 'evals'];
 
@@ -29,10 +30,13 @@ export async function storeMultipartUpload(req: IncomingMessage, files: FileStor
   } catch (error) {
     throw new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, 'file');
   }
+  const unreadable = (error: Error) => new ValidationError(`The multipart body cannot be read: ${error.message}`, 'file', 'invalid_multipart');
   return new Promise<FileRecord>((resolve, reject) => {
     const fields: Record<string, string> = {};
     let stored: Promise<FileRecord> | undefined;
+    let body: PassThrough | undefined;
     let failed = false;
+    let parsed = false;
     const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
@@ -44,18 +48,21 @@ export async function storeMultipartUpload(req: IncomingMessage, files: FileStor
       fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // A form that ends early fails its open part as well as the parser: every part's stream is listened to.
       if (name !== 'file') {
-        stream.resume();
+        stream.on('error', () => undefined).resume();
         return;
       }
-      const body = new PassThrough();
-      stream.on('limit', () => body.destroy(fileTooLarge(files.maxBytes)));
-      stream.pipe(body);
-      stored = files.write({ ...owner, purpose: fields.purpose ?? 'pending', filename: info.filename || 'upload' }, body);
+      const content = (body = new PassThrough());
+      stream.on('limit', () => content.destroy(fileTooLarge(files.maxBytes)));
+      stream.on('error', (error: Error) => content.destroy(unreadable(error)));
+      stream.pipe(content);
+      stored = files.write({ ...owner, purpose: fields.purpose ?? 'pending', filename: info.filename || 'upload' }, content);
       stored.catch(fail);
     });
-    parser.on('error', (error: Error) => fail(new ValidationError(`The multipart body cannot be read: ${error.message}`, 'file')));
+    parser.on('error', (error: Error) => fail(unreadable(error)));
     parser.on('close', () => {
+      parsed = true;
       if (failed) return;
       const purpose = fields.purpose;
       if (!stored) return fail(new ValidationError("The form has no 'file' part", 'file'));
@@ -64,6 +71,13 @@ export async function storeMultipartUpload(req: IncomingMessage, files: FileStor
         return fail(new ValidationError(`purpose must be one of ${FILE_PURPOSES.join(', ')}`, 'purpose'));
       }
       stored.then((file) => (file.purpose === purpose ? file : files.setPurpose(owner.workspaceId, file.id, purpose))).then(resolve, fail);
+    });
+    // A client that goes away mid-upload ends the wait (and the partial file) instead of leaving it open.
+    req.once('close', () => {
+      if (parsed || req.complete) return;
+      const gone = new ClientClosedError();
+      fail(gone);
+      body?.destroy(gone);
     });
     req.pipe(parser);
   });

@@ -32,7 +32,8 @@ export class MultipartModelScanner {
       if (!info.valueTruncated) this.model = value;
       this.stop();
     });
-    parser.on('file', (_name, file) => file.resume());
+    // A form that ends early fails its open file part too: unheard, that error would end the process.
+    parser.on('file', (_name, file) => file.on('error', () => undefined).resume());
     // A malformed body goes upstream as it is, for the provider to judge; gw only stops reading it.
     parser.on('error', () => this.stop());
     parser.on('close', () => this.stop());

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import { fullEngines } from '../helpers/engines.js';
@@ -69,6 +70,32 @@ for (const engine of fullEngines()) {
       assert.equal(missing.body.error.param, 'file');
     });
 
+    test('a form cut short is refused with 400 invalid_multipart, nothing is kept, and gw goes on serving', async () => {
+      const before = await client.files.list({ purpose: 'batch' });
+      // The 67-byte upload that once ended the process: the file part never ends.
+      const truncated = '--x\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc';
+      const response = await app.http.post('/v1/files').set('authorization', `Bearer ${app.adminKey}`).set('content-type', 'multipart/form-data; boundary=x').send(truncated);
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body.error, { code: 'invalid_multipart', message: 'The multipart body cannot be read: Unexpected end of form', param: 'file', type: 'invalid_request_error' });
+      assert.equal((await client.files.list({ purpose: 'batch' })).data.length, before.data.length);
+      assert.equal((await app.http.get('/health')).status, 200);
+    });
+
+    test('a client that breaks off its upload leaves no content behind', async () => {
+      const chunksBefore = Number((await app.services.db('file_chunks').count({ n: '*' }).first())?.n);
+      const head = '--x\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n';
+      const { port } = new URL(app.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`POST /v1/files HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${app.adminKey}\r\ncontent-type: multipart/form-data; boundary=x\r\ncontent-length: ${MAX_BYTES}\r\n\r\n${head}`);
+      // More than one stored chunk, so content is written before the client goes.
+      socket.write(randomBytes(1024 * 1024 + 4096));
+      await until('a chunk is stored', async () => Number((await app.services.db('file_chunks').count({ n: '*' }).first())?.n) > chunksBefore);
+      socket.destroy();
+      await until('the partial content is removed', async () => Number((await app.services.db('file_chunks').count({ n: '*' }).first())?.n) === chunksBefore);
+      assert.equal((await app.http.get('/health')).status, 200);
+    });
+
     test('list pages with limit and after, filters by purpose, in either order', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i += 1) ids.push((await client.files.create({ file: await toFile(Buffer.from(`v${i}`), `p${i}.txt`), purpose: 'vision' })).id);
@@ -102,4 +129,11 @@ for (const engine of fullEngines()) {
       assert.equal((await other.files.list()).data.length, 0);
     });
   });
+}
+
+async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; !(await probe()); i++) {
+    assert.ok(i < 400, `timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
