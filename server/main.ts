@@ -4,6 +4,7 @@ import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from '../core/config.js';
 import { createMetricsServer } from './metrics-server.js';
 import { createServices } from './services-factory.js';
+import { exitOnUncaughtErrors } from './fatal-errors.js';
 import { shutdown } from './shutdown.js';
 import { InFlightRequests } from '../core/in-flight.js';
 
@@ -32,6 +33,10 @@ async function main(): Promise<void> {
   const app = await createApp(services);
   const inFlight = new InFlightRequests();
   const server = createServer({ keepAliveTimeout: 65_000 }, inFlight.wrap(app.listener));
+  exitOnUncaughtErrors(logger, async () => {
+    server.close();
+    await services.requestLogs.flush();
+  });
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, store: config.databaseUrl ? 'postgres' : 'sqlite', redis: Boolean(config.redisUrl) }, 'gw listening');
   });
