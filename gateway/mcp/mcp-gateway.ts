@@ -17,6 +17,7 @@ import { principalKeyOf, resolveMcpTarget, type McpTarget } from './mcp-target.j
 import { buildProxyServer } from './proxy-server.js';
 import type { McpToolCallContext } from './tool-call-context.js';
 import { assertToolEnabled, checkToolRateLimits, logToolCall, rateLimitedError } from './tool-call.js';
+import { invalidParamsOf, invalidRequestOf } from './request-checks.js';
 import { upstreamFailure } from './upstream-failure.js';
 import type { UpstreamConnection } from './upstream-client.js';
 
@@ -86,10 +87,39 @@ async function admitSingleToolCall(context: McpToolCallContext, messages: JSONRP
   return true;
 }
 
+const idOf = (message: unknown) => {
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+};
+
+/**
+ * Answers, before any upstream is reached, a body that is not JSON-RPC (-32600, HTTP 400) and an
+ * initialize whose params are wrong (-32602); the other methods' params are checked by the server
+ * (request-checks.ts). Returns whether it answered.
+ */
+function refuseInvalidMessages(call: Call, messages: unknown[]): boolean {
+  if (messages.length === 0) {
+    sendRpcError(call, 400, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch');
+    return true;
+  }
+  for (const message of messages) {
+    const invalid = invalidRequestOf(message);
+    if (invalid) {
+      sendRpcError(call, 400, invalid.code, invalid.message, idOf(message));
+      return true;
+    }
+  }
+  const initialize = messages.find((message) => isJSONRPCRequest(message as JSONRPCMessage) && (message as { method: string }).method === 'initialize');
+  const invalid = initialize ? invalidParamsOf(initialize as { method: string }) : undefined;
+  if (invalid) sendRpcError(call, 200, invalid.code, invalid.message, idOf(initialize));
+  return invalid !== undefined;
+}
+
 export async function serveMcpPost(call: Call, principal: Principal, slug: string, body: unknown): Promise<void> {
   const { store, mcpUpstreams, now } = call.services;
   const target = await resolveMcpTarget(store, principal, slug);
   const messages = messagesOf(body);
+  if (refuseInvalidMessages(call, messages)) return;
   let context: ReturnType<typeof contextFor>;
 
   if (isInitialize(messages)) {

@@ -26,6 +26,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCapabilityType } from '../../store/repositories/mcp-integrations.js';
 import type { McpToolCallContext } from './tool-call-context.js';
+import { checkRequestParams } from './request-checks.js';
 import { runToolCall } from './tool-call.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -96,5 +97,6 @@ export function buildProxyServer(context: McpToolCallContext): Server {
       return forward(context, request, ReadResourceResultSchema, extra.signal);
     });
   }
+  checkRequestParams(server);
   return server;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
 import { keyFor, makeUser } from '../admin/people.js';
 import { fullEngines } from '../helpers/engines.js';
@@ -277,6 +277,52 @@ for (const engine of fullEngines()) {
         await guarded.close();
         await tokens.close();
       }
+    });
+
+    test('invalid params answer -32602 Invalid params and a message naming the field; a message that is not JSON-RPC answers -32600', async () => {
+      const headers = { 'x-gw-api-key': key, accept: 'application/json, text/event-stream' };
+      const initialize = (params: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+      const upstreamRequests = upstream.requests.length;
+      const badInit = await app.http.post('/tools/mcp').set(headers).send(initialize({ protocolVersion: 7, capabilities: {} }));
+      assert.equal(badInit.status, 200);
+      assert.deepEqual(badInit.body, { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params for initialize: params.protocolVersion: expected string, received number (and 1 more)' } });
+      assert.equal(upstream.requests.length, upstreamRequests, 'a refused initialize never reaches the MCP server');
+
+      const init = await app.http.post('/tools/mcp').set(headers).send(initialize({ protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
+      assert.equal(init.status, 200);
+      const session = { ...headers, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+      const invalidParams: Array<[unknown, string]> = [
+        [{ method: 'tools/call', params: { name: 123 } }, 'Invalid params for tools/call: params.name: expected string, received number'],
+        [{ method: 'tools/call', params: {} }, 'Invalid params for tools/call: params.name: expected string, received undefined'],
+        [{ method: 'tools/list', params: { cursor: 5 } }, 'Invalid params for tools/list: params.cursor: expected string, received number'],
+        [{ method: 'resources/read', params: { uri: 5 } }, 'Invalid params for resources/read: params.uri: expected string, received number'],
+        [{ method: 'prompts/get', params: { name: 'greeting', arguments: { who: 5 } } }, 'Invalid params for prompts/get: params.arguments.who: expected string, received number'],
+      ];
+      let id = 10;
+      for (const [request, message] of invalidParams) {
+        const sent = { jsonrpc: '2.0', id: ++id, ...(request as object) };
+        const answer = await app.http.post('/tools/mcp').set(session).send(sent);
+        assert.equal(answer.status, 200, JSON.stringify(sent));
+        assert.deepEqual(answer.body, { jsonrpc: '2.0', id, error: { code: -32602, message } }, JSON.stringify(sent));
+      }
+      assert.equal(upstream.toolCalls.filter((call) => typeof call.name !== 'string').length, 0);
+
+      const invalidRequests: unknown[] = [{ jsonrpc: '2.0', id: 30 }, { jsonrpc: '1.0', id: 31, method: 'tools/list' }, { id: 32, method: 'tools/list' }, { jsonrpc: '2.0', id: 33, method: 7 }, [{ jsonrpc: '2.0', id: 34, method: 'tools/list' }, 5], []];
+      for (const sent of invalidRequests) {
+        const answer = await app.http.post('/tools/mcp').set(session).send(sent as object);
+        assert.equal(answer.status, 400, JSON.stringify(sent));
+        assert.equal(answer.body.jsonrpc, '2.0');
+        assert.equal(answer.body.error.code, -32600, JSON.stringify(sent));
+        assert.match(answer.body.error.message, /^Invalid Request: /);
+      }
+      // The SDK client reads the error as the MCP error it is.
+      const { client } = await gwClient(app.url, 'tools', { 'x-gw-api-key': key });
+      await assert.rejects(client.request({ method: 'resources/read', params: { uri: 5 as unknown as string } }, EmptyResultSchema), (error: unknown) => {
+        assert.ok(error instanceof McpError);
+        assert.equal(error.code, -32602);
+        return true;
+      });
+      await client.close();
     });
 
     test('an upstream going away mid-session: a clear error, no hang', async () => {
