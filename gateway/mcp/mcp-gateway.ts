@@ -25,7 +25,8 @@ const SESSION_HEADER = 'mcp-session-id';
 
 /** A JSON-RPC error answered at the HTTP level (before the SDK server runs). */
 function sendRpcError(call: Call, status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}): void {
-  sendJson(call.res, status, { jsonrpc: '2.0', error: { code, message }, id }, headers);
+  // An McpError's message carries its code again ("MCP error -32001: ..."): the code field says it.
+  sendJson(call.res, status, { jsonrpc: '2.0', error: { code, message: message.replace(/^MCP error -?\d+: /, '') }, id }, headers);
 }
 
 function messagesOf(body: unknown): JSONRPCMessage[] {

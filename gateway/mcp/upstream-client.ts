@@ -8,7 +8,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
 
@@ -55,6 +55,27 @@ function withHeaders(fetch: GuardedFetch, headers: Record<string, string>): Guar
 }
 
 /**
+ * Opening a connection is bounded like a request: the SDK's connect waits without a limit for an
+ * SSE server to open its stream and name its message endpoint (its timeout covers initialize only).
+ */
+async function withinTimeout(connecting: Promise<void>, timeoutMs: number, abandon: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, `The MCP server did not open the connection within ${timeoutMs} ms (REQUEST_TIMEOUT)`)), timeoutMs);
+  });
+  try {
+    await Promise.race([connecting, expired]);
+  } catch (error) {
+    // The abandoned connect may still fail later, once its stream is closed: nobody waits for it.
+    connecting.catch(() => undefined);
+    await abandon().catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Opens a client. A Streamable HTTP session is resumed without a new initialize when `resume`
  * names one; otherwise (and always over SSE, whose session lives in one connection) the client
  * initializes.
@@ -75,7 +96,7 @@ export async function connectUpstream(target: UpstreamTarget, options: ConnectOp
     // initialize again when the upstream issued no session id).
     await Protocol.prototype.connect.call(client, transport);
   } else {
-    await client.connect(transport, { timeout: options.timeoutMs });
+    await withinTimeout(client.connect(transport, { timeout: options.timeoutMs }), options.timeoutMs, () => client.close());
   }
   const http = transport as Partial<StreamableHTTPClientTransport>;
   return {
