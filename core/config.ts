@@ -21,6 +21,8 @@ export interface Config {
   dbPoolSize: number;
   /** Hosts a custom host may name even though they resolve to private addresses. */
   trustedCustomHosts: readonly string[];
+  /** The most gw reads of one answer from a server someone else names (MCP servers, webhooks, custom hosts...): GW_MAX_UPSTREAM_ANSWER_BYTES. */
+  maxUpstreamAnswerBytes: number;
   /** How long a value read from a secret manager is reused before it is read again (GW_SECRET_CACHE_SECONDS). */
   secretCacheTtlMs: number;
   /** Deadline for fetching an A2A agent card, headers and body (GW_AGENT_CARD_TIMEOUT_MS). */
@@ -327,6 +329,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 300_000, 1, 3_600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 12, 1, 1000),
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
+    maxUpstreamAnswerBytes: integer(env, 'GW_MAX_UPSTREAM_ANSWER_BYTES', 32 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),
     controlPlane: controlPlane(env),

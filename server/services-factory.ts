@@ -132,7 +132,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const jobs = await createJobQueue(config, db, dbOptions, logger);
-  const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_identity_url' });
+  const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'unsafe_identity_url' });
   const services: Services = {
     config,
     db,
@@ -143,7 +143,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     credentials: createCredentials(config, store, bus, now, logger, identityFetch),
     identityFetch,
     agentCards: new AgentCardFetcher(
-      createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'agent_card_url_refused' }),
+      createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'agent_card_url_refused' }),
       config.agentCardTimeoutMs,
     ),
     logger,
@@ -157,9 +157,9 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       store,
       secrets,
       bus,
-      new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost }), now, config.secretCacheTtlMs),
+      new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes }), now, config.secretCacheTtlMs),
       new ProviderCredentials(
-        createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'provider_credential_refused' }),
+        createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'provider_credential_refused' }),
         { trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, timeoutMs: PROVIDER_TOKEN_TIMEOUT_MS },
         config.hostIdentity,
         now,
@@ -170,13 +170,13 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),
     guardrails: new SavedGuardrails(store, secrets, bus),
-    guardrailOutbound: guardedCheckTools({ trustedHosts: config.trustedCustomHosts }),
+    guardrailOutbound: guardedCheckTools({ trustedHosts: config.trustedCustomHosts, maxAnswerBytes: config.maxUpstreamAnswerBytes }),
     limitPolicies: new LimitPolicies(store, bus),
     limitCounters,
     limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
     mcpUpstreams: new McpUpstreams({
       secrets,
-      fetch: createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, code: 'unsafe_mcp_url' }),
+      fetch: createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'unsafe_mcp_url' }),
       trustedHosts: config.trustedCustomHosts,
       resolve: options.resolveHost,
       now,

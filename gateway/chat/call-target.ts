@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../../core/errors.js';
+import { answerSource, readCappedBody } from '../outbound/answer-cap.js';
 import type { Reservation } from '../limits/limits-engine.js';
 import type { ChatContext, ChatRequest, ProviderTarget, Usage } from '../providers/types.js';
 import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';
@@ -20,8 +21,14 @@ import { formatTraceparent, remoteParentOf } from '../telemetry/trace-context.js
 import { mockCompletion, mockResponseOf } from './mock-completion.js';
 import { keepForSettlement, reserveProviderLimits, settleFailedAttempt } from './target-limits.js';
 
-async function readJson(body: Dispatcher.ResponseData['body']): Promise<unknown> {
-  const text = await body.text();
+/** An answer read whole; from a custom host (a server someone else names) at most GW_MAX_UPSTREAM_ANSWER_BYTES of it. */
+async function readAnswer(response: Dispatcher.ResponseData, target: ProviderTarget, maxBytes: number): Promise<Buffer> {
+  if (target.customHost === undefined) return Buffer.from(await response.body.arrayBuffer());
+  return readCappedBody(response.body, response.headers, maxBytes, answerSource(target.customHost));
+}
+
+function parseJson(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
   if (text === '') return undefined;
   try {
     return JSON.parse(text);
@@ -137,7 +144,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {
       upstreamHeaders = lowerCaseHeaders(response.headers);
-      const parsed = adapter.parseError(response.statusCode, await readJson(response.body));
+      const parsed = adapter.parseError(response.statusCode, parseJson(await readAnswer(response, target, services.config.maxUpstreamAnswerBytes)));
       const retryAfter = upstreamHeaders['retry-after'];
       throw new UpstreamError(response.statusCode, parsed.message, parsed.code ?? 'upstream_error', retryAfter ? { headers: { 'retry-after': retryAfter } } : {});
     }
@@ -146,7 +153,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       streaming = true;
       return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: wire.translator(context), attempt } };
     }
-    const parsed = wire.read(Buffer.from(await response.body.arrayBuffer()), context);
+    const parsed = wire.read(await readAnswer(response, target, services.config.maxUpstreamAnswerBytes), context);
     const usage = usageOf(parsed);
     priced.usage = usage;
     attempt.dispose();

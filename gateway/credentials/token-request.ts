@@ -1,4 +1,5 @@
 /** One POST to a token endpoint (form or JSON), answering its access token and lifetime; failures name the endpoint, never a secret. */
+import { AnswerTooLargeError } from '../outbound/answer-cap.js';
 import { ApiError } from '../../core/errors.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import type { ExpiringToken } from '../outbound/token-cache.js';
@@ -39,8 +40,8 @@ export async function requestToken(
   let answer: Record<string, unknown>;
   try {
     answer = (await response.json()) as Record<string, unknown>;
-  } catch {
-    throw credentialUnavailable(what, 'it did not answer JSON');
+  } catch (error) {
+    throw credentialUnavailable(what, error instanceof AnswerTooLargeError ? error.message : 'it did not answer JSON');
   }
   const token = answer?.[fields.token];
   if (typeof token !== 'string' || token === '') throw credentialUnavailable(what, `it answered no ${fields.token}`);

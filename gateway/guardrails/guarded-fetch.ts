@@ -10,6 +10,8 @@ export interface GuardedFetchOptions {
   trustedHosts: readonly string[];
   /** Injectable so tests never query real DNS. */
   resolve?: ResolveHost;
+  /** GW_MAX_UPSTREAM_ANSWER_BYTES. */
+  maxAnswerBytes: number;
 }
 
 const REFUSED = 'guardrail_url_refused';

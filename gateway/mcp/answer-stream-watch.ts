@@ -1,6 +1,7 @@
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
+import { AnswerTooLargeError } from '../outbound/answer-cap.js';
 
-type RequestId = string | number;
+export type RequestId = string | number;
 
 /** The ids of the requests in a JSON-RPC POST body (notifications and responses carry none to wait for). */
 function requestIdsOf(body: unknown): RequestId[] {
@@ -15,42 +16,106 @@ function requestIdsOf(body: unknown): RequestId[] {
   }
 }
 
+export interface AnswerWatchEvents {
+  /** A POST's answer stream ended without answering this request. */
+  unanswered(id: RequestId): void;
+  /** An answer went past GW_MAX_UPSTREAM_ANSWER_BYTES: every request still waiting on this connection fails with it. */
+  tooLarge(id: RequestId, error: AnswerTooLargeError): void;
+}
+
+/** Reads `data:` lines of an SSE stream as they pass, reporting the ids of the answers they carry. */
+function sseAnswerScanner(onAnswer: (id: RequestId) => void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  return (chunk) => {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, end).trim();
+      buffered = buffered.slice(end + 1);
+      if (!line.startsWith('data:')) continue;
+      try {
+        const message = JSON.parse(line.slice(5)) as { id?: RequestId; result?: unknown; error?: unknown };
+        if (message.id !== undefined && ('result' in message || 'error' in message)) onAnswer(message.id);
+      } catch {
+        // Not JSON: the SDK reports it.
+      }
+    }
+  };
+}
+
 /**
- * The MCP SDK's client waits for an answer that will never come when a server ends the SSE stream
- * of a POST without answering (a server going away closes its streams cleanly) and offers no
- * resumption. This fetch watches each POST's answer stream and, once it ends, reports the request
- * ids it did not answer, so the caller can fail them at once instead of at the timeout.
+ * Watches the answers of one connection to an MCP server as the SDK's client reads them, for two
+ * things the SDK does not do:
+ * - A server that ends the SSE stream of a POST without answering (a server going away closes its
+ *   streams cleanly) leaves the SDK waiting for the timeout; the requests it did not answer are
+ *   reported once it ends, so the caller can fail them at once.
+ * - An answer past GW_MAX_UPSTREAM_ANSWER_BYTES fails its stream (the guarded fetch bounds every
+ *   body); the SDK would report a lost connection, so the requests still waiting are failed with
+ *   that error instead, whichever stream (a POST's, or the SSE transport's one GET stream) carried it.
  */
-export function watchAnswerStreams(fetch: GuardedFetch, onUnanswered: (id: RequestId) => void): GuardedFetch {
+export function watchAnswerStreams(fetch: GuardedFetch, events: AnswerWatchEvents): GuardedFetch {
+  const waiting = new Set<RequestId>();
+  const failAll = (error: AnswerTooLargeError) => {
+    const ids = [...waiting];
+    waiting.clear();
+    for (const id of ids) events.tooLarge(id, error);
+  };
   return (async (input: string | URL | Request, init?: RequestInit) => {
-    const response = await fetch(input, init);
     const ids = init?.method === 'POST' ? requestIdsOf(init.body) : [];
-    if (!ids.length || !response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
-    const waiting = new Set<RequestId>(ids);
-    const decoder = new TextDecoder();
-    let buffered = '';
-    const watch = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        controller.enqueue(chunk);
-        buffered += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, end).trim();
-          buffered = buffered.slice(end + 1);
-          if (!line.startsWith('data:')) continue;
-          try {
-            const message = JSON.parse(line.slice(5)) as { id?: RequestId; result?: unknown; error?: unknown };
-            if (message.id !== undefined && ('result' in message || 'error' in message)) waiting.delete(message.id);
-          } catch {
-            // Not JSON: the SDK reports it.
-          }
+    for (const id of ids) waiting.add(id);
+    let response: Response;
+    try {
+      response = await fetch(input, init);
+    } catch (error) {
+      if (error instanceof AnswerTooLargeError) queueMicrotask(() => failAll(error));
+      throw error;
+    }
+    if (!response.body) return response;
+    const contentType = response.headers.get('content-type') ?? '';
+    const streamed = contentType.includes('text/event-stream');
+    // The SSE transport's POSTs are only accepted: their answers come on its GET stream, and wait there.
+    const answered = contentType.includes('application/json');
+    // Requests of this POST its stream has not answered yet.
+    const open = new Set<RequestId>(ids);
+    const scan = streamed
+      ? sseAnswerScanner((id) => {
+          open.delete(id);
+          waiting.delete(id);
+        })
+      : undefined;
+    const reader = response.body.getReader();
+    const watched = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let read: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          controller.error(error);
+          if (error instanceof AnswerTooLargeError) failAll(error);
+          return;
         }
+        if (read.done) {
+          controller.close();
+          if (answered) {
+            // A JSON answer, read whole: the SDK takes it from here.
+            for (const id of ids) waiting.delete(id);
+          }
+          if (!streamed) return;
+          // After the SDK has handled the last event.
+          setImmediate(() => {
+            for (const id of open) {
+              waiting.delete(id);
+              events.unanswered(id);
+            }
+          });
+          return;
+        }
+        scan?.(read.value);
+        controller.enqueue(read.value);
       },
-      flush() {
-        // After the SDK has handled the last event.
-        setImmediate(() => waiting.forEach(onUnanswered));
-      },
+      cancel: (reason) => reader.cancel(reason),
     });
-    return new Response(response.body.pipeThrough(watch), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers });
   }) as GuardedFetch;
 }

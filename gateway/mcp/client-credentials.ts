@@ -1,4 +1,5 @@
 import { UpstreamError } from '../../core/errors.js';
+import { AnswerTooLargeError } from '../outbound/answer-cap.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import type { McpCredentials } from './integration-secrets.js';
 
@@ -41,7 +42,10 @@ export class ClientCredentialsTokens {
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
     });
-    const body = (await response.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
+    const body = (await response.json().catch((error: unknown) => {
+      if (error instanceof AnswerTooLargeError) throw new UpstreamError(502, `The MCP server's token endpoint: ${error.message}`, 'mcp_token_failed');
+      return {};
+    })) as { access_token?: unknown; expires_in?: unknown };
     if (!response.ok || typeof body.access_token !== 'string') {
       throw new UpstreamError(502, `The MCP server's token endpoint answered ${response.status} without an access token`, 'mcp_token_failed');
     }

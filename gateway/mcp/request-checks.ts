@@ -5,16 +5,23 @@
  * SDK's server would answer the latter -32603 Internal error with its validator's whole dump.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ClientRequestSchema, ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema, ErrorCode, JSONRPCMessageSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 /** A JSON-RPC error as the SDK's server answers a thrown one: its code and message, the message as written (McpError would prefix it). */
 export class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
   }
+}
+
+/** An McpError's message repeats its code ("MCP error -32603: ..."), which the client's SDK adds again: the answer carries the message alone. */
+function asAnswered(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  return new RpcError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
 }
 
 interface Issue {
@@ -55,16 +62,22 @@ export function invalidParamsOf(request: { method: string }): RpcError | undefin
 
 /**
  * Checks each request's params against its method's schema before the server's own handlers (its
- * built-in initialize and ping included) parse it. The SDK keeps its handlers in a private map; the
- * MCP gateway tests fail if that changes.
+ * built-in initialize and ping included) parse it, and answers the handlers' errors without their
+ * code repeated in the message. The SDK keeps its handlers in a private map; the MCP gateway tests
+ * fail if that changes.
  */
 export function checkRequestParams(server: Server): void {
   const handlers = (server as unknown as { _requestHandlers?: Map<string, (request: { method: string }, extra: unknown) => Promise<unknown>> })._requestHandlers;
   if (!(handlers instanceof Map)) throw new Error('The MCP SDK server no longer keeps its request handlers where gw checks their params');
   for (const [method, handler] of handlers) {
-    handlers.set(method, (request, extra) => {
+    handlers.set(method, async (request, extra) => {
       const invalid = invalidParamsOf(request);
-      return invalid ? Promise.reject(invalid) : handler(request, extra);
+      if (invalid) throw invalid;
+      try {
+        return await handler(request, extra);
+      } catch (error) {
+        throw asAnswered(error);
+      }
     });
   }
 }

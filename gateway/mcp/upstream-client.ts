@@ -11,6 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
+import { TOO_LARGE } from './upstream-failure.js';
 
 export interface UpstreamTarget {
   url: string;
@@ -81,10 +82,17 @@ async function withinTimeout(connecting: Promise<void>, timeoutMs: number, aband
  * initializes.
  */
 export async function connectUpstream(target: UpstreamTarget, options: ConnectOptions): Promise<UpstreamConnection> {
-  // An answer stream that ends without the answer fails that request now (answer-stream-watch.ts).
-  const unanswered = (id: string | number) =>
-    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'The MCP server ended its answer stream without answering' } });
-  const transport: Transport = transportFor(target, options, watchAnswerStreams(options.fetch, unanswered));
+  // An answer stream that ends without the answer fails that request now, and an answer past the
+  // size bound fails the requests waiting with that error (answer-stream-watch.ts).
+  const fail = (id: string | number, error: { code: number; message: string; data?: unknown }) => transport.onmessage?.({ jsonrpc: '2.0', id, error });
+  const transport: Transport = transportFor(
+    target,
+    options,
+    watchAnswerStreams(options.fetch, {
+      unanswered: (id) => fail(id, { code: ErrorCode.ConnectionClosed, message: 'The MCP server ended its answer stream without answering' }),
+      tooLarge: (id, error) => fail(id, { code: ErrorCode.InternalError, message: error.message, data: { type: TOO_LARGE, limit: error.limit } }),
+    }),
+  );
   const client = new Client({ name: options.clientName, version: options.clientVersion }, { capabilities: {} });
   // A transport error (a stream cut mid-answer, say) would leave the request waiting for an answer
   // that cannot come; each client serves one gw request, so closing it rejects what is pending.

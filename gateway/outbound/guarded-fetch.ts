@@ -2,9 +2,11 @@
  * fetch for URLs users or operators configure (guardrail webhooks, key sets, identity
  * providers): each URL, and each redirect it answers with, is vetted like a custom host, and the
  * connection goes to the address that was vetted (pinned-lookup.ts), so DNS cannot swap in a
- * private one afterwards. Hosts in TRUSTED_CUSTOM_HOSTS are reached as named.
+ * private one afterwards. Hosts in TRUSTED_CUSTOM_HOSTS are reached as named. Every answer's body
+ * is bounded (answer-cap.ts).
  */
 import { Agent, fetch as undiciFetch } from 'undici';
+import { answerSource, capAnswer } from './answer-cap.js';
 import { pinnedLookup } from './pinned-lookup.js';
 import { vetOutboundUrl, type ResolveHost } from './url-guard.js';
 
@@ -14,6 +16,8 @@ export interface GuardedFetchOptions {
   resolve?: ResolveHost;
   /** Error code for a refused destination. */
   code: string;
+  /** Each answer's body fails with AnswerTooLargeError past this many bytes (GW_MAX_UPSTREAM_ANSWER_BYTES). */
+  maxAnswerBytes: number;
 }
 
 export type GuardedFetch = typeof fetch;
@@ -30,7 +34,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
     const dispatcher = vetted.trusted ? trustedAgent : new Agent({ connections: 1, connect: { lookup: pinnedLookup(vetted) } });
     try {
       const response = await undiciFetch(vetted.url, { ...(init as object), redirect: 'manual', dispatcher } as Parameters<typeof undiciFetch>[1]);
-      return response as unknown as Response;
+      return await capAnswer(response as unknown as Response, options.maxAnswerBytes, answerSource(vetted.url.href));
     } finally {
       // close() lets the request in flight, body included, finish first.
       if (!vetted.trusted) void dispatcher.close();

@@ -11,6 +11,8 @@ export interface ManagerOptions {
   now: () => number;
   /** Tests only: the resolver the guard uses, so no test queries real DNS. */
   resolve?: ResolveHost;
+  /** GW_MAX_UPSTREAM_ANSWER_BYTES. */
+  maxAnswerBytes: number;
 }
 
 /** Per call to a manager or its token endpoint. */
@@ -18,7 +20,7 @@ const MANAGER_TIMEOUT_MS = 10_000;
 
 export function createSecretManagers(options: ManagerOptions): SecretManagers {
   const outbound = {
-    fetch: createGuardedFetch({ trustedHosts: options.trustedHosts, resolve: options.resolve, code: 'secret_manager_refused' }),
+    fetch: createGuardedFetch({ trustedHosts: options.trustedHosts, resolve: options.resolve, maxAnswerBytes: options.maxAnswerBytes, code: 'secret_manager_refused' }),
     trustedHosts: options.trustedHosts,
     now: options.now,
     timeoutMs: MANAGER_TIMEOUT_MS,

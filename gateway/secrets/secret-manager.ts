@@ -4,6 +4,7 @@
  * caches the values and turns failures into the 502 that names the reference.
  */
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
+import { AnswerTooLargeError } from '../outbound/answer-cap.js';
 
 /** A whole secret: Vault's data map, or the string AWS and Azure store (often JSON). */
 export type SecretValue = string | Record<string, unknown>;
@@ -48,8 +49,8 @@ export async function jsonAnswer(response: Response, what: string): Promise<Reco
   try {
     const parsed = (await response.json()) as unknown;
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // reported below
+  } catch (error) {
+    if (error instanceof AnswerTooLargeError) throw new SecretManagerError(`${what}: ${error.message}`);
   }
   throw new SecretManagerError(`${what} did not answer a JSON object`);
 }

@@ -183,7 +183,7 @@ describe('default.webhook', () => {
 
 describe('checks with the gateway guarded fetch', () => {
   it('reach a trusted loopback endpoint, and are refused an untrusted one and redirects', async () => {
-    const context = { ...checkContext(), ...guardedCheckTools({ trustedHosts: ['127.0.0.1'], resolve: async () => ['10.0.0.1'] }) };
+    const context = { ...checkContext(), ...guardedCheckTools({ trustedHosts: ['127.0.0.1'], maxAnswerBytes: 32 * 1024 * 1024, resolve: async () => ['10.0.0.1'] }) };
     const url = route('/hook/guarded', () => ({ body: { verdict: false } }));
     assert.equal((await runCheck('default.webhook', { webhookURL: url }, inputSubject('hi'), context)).verdict, false);
     assert.equal(hits('/hook/guarded').length, 1);

@@ -86,7 +86,7 @@ describe('the guarded fetch checks get', () => {
   let endpoint: RecordingServer;
   // Made-up names only: the stub never queries DNS.
   const resolve = async (hostname: string) => ({ 'private.test': ['10.1.2.3'], 'loopback.test': ['127.0.0.1'] })[hostname] ?? [];
-  const tools = () => guardedCheckTools({ trustedHosts: ['127.0.0.1'], resolve });
+  const tools = () => guardedCheckTools({ trustedHosts: ['127.0.0.1'], maxAnswerBytes: 32 * 1024 * 1024, resolve });
 
   before(async () => {
     endpoint = await startRecordingServer((_request, res) => {

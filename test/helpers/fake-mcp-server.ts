@@ -30,10 +30,18 @@ export interface FakeMcpOptions {
   sse?: boolean;
   /** Answers 401 to any request whose headers this refuses (a bearer token check, say). */
   authorize?: (headers: IncomingHttpHeaders) => boolean;
+  /** Adds a tool `big` whose answer is `bytes` long (size bound tests). */
+  bigTool?: boolean;
 }
 
-function buildServer(name: string, state: { toolCalls: FakeMcpServer['toolCalls']; slowWaiters: Array<() => void> }): McpServer {
+function buildServer(name: string, state: { toolCalls: FakeMcpServer['toolCalls']; slowWaiters: Array<() => void> }, bigTool = false): McpServer {
   const server = new McpServer({ name, version: '1.2.3' });
+  if (bigTool) {
+    server.registerTool('big', { description: 'Answers as many bytes as asked', inputSchema: { bytes: z.number() } }, async ({ bytes }) => {
+      state.toolCalls.push({ name: 'big', args: { bytes } });
+      return { content: [{ type: 'text', text: 'x'.repeat(bytes) }] };
+    });
+  }
   server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => {
     state.toolCalls.push({ name: 'add', args: { a, b } });
     return { content: [{ type: 'text', text: String(a + b) }] };
@@ -86,7 +94,7 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
       const transport = new SSEServerTransport('/messages', res);
       sseSessions.set(transport.sessionId, transport);
       res.on('close', () => sseSessions.delete(transport.sessionId));
-      await buildServer(name, state).connect(transport);
+      await buildServer(name, state, options.bigTool).connect(transport);
       return;
     }
     const chunks: Buffer[] = [];
@@ -101,7 +109,7 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
     }
     if (options.stateless) {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await buildServer(name, state).connect(transport);
+      await buildServer(name, state, options.bigTool).connect(transport);
       await transport.handleRequest(req, res, body);
       return;
     }
@@ -117,7 +125,7 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
         onsessioninitialized: (id) => void sessions.set(id, created),
       });
       transport = created;
-      await buildServer(name, state).connect(transport);
+      await buildServer(name, state, options.bigTool).connect(transport);
     }
     await transport.handleRequest(req, res, body);
   });

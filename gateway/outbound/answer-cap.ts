@@ -1,0 +1,66 @@
+/**
+ * The bound on what gw reads from a server someone else runs (MCP servers, webhooks, identity
+ * providers, secret managers, token endpoints, custom provider hosts): GW_MAX_UPSTREAM_ANSWER_BYTES.
+ * A declared length past it fails before any byte is read; otherwise the bytes are counted as they
+ * arrive and reading stops at the bound, so one huge or endless answer costs at most that much memory.
+ */
+import { UpstreamError } from '../../core/errors.js';
+
+export class AnswerTooLargeError extends UpstreamError {
+  constructor(
+    readonly limit: number,
+    where: string,
+  ) {
+    super(502, `${where} answered more than ${limit} bytes, the most gw reads from another server (GW_MAX_UPSTREAM_ANSWER_BYTES)`, 'upstream_answer_too_large');
+  }
+}
+
+/** Where an answer came from, for the error: the origin only (a path or query may carry a secret). */
+export function answerSource(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'The server';
+  }
+}
+
+function declaredLength(value: string | string[] | null | undefined): number {
+  return Number(Array.isArray(value) ? value[0] : (value ?? undefined));
+}
+
+/** A fetch answer whose body fails with AnswerTooLargeError past `maxBytes` (the consumer's json(), text() or reader sees it). */
+export async function capAnswer(response: Response, maxBytes: number, where: string): Promise<Response> {
+  if (!response.body) return response;
+  if (declaredLength(response.headers.get('content-length')) > maxBytes) {
+    await response.body.cancel().catch(() => undefined);
+    throw new AnswerTooLargeError(maxBytes, where);
+  }
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > maxBytes) controller.error(new AnswerTooLargeError(maxBytes, where));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** A provider answer's whole body (undici's request API), read up to `maxBytes`; past it the rest is dropped unread. */
+export async function readCappedBody(body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown }, headers: Record<string, string | string[] | undefined>, maxBytes: number, where: string): Promise<Buffer> {
+  if (declaredLength(headers['content-length']) > maxBytes) {
+    body.destroy();
+    throw new AnswerTooLargeError(maxBytes, where);
+  }
+  const parts: Uint8Array[] = [];
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.byteLength;
+    if (seen > maxBytes) {
+      body.destroy();
+      throw new AnswerTooLargeError(maxBytes, where);
+    }
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts, seen);
+}
