@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { JsonText } from './json-text.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -21,4 +23,20 @@ export function sendText(res: ServerResponse, status: number, body: string, head
   res.statusCode = status;
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);
+}
+
+/**
+ * Sends a stream as the answer, status and headers already set: waits on the socket when it is
+ * full; a client that goes away ends the source (a file read, a query) at once and the handler
+ * returns; a source that fails is rethrown after the connection is cut, so the client sees a broken
+ * answer rather than a short one that looks whole, and the dispatcher logs the error.
+ */
+export async function sendStream(res: ServerResponse, source: Readable | AsyncIterable<Uint8Array | string>): Promise<void> {
+  try {
+    await pipeline(source, res);
+  } catch (error) {
+    // The client closed the connection first: nothing is wrong on this side.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' && !res.writableFinished) return;
+    throw error;
+  }
 }

@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../../core/errors.js';
-import { answerSource, readCappedBody } from '../outbound/answer-cap.js';
+import { answerSource, cappedStream, readCappedBody } from '../outbound/answer-cap.js';
 import type { Reservation } from '../limits/limits-engine.js';
 import type { ChatContext, ChatRequest, ProviderTarget, Usage } from '../providers/types.js';
 import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';
@@ -151,7 +151,8 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
     if (state.stream) {
       keepForSettlement(state, held);
       streaming = true;
-      return { ok: true, status: response.statusCode, value: { kind: 'stream', body: response.body, translator: wire.translator(context), attempt } };
+      const body = target.customHost === undefined ? response.body : cappedStream(response.body, services.config.maxUpstreamAnswerBytes, answerSource(target.customHost));
+      return { ok: true, status: response.statusCode, value: { kind: 'stream', body, translator: wire.translator(context), attempt } };
     }
     const parsed = wire.read(await readAnswer(response, target, services.config.maxUpstreamAnswerBytes), context);
     const usage = usageOf(parsed);

@@ -64,3 +64,13 @@ export async function readCappedBody(body: AsyncIterable<Uint8Array> & { destroy
   }
   return Buffer.concat(parts, seen);
 }
+
+/** A streamed answer relayed as it arrives, failing with AnswerTooLargeError once more than `maxBytes` have come (an endless stream would otherwise grow what gw keeps of it). */
+export async function* cappedStream(body: AsyncIterable<Uint8Array>, maxBytes: number, where: string): AsyncGenerator<Uint8Array> {
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.byteLength;
+    if (seen > maxBytes) throw new AnswerTooLargeError(maxBytes, where);
+    yield chunk;
+  }
+}

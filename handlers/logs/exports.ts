@@ -1,9 +1,9 @@
 import { actorOf } from '../../core/auth/principal.js';
 import { createReadStream, existsSync } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
 import type { Principal } from '../../core/auth/principal.js';
 import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { sendStream } from '../../core/respond.js';
 import type { LogExportFilters, LogExportRecord } from '../../store/repositories/log-exports.js';
 import { toLogFilter } from '../../gateway/logs/log-filter-input.js';
 import { body, pathId, query, STREAMED, type Handler } from '../types.js';
@@ -122,7 +122,7 @@ export const downloadLogExport: Handler = async (c, call) => {
   call.res.statusCode = 200;
   call.res.setHeader('content-type', 'application/x-ndjson; charset=utf-8');
   call.res.setHeader('content-disposition', `attachment; filename="log-export-${record.id}.jsonl"`);
-  await pipeline(createReadStream(file), call.res);
+  await sendStream(call.res, createReadStream(file));
   return STREAMED;
 };
 

@@ -13,7 +13,7 @@ for (const engine of fullEngines()) {
     let app: TestApp;
     let client: OpenAI;
     before(async () => {
-      app = await startTestApp({ engine, env: { GW_FILES_MAX_BYTES: String(MAX_BYTES) } });
+      app = await startTestApp({ engine, env: { GW_FILES_MAX_BYTES: String(MAX_BYTES), GW_METRICS_TOKEN: 'files-test-metrics-token' } });
       client = new OpenAI({ apiKey: app.adminKey, baseURL: `${app.url}/v1`, maxRetries: 0 });
     });
     after(() => app.close());
@@ -94,6 +94,39 @@ for (const engine of fullEngines()) {
       socket.destroy();
       await until('the partial content is removed', async () => Number((await app.services.db('file_chunks').count({ n: '*' }).first())?.n) === chunksBefore);
       assert.equal((await app.http.get('/health')).status, 200);
+    });
+
+    test('a client that goes away mid-download ends the download: the handler returns and the read stops', async () => {
+      // Larger than what the loopback socket's buffers hold, so the answer cannot all be written before the client goes.
+      const piece = randomBytes(1024 * 1024);
+      const created = await app.services.files.write(
+        { organisationId: app.boot.organisationId, workspaceId: app.boot.workspaceId, purpose: 'user_data', filename: 'large.bin' },
+        (async function* () {
+          for (let i = 0; i < 24; i++) yield piece;
+        })(),
+        Number.MAX_SAFE_INTEGER,
+      );
+      // The request is counted once its handler has returned.
+      const finished: string[] = [];
+      const metrics = app.services.metrics!;
+      const observe = metrics.observeHttp.bind(metrics);
+      metrics.observeHttp = (route, status, seconds) => {
+        finished.push(route);
+        observe(route, status, seconds);
+      };
+      const { port } = new URL(app.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`GET /v1/files/${created.id}/content HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${app.adminKey}\r\n\r\n`);
+      await new Promise<void>((resolve) =>
+        socket.once('data', () => {
+          socket.pause();
+          resolve();
+        }),
+      );
+      socket.destroy();
+      await until('the download handler has returned', async () => finished.some((route) => /content/.test(route)));
+      metrics.observeHttp = observe;
     });
 
     test('list pages with limit and after, filters by purpose, in either order', async () => {

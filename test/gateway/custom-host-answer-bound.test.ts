@@ -33,9 +33,25 @@ describe('answers from a custom host past GW_MAX_UPSTREAM_ANSWER_BYTES', () => {
       let raw = '';
       req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
       req.on('end', () => {
-        const ask = JSON.parse(JSON.parse(raw).messages.at(-1).content) as { bytes: number; chunked: boolean; status?: number };
-        const body = ask.status ? JSON.stringify({ error: { message: 'e'.repeat(ask.bytes), type: 'server_error', code: null, param: null } }) : completion('x'.repeat(ask.bytes));
+        const request = JSON.parse(raw) as { stream?: boolean; messages: Array<{ content: string }> };
+        const ask = JSON.parse(request.messages.at(-1)!.content) as { bytes: number; chunked: boolean; status?: number };
         res.on('error', () => undefined);
+        if (request.stream) {
+          // Chunks of 1,000 characters until `bytes` have gone, then the end of the stream.
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+            `data: ${JSON.stringify({ id: 'chatcmpl-big', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`;
+          let sent = 0;
+          const pump = () => {
+            while (sent < ask.bytes && !res.destroyed) {
+              sent += 1000;
+              if (!res.write(chunk({ content: 'x'.repeat(1000) }, null))) return void res.once('drain', pump);
+            }
+            res.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+          };
+          return pump();
+        }
+        const body = ask.status ? JSON.stringify({ error: { message: 'e'.repeat(ask.bytes), type: 'server_error', code: null, param: null } }) : completion('x'.repeat(ask.bytes));
         res.writeHead(ask.status ?? 200, { 'content-type': 'application/json', ...(ask.chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }) });
         if (!ask.chunked) return void res.end(body);
         for (let at = 0; at < body.length; at += 4096) res.write(body.slice(at, at + 4096));
@@ -77,4 +93,23 @@ describe('answers from a custom host past GW_MAX_UPSTREAM_ANSWER_BYTES', () => {
       }
     });
   }
+
+  test('a stream: one under the bound is relayed whole; past it the stream ends with an error event naming the setting', async () => {
+    const send = (bytes: number) =>
+      app.http
+        .post('/v1/chat/completions')
+        .set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': upstreamUrl, authorization: 'Bearer sk-test' })
+        .send({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: JSON.stringify({ bytes, chunked: true }) }] });
+    const small = await send(3000);
+    assert.equal(small.status, 200);
+    assert.match(small.text, /data: \[DONE\]/);
+
+    const big = await send(100 * MAX_ANSWER);
+    assert.equal(big.status, 200, 'the stream had opened');
+    const events = big.text.split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => block.slice(6));
+    assert.ok(!events.includes('[DONE]'), 'a cut answer does not end as a whole one');
+    const error = JSON.parse(events.at(-1)!) as { error: { code: string; message: string } };
+    assert.equal(error.error.code, 'upstream_answer_too_large');
+    assert.match(error.error.message, /GW_MAX_UPSTREAM_ANSWER_BYTES/);
+  });
 });
