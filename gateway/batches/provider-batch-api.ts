@@ -15,6 +15,7 @@ import { logRequest } from '../telemetry/log-request.js';
 import type { OutboundCall } from '../transport/upstream-client.js';
 import { lineCall, type StoredPrincipal } from './line-call.js';
 import { nativeBatchTarget } from './native-target.js';
+import { AnswerTooLargeError, readCappedBody } from '../outbound/answer-cap.js';
 
 /** A provider call that did not answer 2xx; `transient` ones (429, 5xx, no answer) are tried again later. */
 export class ProviderCallError extends Error {
@@ -27,8 +28,18 @@ export class ProviderCallError extends Error {
   }
 }
 
-async function readJson(response: Dispatcher.ResponseData, count: (bytes: number) => void, what: string): Promise<Record<string, unknown>> {
-  const text = await response.body.text();
+/** A provider's JSON answers (batch and file objects, errors) are small: read whole, up to GW_MAX_UPSTREAM_ANSWER_BYTES. */
+async function readSmall(response: Dispatcher.ResponseData, maxBytes: number): Promise<string> {
+  try {
+    return (await readCappedBody(response.body, response.headers, maxBytes, 'The provider')).toString('utf8');
+  } catch (error) {
+    if (error instanceof AnswerTooLargeError) throw new ProviderCallError(error.message, error.code, false);
+    throw error;
+  }
+}
+
+async function readJson(response: Dispatcher.ResponseData, count: (bytes: number) => void, what: string, maxBytes: number): Promise<Record<string, unknown>> {
+  const text = await readSmall(response, maxBytes);
   count(Buffer.byteLength(text));
   try {
     return JSON.parse(text) as Record<string, unknown>;
@@ -62,7 +73,7 @@ export class ProviderBatchApi {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const payload: Body = { content: text, headers: { accept: 'application/json' }, bytes: text === undefined ? 0 : Buffer.byteLength(text) };
     if (text !== undefined) payload.headers['content-type'] = 'application/json';
-    return this.send(batch, method, path, payload, this.timeouts.callMs, (response, count) => readJson(response, count, `${method} ${path}`));
+    return this.send(batch, method, path, payload, this.timeouts.callMs, (response, count) => readJson(response, count, `${method} ${path}`, this.services.config.maxUpstreamAnswerBytes));
   }
 
   /** Uploads a gw file to the provider as `purpose: batch` (multipart, streamed); the provider's file id. */
@@ -82,7 +93,7 @@ export class ProviderBatchApi {
     }
     const bytes = head.length + file.bytes + tail.length;
     const body = { content: Readable.from(parts()), headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(bytes) }, bytes };
-    const answer = await this.send(batch, 'POST', '/files', body, this.timeouts.transferMs, (response, count) => readJson(response, count, 'POST /files'));
+    const answer = await this.send(batch, 'POST', '/files', body, this.timeouts.transferMs, (response, count) => readJson(response, count, 'POST /files', this.services.config.maxUpstreamAnswerBytes));
     if (typeof answer.id !== 'string') throw new ProviderCallError('The provider answered the file upload without a file id', 'provider_error', false);
     return answer.id;
   }
@@ -154,7 +165,7 @@ export class ProviderBatchApi {
       const contentType = response.headers['content-type'];
       outcome.responseContentType = typeof contentType === 'string' ? contentType : null;
       if (response.statusCode >= 300) {
-        const text = await response.body.text();
+        const text = await readSmall(response, services.config.maxUpstreamAnswerBytes);
         outcome.responseBytes = Buffer.byteLength(text);
         let parsed: unknown = text;
         try {

@@ -18,6 +18,7 @@ import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import { ClientGone } from '../transport/client-gone.js';
 import { KNOWN_MODELS } from './known-models.js';
 import { savedProviderModels } from './saved-provider-models.js';
+import { answerSource, readCappedBody } from '../outbound/answer-cap.js';
 
 /** Catalog entries carry no real creation date. */
 const CATALOG_CREATED = 0;
@@ -76,7 +77,7 @@ export async function listModels(call: Call): Promise<ModelList> {
   const attempt = new UpstreamAttempt(services.config.requestTimeoutMs, clientGone);
   try {
     const response = await services.upstreams.send(upstream, { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt.signal });
-    const text = await response.body.text();
+    const text = (await readCappedBody(response.body, response.headers, services.config.maxUpstreamAnswerBytes, answerSource(upstream.url))).toString('utf8');
     let body: unknown = text;
     try {
       body = JSON.parse(text);

@@ -10,6 +10,7 @@ import { resolveLeafTarget } from '../resolve/leaf-target.js';
 import type { ConfigNode, EmbeddingSettings } from '../routing/config-node.js';
 import { UpstreamAttempt } from '../transport/upstream-attempt.js';
 import type { ChatState } from './chat-state.js';
+import { answerSource, readCappedBody } from '../outbound/answer-cap.js';
 
 export function embedderFor(state: ChatState) {
   return (settings: EmbeddingSettings, timeoutMs: number) =>
@@ -37,7 +38,7 @@ export function embedderFor(state: ChatState) {
             { method: 'POST', url, headers, body },
             { provider: target.provider, customHost: target.customHost !== undefined, guarded, signal: attempt.signal },
           );
-          const text = await response.body.text();
+          const text = (await readCappedBody(response.body, response.headers, services.config.maxUpstreamAnswerBytes, answerSource(url))).toString('utf8');
           return { status: response.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
         } catch (error) {
           throw attempt.failure(error);
