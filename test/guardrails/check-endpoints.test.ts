@@ -196,6 +196,16 @@ describe('checks with the gateway guarded fetch', () => {
     assert.match((await failure(runCheck('default.webhook', { webhookURL: redirect }, inputSubject('hi'), context))).message, /HTTP 307/);
     assert.equal(hits('/hook/guarded').length, 1);
   });
+  it('an answer past GW_MAX_UPSTREAM_ANSWER_BYTES fails the check with 502 upstream_answer_too_large', async () => {
+    const context = { ...checkContext(), ...guardedCheckTools({ trustedHosts: ['127.0.0.1'], maxAnswerBytes: 1024, resolve: async () => ['10.0.0.1'] }) };
+    const small = route('/hook/small', () => ({ body: { verdict: true, note: 'x'.repeat(500) } }));
+    assert.equal((await runCheck('default.webhook', { webhookURL: small }, inputSubject('hi'), context)).verdict, true);
+    const big = route('/hook/big', () => ({ body: { verdict: true, note: 'x'.repeat(10_000) } }));
+    const refused = await failure(runCheck('default.webhook', { webhookURL: big }, inputSubject('hi'), context));
+    assert.equal(refused.status, 502);
+    assert.equal(refused.code, 'upstream_answer_too_large');
+    assert.match(refused.message, /answered more than 1024 bytes, the most gw reads from another server \(GW_MAX_UPSTREAM_ANSWER_BYTES\)/);
+  });
 });
 
 describe('default.log', () => {
