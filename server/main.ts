@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from '../core/config.js';
@@ -21,6 +21,12 @@ async function main(): Promise<void> {
   }
   const services = await createServices(config);
   const { logger } = services;
+  // The listener, once there is one: a fault before it exists has nothing to stop accepting.
+  const listening: { server?: Server } = {};
+  exitOnUncaughtErrors(logger, async () => {
+    listening.server?.close();
+    await services.requestLogs.flush();
+  });
   // A data plane's organisation, keys and the rest come from its control plane: it makes none of its own.
   const boot = config.controlPlane ? {} : await bootstrap(services);
   if ('generatedAdminKey' in boot && boot.generatedAdminKey) {
@@ -32,11 +38,7 @@ async function main(): Promise<void> {
   }
   const app = await createApp(services);
   const inFlight = new InFlightRequests();
-  const server = createServer({ keepAliveTimeout: 65_000 }, inFlight.wrap(app.listener));
-  exitOnUncaughtErrors(logger, async () => {
-    server.close();
-    await services.requestLogs.flush();
-  });
+  const server = (listening.server = createServer({ keepAliveTimeout: 65_000 }, inFlight.wrap(app.listener)));
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, store: config.databaseUrl ? 'postgres' : 'sqlite', redis: Boolean(config.redisUrl) }, 'gw listening');
   });
