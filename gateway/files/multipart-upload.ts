@@ -24,13 +24,13 @@ export async function storeMultipartUpload(req: IncomingMessage, files: FileStor
     req.resume();
     throw fileTooLarge(files.maxBytes);
   }
+  const unreadable = (error: Error) => new ValidationError(`The multipart body cannot be read: ${error.message}`, 'file', 'invalid_multipart');
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, limits: { fileSize: files.maxBytes, files: 1, fields: 10 } });
   } catch (error) {
-    throw new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, 'file');
+    throw unreadable(error as Error);
   }
-  const unreadable = (error: Error) => new ValidationError(`The multipart body cannot be read: ${error.message}`, 'file', 'invalid_multipart');
   return new Promise<FileRecord>((resolve, reject) => {
     const fields: Record<string, string> = {};
     let stored: Promise<FileRecord> | undefined;
@@ -42,6 +42,8 @@ export async function storeMultipartUpload(req: IncomingMessage, files: FileStor
       failed = true;
       req.unpipe(parser);
       req.resume();
+      // A file already stored whole (the form broke after its part) is not kept for a failed upload.
+      void stored?.then((file) => files.delete(owner.workspaceId, file.id)).catch(() => undefined);
       reject(error);
     };
     parser.on('field', (name, value) => {
@@ -67,7 +69,6 @@ export async function storeMultipartUpload(req: IncomingMessage, files: FileStor
       const purpose = fields.purpose;
       if (!stored) return fail(new ValidationError("The form has no 'file' part", 'file'));
       if (!purpose || !FILE_PURPOSES.includes(purpose)) {
-        void stored.then((file) => files.delete(owner.workspaceId, file.id)).catch(() => undefined);
         return fail(new ValidationError(`purpose must be one of ${FILE_PURPOSES.join(', ')}`, 'purpose'));
       }
       stored.then((file) => (file.purpose === purpose ? file : files.setPurpose(owner.workspaceId, file.id, purpose))).then(resolve, fail);

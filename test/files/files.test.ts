@@ -81,6 +81,16 @@ for (const engine of fullEngines()) {
       assert.equal((await app.http.get('/health')).status, 200);
     });
 
+    test('a form that breaks after its whole file part keeps no file', async () => {
+      const rows = async () => Number((await app.services.db('files').count({ n: '*' }).first())?.n);
+      const before = await rows();
+      const brokenAfterFile = '--x\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{"a":1}\r\n--x\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbat';
+      const response = await app.http.post('/v1/files').set('authorization', `Bearer ${app.adminKey}`).set('content-type', 'multipart/form-data; boundary=x').send(brokenAfterFile);
+      assert.equal(response.status, 400);
+      assert.equal(response.body.error.code, 'invalid_multipart');
+      await until('the stored file is removed', async () => (await rows()) === before);
+    });
+
     test('a client that breaks off its upload leaves no content behind', async () => {
       const chunksBefore = Number((await app.services.db('file_chunks').count({ n: '*' }).first())?.n);
       const head = '--x\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n';
