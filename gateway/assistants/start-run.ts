@@ -12,6 +12,7 @@ import { newObjectId, unixSeconds } from './object-ids.js';
 import { RUN_EXPIRY_SECONDS } from './run-executor.js';
 import { assertAssistantSelection, withAssistantSelection } from './assistant-selection.js';
 import { assertRunnableTools } from './run-rules.js';
+import { assertInlineSelectionAllowed } from '../resolve/provider-plan.js';
 import { sealHeaders, selectionHeaders, storedPrincipal } from './run-state.js';
 import { writeMessage, type Owner } from './thread-writer.js';
 import type { AssistantObject, CreateMessageRequest, RunObject, RunOptions } from './wire.js';
@@ -41,6 +42,7 @@ export async function startRun(
   const ownHeaders = selectionHeaders(caller.headers, model);
   const headers = withAssistantSelection(ownHeaders, assistant.metadata);
   if (headers !== ownHeaders) await assertAssistantSelection(services.savedResources, owner, assistant.metadata, () => 'assistant_id');
+  await assertInlineSelectionAllowed({ headers, model, organisationId: owner.organisationId, savedResources: services.savedResources, blockInlineConfig: services.config.blockInlineConfig });
   const active = await store.assistantRuns.activeOnThread(threadId);
   if (active) throw new ValidationError(`Thread ${threadId} already has an active run ${active.id}`, 'thread_id', 'thread_has_active_run');
   const now = services.now();

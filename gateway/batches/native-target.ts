@@ -8,7 +8,7 @@ import { ValidationError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import { resolveLeafTarget, savedProviderSlugOf, type LeafTarget } from '../resolve/leaf-target.js';
-import { resolveProviderPlan } from '../resolve/provider-plan.js';
+import { assertInlineSelectionAllowed, resolveProviderPlan } from '../resolve/provider-plan.js';
 
 export type BatchMode = 'gateway' | 'native';
 
@@ -49,6 +49,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  * Native is checked now (one provider with a batch API), so a batch that cannot be handed over is refused at create.
  */
 export async function chooseBatchMode(services: Services, tenant: BatchTenant, headers: IncomingHttpHeaders): Promise<BatchMode> {
+  // Refused at create, as a chat call is: its lines could only fail one by one.
+  await assertInlineSelectionAllowed({ headers, model: '', organisationId: tenant.organisationId, savedResources: services.savedResources, blockInlineConfig: services.config.blockInlineConfig });
   const asked = header(headers, 'x-gw-batch-mode');
   if (asked === 'gateway') return 'gateway';
   if (asked !== 'native') {

@@ -73,7 +73,7 @@ function assertKnownProvider(name: string): void {
   if (!adapterFor(name)) throw new ValidationError(`Unknown provider ${name}`, 'x-gw-provider', 'unknown_provider');
 }
 
-async function assertInlineAllowed(input: PlanInput, what: string): Promise<void> {
+async function assertInlineAllowed(input: Pick<PlanInput, 'organisationId' | 'savedResources' | 'blockInlineConfig'>, what: string): Promise<void> {
   const blocked = input.blockInlineConfig || (await input.savedResources.organisationSettings(input.organisationId)).block_inline_config === true;
   if (blocked) {
     throw new ForbiddenError(`block_inline_config is on: ${what} is refused; use a saved provider or a saved config`, 'inline_config_blocked');
@@ -116,6 +116,26 @@ export function authorizationIsProviderCredential(headers: IncomingHttpHeaders, 
   const providerHeader = header(headers, 'x-gw-provider');
   if (savedProviderSlugOf(headers, providerHeader, typeof model === 'string' ? modelSlugOf(model) : undefined) !== undefined) return false;
   return header(headers, 'x-gw-custom-host') !== undefined || providerHeader !== undefined;
+}
+
+/** What inline selection the headers make, in resolveProviderPlan's order; undefined for saved resources or none. */
+function inlineSelectionOf(headers: IncomingHttpHeaders, model: string): string | undefined {
+  const configHeader = header(headers, 'x-gw-config');
+  if (configHeader !== undefined) return configHeader.trimStart().startsWith('{') ? 'an inline x-gw-config' : undefined;
+  const providerHeader = header(headers, 'x-gw-provider');
+  if (savedProviderSlugOf(headers, providerHeader, modelSlugOf(model)) !== undefined) return undefined;
+  if (header(headers, 'x-gw-custom-host') !== undefined) return 'a custom host';
+  return providerHeader !== undefined ? 'an inline provider' : undefined;
+}
+
+/**
+ * For work that is queued and served later (assistant runs): refuses an inline selection at once
+ * while block_inline_config is on, with the 403 the chat call would answer, instead of queueing a
+ * run that can only fail.
+ */
+export async function assertInlineSelectionAllowed(input: Pick<PlanInput, 'headers' | 'model' | 'organisationId' | 'savedResources' | 'blockInlineConfig'>): Promise<void> {
+  const what = inlineSelectionOf(input.headers, input.model);
+  if (what !== undefined) await assertInlineAllowed(input, what);
 }
 
 export async function resolveProviderPlan(input: PlanInput): Promise<ProviderPlan> {

@@ -185,5 +185,48 @@ for (const engine of storeEngines()) {
       const saved = await chat(gw, { 'x-gw-provider': '@fake-openai' });
       assert.equal(saved.status, 200, JSON.stringify(saved.body));
     });
+
+    it('refuses a run with an inline provider at once (403, nothing queued, no thread left), as chat does', async () => {
+      const admin = { 'x-gw-api-key': gw.app.adminKey };
+      const assistant = await gw.app.http.post('/v1/assistants').set(admin).send({ model: 'gpt-4o' });
+      assert.equal(assistant.status, 200, JSON.stringify(assistant.body));
+      const threadsBefore = await gw.app.services.db('assistant_threads').count({ n: '*' }).first();
+      const inline: Array<Record<string, string>> = [
+        { 'x-gw-provider': 'openai', authorization: 'Bearer k' },
+        { 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, authorization: 'Bearer k' },
+        { 'x-gw-config': JSON.stringify({ provider: 'openai', api_key: 'k' }) },
+      ];
+      for (const headers of inline) {
+        const created = await gw.app.http.post('/v1/threads/runs').set({ ...admin, ...headers }).send({ assistant_id: assistant.body.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+        assert.equal(created.status, 403, JSON.stringify(created.body));
+        assert.equal(created.body.error.code, 'inline_config_blocked');
+      }
+      assert.deepEqual(await gw.app.services.db('assistant_threads').count({ n: '*' }).first(), threadsBefore);
+
+      const thread = await gw.app.http.post('/v1/threads').set(admin).send({ messages: [{ role: 'user', content: 'hi' }] });
+      assert.equal(thread.status, 200, JSON.stringify(thread.body));
+      const run = await gw.app.http.post(`/v1/threads/${thread.body.id}/runs`).set({ ...admin, ...inline[0] }).send({ assistant_id: assistant.body.id });
+      assert.equal(run.status, 403, JSON.stringify(run.body));
+      assert.equal(run.body.error.code, 'inline_config_blocked');
+      const saved = await gw.app.http.post(`/v1/threads/${thread.body.id}/runs`).set({ ...admin, 'x-gw-provider': '@fake-openai' }).send({ assistant_id: assistant.body.id });
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      assert.equal(saved.body.status, 'queued');
+    });
+
+    it('refuses a batch with an inline provider when it is created, not line by line', async () => {
+      const admin = { 'x-gw-api-key': gw.app.adminKey };
+      const line = JSON.stringify({ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o', messages } });
+      const file = await gw.app.http.post('/v1/files').set(admin).field('purpose', 'batch').attach('file', Buffer.from(`${line}\n`), 'input.jsonl');
+      assert.equal(file.status, 200, JSON.stringify(file.body));
+      const batch = { input_file_id: file.body.id, endpoint: '/v1/chat/completions', completion_window: '24h' };
+      for (const mode of ['gateway', undefined]) {
+        const headers = { ...admin, 'x-gw-provider': 'openai', authorization: 'Bearer k', ...(mode ? { 'x-gw-batch-mode': mode } : {}) };
+        const created = await gw.app.http.post('/v1/batches').set(headers).send(batch);
+        assert.equal(created.status, 403, JSON.stringify(created.body));
+        assert.equal(created.body.error.code, 'inline_config_blocked');
+      }
+      const saved = await gw.app.http.post('/v1/batches').set({ ...admin, 'x-gw-provider': '@fake-openai' }).send(batch);
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    });
   });
 }
