@@ -408,7 +408,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the active users of the organisation. */
+        /** List the users of the organisation, active and deactivated (removed users are not listed). */
         get: operations["listUsers"];
         put?: never;
         post?: never;
@@ -427,7 +427,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a user with their workspace roles. */
+        /** Get a user with their workspace roles; a deactivated user is shown with status inactive. */
         get: operations["getUser"];
         /** Update a user's name or organisation role. */
         put: operations["updateUser"];
@@ -8488,6 +8488,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
+                /** @description Only users with this status: `active`, or `inactive` (deactivated, through SCIM for one). Both when left out. */
+                status?: "active" | "inactive";
             };
             header?: never;
             path?: never;

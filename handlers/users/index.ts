@@ -9,15 +9,16 @@ import { presentUser } from './present.js';
 
 export * from './invites.js';
 
-async function activeUser(call: Call, id: string): Promise<User> {
+/** An active or deactivated (SCIM active false) user; removed users are gone from this API. */
+async function listedUser(call: Call, id: string): Promise<User> {
   const user = await call.services.store.users.get(principalOf(call).organisationId, id);
-  if (!user || user.status !== 'active') throw new NotFoundError('User', id);
+  if (!user || user.status === 'removed') throw new NotFoundError('User', id);
   return user;
 }
 
-/** The organisation must keep at least one owner. */
+/** The organisation must keep at least one active owner. */
 async function assertNotLastOwner(call: Call, user: User): Promise<void> {
-  if (user.role === 'owner' && (await call.services.store.users.countOwners(user.organisation_id)) <= 1) {
+  if (user.role === 'owner' && user.status === 'active' && (await call.services.store.users.countOwners(user.organisation_id)) <= 1) {
     throw new ConflictError('The organisation needs at least one owner', 'last_owner');
   }
 }
@@ -28,11 +29,11 @@ export const listUsers: Handler = async (c, call) => {
   return { body: { ...page, data: await Promise.all(page.data.map((user) => presentUser(store, user))) } };
 };
 
-export const getUser: Handler = async (c, call) => ({ body: await presentUser(call.services.store, await activeUser(call, pathId(c))) });
+export const getUser: Handler = async (c, call) => ({ body: await presentUser(call.services.store, await listedUser(call, pathId(c))) });
 
 export const updateUser: Handler = async (c, call) => {
   const principal = principalOf(call);
-  const user = await activeUser(call, pathId(c));
+  const user = await listedUser(call, pathId(c));
   const input = body<'updateUser'>(c);
   const { store } = call.services;
   if (input.role !== undefined && input.role !== user.role) {
@@ -51,7 +52,7 @@ export const updateUser: Handler = async (c, call) => {
 /** Removing a user ends their memberships and revokes every key, session and OAuth grant that acts for them. */
 export const removeUser: Handler = async (c, call) => {
   const principal = principalOf(call);
-  const user = await activeUser(call, pathId(c));
+  const user = await listedUser(call, pathId(c));
   await assertNotLastOwner(call, user);
   const { store, bus } = call.services;
   const now = isoNow(call);

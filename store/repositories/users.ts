@@ -64,9 +64,15 @@ export class UsersRepository {
     return this.db('users').where({ organisation_id: organisationId, email: email.toLowerCase() }).first();
   }
 
-  /** Active users only; removed users stay as rows so audit entries and keys keep their author. */
-  list(organisationId: string, page: PageRequest): Promise<Page<User>> {
-    return paginate(this.db('users').where({ organisation_id: organisationId, status: 'active' }), page, (row: User) => row);
+  /**
+   * Active and deactivated users, or those of one status. Removed users are never listed; they stay
+   * as rows so audit entries and keys keep their author.
+   */
+  list(organisationId: string, page: PageRequest & { status?: 'active' | 'inactive' }): Promise<Page<User>> {
+    const query = this.db('users').where({ organisation_id: organisationId });
+    if (page.status) query.where({ status: page.status });
+    else query.whereIn('status', ['active', 'inactive']);
+    return paginate(query, page, (row: User) => row);
   }
 
   async findBySsoSubject(organisationId: string, subject: string): Promise<User | undefined> {

@@ -114,6 +114,20 @@ for (const engine of storeEngines()) {
       const inactive = await get(`/Users?filter=${encodeURIComponent('active eq false')}`);
       assert.deepEqual(inactive.body.Resources.map((u: { id: string }) => u.id), [id]);
 
+      // The admin users API keeps the deactivated user, marked inactive, with their keys revoked.
+      const shown = await app.http.get(`/v1/admin/users/${id}`).set(admin());
+      assert.equal(shown.status, 200, JSON.stringify(shown.body));
+      assert.equal(shown.body.status, 'inactive');
+      const listedIds = async (query: string) => ((await app.http.get(`/v1/admin/users${query}`).set(admin()).expect(200)).body.data as Array<{ id: string; status: string }>).map((u) => `${u.id}:${u.status}`);
+      assert.ok((await listedIds('?limit=100')).includes(`${id}:inactive`));
+      assert.deepEqual(await listedIds('?status=inactive'), [`${id}:inactive`]);
+      assert.ok(!(await listedIds('?status=active&limit=100')).some((entry) => entry.startsWith(id)));
+      assert.equal((await app.http.get('/v1/admin/users?status=removed').set(admin())).status, 400);
+      const keys = await app.http.get('/v1/api-keys?limit=100').set(admin());
+      const userKeys = (keys.body.data as Array<{ user_id: string | null; status: string }>).filter((key) => key.user_id === id);
+      assert.ok(userKeys.length > 0);
+      assert.deepEqual([...new Set(userKeys.map((key) => key.status))], ['revoked']);
+
       const reactivated = await send('patch', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: true } }] });
       assert.equal(reactivated.body.active, true);
       // Revoked keys stay revoked.
