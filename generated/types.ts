@@ -4337,22 +4337,24 @@ export interface components {
         };
         CreateOrganisationServiceKey: components["schemas"]["NewKeyFields"];
         CreatePrompt: {
-            /** @description Collection id or slug; the workspace's default collection when absent. */
+            /** @description Collection id or slug; the workspace's default collection when absent. A collection of another workspace than `workspace_id` is refused (400 `collection_workspace_mismatch`). */
             collection_id?: string;
             description?: string | null;
             name: string;
             slug?: components["schemas"]["Slug"];
             version_description?: string | null;
-            /** @description Workspace id or slug; for admin keys (the default workspace when absent). */
+            /** @description Workspace id or slug; for admin keys (when absent, the workspace of `collection_id` if given, else the default workspace). */
             workspace_id?: string;
         } & WithRequired<components["schemas"]["TemplateFields"], "string">;
         CreatePromptPartial: {
+            /** @description Collection id or slug; the workspace's default collection when absent. A collection of another workspace than `workspace_id` is refused (400 `collection_workspace_mismatch`). */
             collection_id?: string;
             description?: string | null;
             name: string;
             slug?: components["schemas"]["Slug"];
             string: string;
             version_description?: string | null;
+            /** @description Workspace id or slug; for admin keys (when absent, the workspace of `collection_id` if given, else the default workspace). */
             workspace_id?: string;
         };
         CreateProvider: (WithRequired<components["schemas"]["ProviderFields"], "name"> & {

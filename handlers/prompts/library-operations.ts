@@ -12,9 +12,9 @@ import { ConflictError, NotFoundError, ValidationError } from '../../core/errors
 import type { PromptKind, PromptRecord, PromptVersionRecord } from '../../store/repositories/prompts.js';
 import { pathId, type Handler, type Reply } from '../types.js';
 import { isoNow } from '../workspace-access.js';
-import { listWorkspaceFilter, targetWorkspaceId } from '../workspace-target.js';
+import { listWorkspaceFilter } from '../workspace-target.js';
 import type { Sharing } from './present.js';
-import { assertTemplateParses, collectionFor, nextTemplate, pickTemplate, publishPrompts, uniqueSlug, visible, writable } from './prompt-rules.js';
+import { assertTemplateParses, collectionFor, nextTemplate, placementFor, pickTemplate, publishPrompts, uniqueSlug, visible, writable } from './prompt-rules.js';
 
 export interface LibraryKind {
   kind: PromptKind;
@@ -41,8 +41,7 @@ export function libraryOperations(k: LibraryKind) {
     const principal = principalOf(call);
     const body = input(c);
     const { store } = call.services;
-    const workspaceId = await targetWorkspaceId(call, principal, body.workspace_id as string | undefined);
-    const collection = await collectionFor(call, workspaceId, body.collection_id as string | undefined);
+    const { workspaceId, collection } = await placementFor(call, body.workspace_id as string | undefined, body.collection_id as string | undefined);
     const template = pickTemplate(body, k.templateFields);
     assertTemplateParses(template);
     const slug = await uniqueSlug(call, k.kind, body.slug as string | undefined, body.name as string);

@@ -10,7 +10,7 @@ import { ConflictError, ForbiddenError, ValidationError } from '../../core/error
 import type { CollectionRecord } from '../../store/repositories/prompt-collections.js';
 import type { PromptKind, PromptRecord, PromptTemplateFields } from '../../store/repositories/prompts.js';
 import { isoNow } from '../workspace-access.js';
-import { slugFromName } from '../workspace-target.js';
+import { slugFromName, targetWorkspaceId } from '../workspace-target.js';
 
 export const viewerOf = (principal: Principal): Viewer => ({ organisationId: principal.organisationId, workspaceId: principal.workspaceId });
 
@@ -31,10 +31,37 @@ export async function collectionFor(call: Call, workspaceId: string, idOrSlug: s
   const principal = principalOf(call);
   if (idOrSlug === undefined) return store.promptCollections.ensureDefault(principal.organisationId, workspaceId, isoNow(call));
   const collection = await store.promptCollections.find(principal.organisationId, idOrSlug);
+  // A workspace key is told only of its own workspace's collections.
+  if (collection && collection.workspace_id !== workspaceId && principal.workspaceId === null) {
+    throw new ValidationError(
+      `Collection ${idOrSlug} is in workspace ${collection.workspace_id}, not in the prompt's workspace ${workspaceId}: leave workspace_id out, or name the collection's workspace`,
+      'collection_id',
+      'collection_workspace_mismatch',
+    );
+  }
   if (!collection || collection.workspace_id !== workspaceId) {
     throw new ValidationError(`No collection ${idOrSlug} in the prompt's workspace`, 'collection_id', 'collection_not_found');
   }
   return collection;
+}
+
+/**
+ * Where a new prompt goes. With a collection and no workspace, an organisation key gets the
+ * collection's workspace (as the reference API derives it); otherwise the workspace is the one
+ * named, or the caller's, and the collection must be in it.
+ */
+export async function placementFor(
+  call: Call,
+  workspaceIdOrSlug: string | undefined,
+  collectionIdOrSlug: string | undefined,
+): Promise<{ workspaceId: string; collection: CollectionRecord }> {
+  const principal = principalOf(call);
+  if (workspaceIdOrSlug === undefined && collectionIdOrSlug !== undefined && principal.workspaceId === null) {
+    const collection = await call.services.store.promptCollections.find(principal.organisationId, collectionIdOrSlug);
+    if (collection) return { workspaceId: collection.workspace_id, collection };
+  }
+  const workspaceId = await targetWorkspaceId(call, principal, workspaceIdOrSlug);
+  return { workspaceId, collection: await collectionFor(call, workspaceId, collectionIdOrSlug) };
 }
 
 export async function uniqueSlug(call: Call, kind: PromptKind, explicit: string | undefined, name: string): Promise<string> {

@@ -211,5 +211,31 @@ for (const engine of fullEngines()) {
       assert.equal((await call('put', `/v1/prompts/${inA.body.id}/versions/${versionsA.body.data[0].id}`, keyA, { label_id: 'a-canary' })).status, 200);
       assert.equal((await call('get', `/v1/prompts/${inA.body.id}@a-canary`, keyA)).body.prompt_version, 1);
     });
+
+    test("an organisation key naming another workspace's collection puts the prompt in that workspace; only a real mismatch is refused", async () => {
+      const other = await workspaceWithKey(app, 'collections-elsewhere', LIBRARY_SCOPES);
+      const collection = await call('post', '/v1/collections', { 'x-gw-api-key': other.key }, { name: 'Elsewhere' });
+      assert.equal(collection.status, 201, JSON.stringify(collection.body));
+      assert.equal(collection.body.workspace_id, other.workspaceId);
+
+      for (const [kind, path] of [['prompt', '/v1/prompts'], ['partial', '/v1/prompts/partials']] as const) {
+        for (const reference of [collection.body.id, collection.body.slug]) {
+          const created = await call('post', path, admin(), { name: `derived ${kind} ${reference}`, string: 'hi', collection_id: reference });
+          assert.equal(created.status, 201, JSON.stringify(created.body));
+          const got = await call('get', `${path}/${created.body.id}`, admin());
+          assert.deepEqual([got.body.workspace_id, got.body.collection_id], [other.workspaceId, collection.body.id]);
+        }
+      }
+
+      const mismatch = await call('post', '/v1/prompts', admin(), { name: 'mismatch', string: 'hi', collection_id: collection.body.id, workspace_id: app.boot.workspaceId });
+      assert.equal(mismatch.status, 400, JSON.stringify(mismatch.body));
+      assert.deepEqual([mismatch.body.error.code, mismatch.body.error.param], ['collection_workspace_mismatch', 'collection_id']);
+      const unknown = await call('post', '/v1/prompts', admin(), { name: 'unknown', string: 'hi', collection_id: 'no-such-collection' });
+      assert.deepEqual([unknown.status, unknown.body.error.code], [400, 'collection_not_found']);
+      // A workspace key is not told about other workspaces' collections.
+      const own = await workspaceWithKey(app, 'collections-own', LIBRARY_SCOPES);
+      const foreign = await call('post', '/v1/prompts', { 'x-gw-api-key': own.key }, { name: 'foreign', string: 'hi', collection_id: collection.body.id });
+      assert.deepEqual([foreign.status, foreign.body.error.code], [400, 'collection_not_found']);
+    });
   });
 }
