@@ -7112,6 +7112,15 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
+        /** @description A server gw had to reach (an identity provider, say) failed; the message names the cause. */
+        BadGateway: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request is invalid; `param` names the failing field. */
         BadRequest: {
             headers: {
@@ -8367,6 +8376,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
             default: components["responses"]["Error"];
         };
     };
@@ -9461,6 +9471,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
             default: components["responses"]["Error"];
         };
     };
@@ -9487,6 +9498,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
             default: components["responses"]["Error"];
         };
     };

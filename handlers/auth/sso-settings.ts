@@ -6,6 +6,7 @@ import { maskSecret } from '../../store/secret-box.js';
 import type { SsoSettings } from '../../store/repositories/sso.js';
 import { body, type Handler } from '../types.js';
 import { isoNow } from '../workspace-access.js';
+import { checkIdentityProvider } from './identity-provider-cache.js';
 
 type SettingsBody = components['schemas']['SsoSettings'];
 
@@ -39,7 +40,10 @@ async function stored(call: Call): Promise<SsoSettings> {
 
 export const getSsoSettings: Handler = async (_c, call) => ({ body: await present(call, await stored(call)) });
 
-/** The issuer must be https and public (the outbound guard), unless TRUSTED_CUSTOM_HOSTS lists it. */
+/**
+ * The issuer must be https and public (the outbound guard), unless TRUSTED_CUSTOM_HOSTS lists it,
+ * and, when the settings are enabled, answer discovery (else 502 identity_provider_unavailable).
+ */
 export const updateSsoSettings: Handler = async (c, call) => {
   const principal = principalOf(call);
   const input = body<'updateSsoSettings'>(c);
@@ -48,11 +52,15 @@ export const updateSsoSettings: Handler = async (c, call) => {
   if (vetted.url.protocol !== 'https:' && !vetted.trusted) throw new ValidationError('issuer must be an https URL', 'issuer', 'unsafe_identity_url');
   const existing = await store.sso.get(principal.organisationId);
   const clientSecret = input.client_secret === undefined ? (existing?.client_secret ?? null) : input.client_secret === null ? null : secrets.seal(input.client_secret);
+  const issuer = input.issuer.replace(/\/+$/, '');
+  const enabled = input.enabled ?? true;
+  // Enabled settings are used by the next anonymous sign-in: an issuer that cannot be discovered is refused now.
+  if (enabled) await checkIdentityProvider(call.services, { issuer, client_id: input.client_id, client_secret: clientSecret }, 'issuer');
   await store.sso.put(
     {
       organisation_id: principal.organisationId,
-      enabled: input.enabled ?? true,
-      issuer: input.issuer.replace(/\/+$/, ''),
+      enabled,
+      issuer,
       client_id: input.client_id,
       client_secret: clientSecret,
       email_domains: (input.email_domains ?? []).map((domain) => domain.toLowerCase()),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { discoverIdentityProvider, oidc } from './oidc-client.js';
+import { oidc } from './oidc-client.js';
+import { identityProviderOf } from './identity-provider-cache.js';
 import { hashOpaqueToken, newOpaqueToken, TOKEN_PREFIXES } from '../../core/auth/opaque-token.js';
 import { sessionCookieOf } from '../../core/auth/session-cookie.js';
 import { cookieIsSecure, sessionCookieHeader } from '../../core/auth/session-cookie.js';
@@ -19,17 +20,6 @@ type Claims = oidc.IDToken & Partial<oidc.UserInfoResponse>;
 
 /** How long a browser has between leaving for the identity provider and coming back. */
 const SIGN_IN_WINDOW_MS = 10 * 60_000;
-
-function identityProvider(call: Call, settings: SsoSettings) {
-  const { secrets, identityFetch, config } = call.services;
-  return discoverIdentityProvider({
-    issuer: settings.issuer,
-    clientId: settings.client_id,
-    clientSecret: settings.client_secret === null ? null : secrets.open(settings.client_secret),
-    fetch: identityFetch,
-    trustedHosts: config.trustedCustomHosts,
-  });
-}
 
 /** Only a path on gw itself: a sign-in link must not become an open redirect. */
 function safeReturnPath(returnTo: string | undefined): string {
@@ -54,7 +44,7 @@ export const startSsoSignIn: Handler = async (c, call) => {
   if (!organisation) throw new NotFoundError('Organisation', input.organisation);
   const settings = await enabledSettings(store, organisation.id);
   const returnTo = safeReturnPath(input.return_to);
-  const provider = await identityProvider(call, settings);
+  const provider = await identityProviderOf(call.services, settings);
 
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -91,7 +81,7 @@ export const finishSsoSignIn: Handler = async (c, call) => {
   if (!login) throw new UnauthorizedError('This sign-in is unknown or has expired: start again', 'invalid_sign_in_state');
   if (input.error) throw new UnauthorizedError(`The identity provider refused the sign-in: ${input.error_description ?? input.error}`, 'sso_refused');
   const settings = await enabledSettings(store, login.organisation_id);
-  const provider = await identityProvider(call, settings);
+  const provider = await identityProviderOf(call.services, settings);
 
   const callbackUrl = new URL(`${config.publicUrl}${SSO_CALLBACK_PATH}`);
   for (const [name, value] of Object.entries(input)) if (typeof value === 'string') callbackUrl.searchParams.set(name, value);
