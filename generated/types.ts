@@ -4124,7 +4124,7 @@ export interface components {
             /** @enum {string} */
             type: "and" | "or";
         };
-        /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes` (an empty `excludes`, as the product description's plain string allows, excludes nothing). A policy applies when all its conditions hold. */
+        /** @description Holds when the request's value of `key` equals `value` (`*`: any value) and differs from `excludes` (an empty `excludes`, as the product description's plain string allows, excludes nothing). A policy applies when all its conditions hold. For `workspace_id` and `api_key`, `value` and `excludes` are resolved at save: a workspace slug is stored and answered as the workspace's id; a reference to nothing is refused (400 `condition_reference_not_found`), and so is one a workspace's policy could never see (400 `condition_never_matches`). */
         Condition: {
             excludes?: string;
             key: components["schemas"]["ConditionKey"];

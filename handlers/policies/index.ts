@@ -14,6 +14,7 @@ import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, targetWorkspaceId } from '../workspace-target.js';
 import { presentEntity, presentRatePolicy, presentUsagePolicy } from './present.js';
 import { assertUsageRules } from './usage-rules.js';
+import { resolveConditionReferences } from './condition-references.js';
 
 type UsageInput = Partial<Pick<UsageLimitsPolicyRecord, 'name' | 'type' | 'credit_limit' | 'alert_threshold' | 'periodic_reset' | 'periodic_reset_days' | 'conditions' | 'group_by'>> & {
   workspace_id?: string;
@@ -57,14 +58,15 @@ export const createUsageLimitsPolicy: Handler = async (c, call) => {
   };
   assertUsageRules(rules);
   const now = call.services.now();
+  const workspaceId = await policyWorkspace(call, input.workspace_id);
   const record = await call.services.store.usageLimitsPolicies.create(
     {
       organisation_id: principal.organisationId,
-      workspace_id: await policyWorkspace(call, input.workspace_id),
+      workspace_id: workspaceId,
       name: input.name,
       ...rules,
       reset_anchor: new Date(utcMidnight(now)).toISOString(),
-      conditions: input.conditions ?? [],
+      conditions: await resolveConditionReferences(call, input.conditions ?? [], workspaceId),
       group_by: input.group_by ?? [],
     },
     isoNow(call),
@@ -88,6 +90,7 @@ export const updateUsageLimitsPolicy: Handler = async (c, call) => {
   const changes = body<'updateUsageLimitsPolicy'>(c) as UsageInput;
   const merged = { ...record, ...changes };
   assertUsageRules(merged);
+  if (changes.conditions) changes.conditions = await resolveConditionReferences(call, changes.conditions, record.workspace_id);
   await call.services.store.usageLimitsPolicies.update(record.organisation_id, record.id, changes, isoNow(call));
   await publish(call, record.id);
   const updated = (await call.services.store.usageLimitsPolicies.find(record.organisation_id, record.id))!;
@@ -130,16 +133,17 @@ export const resetUsageLimitsEntity: Handler = async (c, call) => {
 export const createRateLimitsPolicy: Handler = async (c, call) => {
   const principal = principalOf(call);
   const input = body<'createRateLimitsPolicy'>(c) as RateInput & Pick<RateLimitsPolicyRecord, 'name' | 'type' | 'unit' | 'value'>;
+  const workspaceId = await policyWorkspace(call, input.workspace_id);
   const record = await call.services.store.rateLimitsPolicies.create(
     {
       organisation_id: principal.organisationId,
-      workspace_id: await policyWorkspace(call, input.workspace_id),
+      workspace_id: workspaceId,
       name: input.name,
       type: input.type,
       unit: input.unit,
       value: input.value,
       target: input.target ?? 'llm',
-      conditions: input.conditions ?? [],
+      conditions: await resolveConditionReferences(call, input.conditions ?? [], workspaceId),
       group_by: input.group_by ?? [],
     },
     isoNow(call),
@@ -160,7 +164,9 @@ export const getRateLimitsPolicy: Handler = async (c, call) => ({ body: presentR
 
 async function applyRateUpdate(c: Parameters<Handler>[0], call: Call): Promise<RateLimitsPolicyRecord> {
   const record = await ratePolicy(call, pathId(c));
-  await call.services.store.rateLimitsPolicies.update(record.organisation_id, record.id, body<'updateRateLimitsPolicy'>(c) as RateInput, isoNow(call));
+  const changes = body<'updateRateLimitsPolicy'>(c) as RateInput;
+  if (changes.conditions) changes.conditions = await resolveConditionReferences(call, changes.conditions, record.workspace_id);
+  await call.services.store.rateLimitsPolicies.update(record.organisation_id, record.id, changes, isoNow(call));
   await publish(call, record.id);
   return (await call.services.store.rateLimitsPolicies.find(record.organisation_id, record.id))!;
 }

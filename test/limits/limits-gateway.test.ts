@@ -83,6 +83,15 @@ for (const engine of fullEngines()) {
       assert.equal((await chat('grouped')).status, 200);
     });
 
+    test('a condition naming the workspace by its slug holds for that workspace (stored as its id)', async () => {
+      const workspace = (await app.services.store.workspaces.get(app.boot.organisationId, app.boot.workspaceId))!;
+      const created = await policy('rate-limits', 'workspace-slug', { type: 'requests', unit: 'day', value: 1, conditions: [{ key: 'workspace_id', value: workspace.slug }] });
+      assert.equal((await chat('workspace-slug')).status, 200);
+      assert.equal((await chat('workspace-slug')).status, 429);
+      const stored = await app.http.get(`/v2/policies/rate-limits/${created.id}`).set(admin());
+      assert.deepEqual(stored.body.conditions.at(-1), { key: 'workspace_id', value: workspace.id });
+    });
+
     test('an empty excludes excludes nothing', async () => {
       await policy('rate-limits', 'empty-excludes', { type: 'requests', unit: 'day', value: 1, conditions: [{ key: 'metadata.team', value: '*', excludes: '' }] });
       assert.equal((await chat('empty-excludes', { metadata: { team: 'core' } })).status, 200);

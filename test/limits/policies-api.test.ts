@@ -15,6 +15,51 @@ for (const engine of storeEngines()) {
     });
     after(() => app?.close());
 
+    async function serviceKey(name: string, workspaceId = app.boot.workspaceId): Promise<{ id: string; key: string }> {
+      const created = await app.http.post('/v1/api-keys/workspace/service').set(admin()).send({ name, workspace_id: workspaceId, scopes: ['completions.write'] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      return created.body;
+    }
+
+    test('references in conditions are resolved to the ids the gateway compares, or refused naming the field', async () => {
+      const workspace = (await app.services.store.workspaces.get(app.boot.organisationId, app.boot.workspaceId))!;
+      const other = await app.http.post('/v1/workspaces').set(admin()).send({ name: 'Other team', slug: 'other-team' });
+      assert.equal(other.status, 201, JSON.stringify(other.body));
+      const key = await serviceKey('referenced');
+
+      // A workspace named by its slug is stored (and answered) as its id; so is an excluded one.
+      for (const kind of ['rate-limits', 'usage-limits']) {
+        const limit = kind === 'rate-limits' ? { type: 'requests', unit: 'minute', value: 5 } : { type: 'requests', credit_limit: 5 };
+        const created = await app.http
+          .post(`/v2/policies/${kind}`)
+          .set(admin())
+          .send({ name: `by slug ${kind}`, ...limit, conditions: [{ key: 'workspace_id', value: workspace.slug }, { key: 'workspace_id', value: '*', excludes: 'other-team' }, { key: 'api_key', value: key.id }] });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const expected = [{ key: 'workspace_id', value: workspace.id }, { key: 'workspace_id', value: '*', excludes: other.body.id }, { key: 'api_key', value: key.id }];
+        assert.deepEqual(created.body.conditions, expected);
+        assert.deepEqual((await app.http.get(`/v2/policies/${kind}/${created.body.id}`).set(admin())).body.conditions, expected);
+        const updated = await app.http.put(`/v2/policies/${kind}/${created.body.id}`).set(admin()).send({ conditions: [{ key: 'workspace_id', value: 'other-team' }] });
+        assert.equal(updated.status, 200, JSON.stringify(updated.body));
+        assert.deepEqual(updated.body.conditions, [{ key: 'workspace_id', value: other.body.id }]);
+
+        for (const [conditions, param] of [
+          [[{ key: 'workspace_id', value: 'no-such-workspace' }], 'conditions[0].value'],
+          [[{ key: 'metadata.team', value: 'ml' }, { key: 'api_key', value: 'gw-not-a-key-id' }], 'conditions[1].value'],
+          [[{ key: 'api_key', value: '*', excludes: '00000000-0000-4000-8000-000000000000' }], 'conditions[0].excludes'],
+        ] as const) {
+          const refused = await app.http.post(`/v2/policies/${kind}`).set(admin()).send({ name: 'refused', ...limit, conditions });
+          assert.equal(refused.status, 400, JSON.stringify(refused.body));
+          assert.deepEqual([refused.body.error.code, refused.body.error.param, refused.body.error.type], ['condition_reference_not_found', param, 'invalid_request_error']);
+          const refusedUpdate = await app.http.put(`/v2/policies/${kind}/${created.body.id}`).set(admin()).send({ conditions });
+          assert.equal(refusedUpdate.status, 400, JSON.stringify(refusedUpdate.body));
+        }
+        // A policy of one workspace conditioned on another workspace could never match.
+        const never = await app.http.post(`/v2/policies/${kind}`).set(admin()).send({ name: 'never', ...limit, workspace_id: workspace.slug, conditions: [{ key: 'workspace_id', value: 'other-team' }] });
+        assert.deepEqual([never.status, never.body.error.code, never.body.error.param], [400, 'condition_never_matches', 'conditions[0].value']);
+        assert.equal((await app.http.delete(`/v2/policies/${kind}/${created.body.id}`).set(admin())).status, 200);
+      }
+    });
+
     test('a usage-limits policy round-trips, with reset dates at UTC midnight', async () => {
       const created = await app.http
         .post('/v2/policies/usage-limits')
@@ -74,7 +119,7 @@ for (const engine of storeEngines()) {
       const created = await app.http
         .post('/v2/policies/rate-limits')
         .set(admin())
-        .send({ name: 'rpm', type: 'requests', unit: 'minute', value: 60, conditions: [{ key: 'api_key', value: '*', excludes: 'k-1' }], group_by: [{ key: 'api_key' }] });
+        .send({ name: 'rpm', type: 'requests', unit: 'minute', value: 60, conditions: [{ key: 'api_key', value: '*', excludes: (await serviceKey('excluded')).id }], group_by: [{ key: 'api_key' }] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       assert.equal(created.body.target, 'llm');
       const id = created.body.id as string;
@@ -89,13 +134,14 @@ for (const engine of storeEngines()) {
 
     test('the control-plane update answers an empty object and the change is stored', async () => {
       const created = await app.http.post('/v2/policies/rate-limits').set(admin()).send({ name: 'tpm', type: 'tokens', unit: 'hour', value: 1000, target: 'mcp_tools' });
-      const res = await app.http.put(`/v1/policies/rate-limits/${created.body.id}`).set(admin()).send({ name: 'tpm', value: 500, conditions: [{ key: 'api_key', value: 'abc', excludes: 'def' }] });
+      const [abc, def] = [(await serviceKey('abc')).id, (await serviceKey('def')).id];
+      const res = await app.http.put(`/v1/policies/rate-limits/${created.body.id}`).set(admin()).send({ name: 'tpm', value: 500, conditions: [{ key: 'api_key', value: abc, excludes: def }] });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, {});
       const got = await app.http.get(`/v2/policies/rate-limits/${created.body.id}`).set(admin());
       assert.equal(got.body.value, 500);
       assert.equal(got.body.target, 'mcp_tools');
-      assert.deepEqual(got.body.conditions, [{ key: 'api_key', value: 'abc', excludes: 'def' }]);
+      assert.deepEqual(got.body.conditions, [{ key: 'api_key', value: abc, excludes: def }]);
     });
 
     test('a condition with an empty excludes is accepted on every route that takes conditions, and kept as sent', async () => {
