@@ -18,7 +18,7 @@ export const PROMPTS_TOPIC = 'prompts';
 /** A safety net only: invalidation is what makes changes visible at once. */
 const TTL_MS = 5 * 60_000;
 
-function templateStrings(template: unknown): string[] {
+export function templateStrings(template: unknown): string[] {
   if (typeof template === 'string') return [template];
   if (!Array.isArray(template)) return [];
   const out: string[] = [];

@@ -149,5 +149,38 @@ for (const engine of fullEngines()) {
       assert.equal((await call('delete', `/v1/workspaces/${b.workspaceId}`, admin())).status, 200);
       assert.deepEqual((await call('get', `/v1/prompts/${prompt.body.id}?show_prompt_share=true`, admin())).body.shared_with, []);
     });
+
+    test("a template including another workspace's partial that is not shared is refused when saved, as its render would be", async () => {
+      const a = await workspaceWithKey(app, 'xw-a', LIBRARY_SCOPES);
+      const b = await workspaceWithKey(app, 'xw-b', LIBRARY_SCOPES);
+      const partial = await call('post', '/v1/prompts/partials', as(a.key), { name: 'xw-sign', string: '-- A' });
+      assert.equal(partial.status, 201, JSON.stringify(partial.body));
+      const refused = (response: { status: number; body: { error: { code: string; param: string } } }) => {
+        assert.equal(response.status, 400, JSON.stringify(response.body));
+        assert.deepEqual([response.body.error.code, response.body.error.param], ['unknown_partial', 'partials.xw-sign']);
+      };
+
+      refused(await call('post', '/v1/prompts', as(b.key), { name: 'xw-hello', model: 'gpt-4o', string: 'Hi {{>xw-sign}}' }));
+      refused(await call('post', '/v1/prompts', admin(), { name: 'xw-hello', model: 'gpt-4o', string: 'Hi {{>xw-sign}}', workspace_id: b.workspaceId }));
+      // Nested: B's own partial including A's, and B's prompt including that one.
+      refused(await call('post', '/v1/prompts/partials', as(b.key), { name: 'xw-wrap', string: '[{{>xw-sign}}]' }));
+      const wrap = await call('post', '/v1/prompts/partials', as(b.key), { name: 'xw-wrap', string: '[plain]' });
+      assert.equal(wrap.status, 201, JSON.stringify(wrap.body));
+      refused(await call('put', `/v1/prompts/partials/${wrap.body.id}`, as(b.key), { string: '[{{>xw-sign}}]' }));
+      const hello = await call('post', '/v1/prompts', as(b.key), { name: 'xw-hello', model: 'gpt-4o', string: 'Hi {{>xw-wrap}}' });
+      assert.equal(hello.status, 201, JSON.stringify(hello.body));
+      refused(await call('put', `/v1/prompts/${hello.body.id}`, as(b.key), { patch: true, string: 'Hi {{>xw-sign}}' }));
+      // A partial that does not exist yet may still be named (it can be saved later); A's own prompt may use A's partial.
+      assert.equal((await call('post', '/v1/prompts', as(b.key), { name: 'xw-later', model: 'gpt-4o', string: 'Hi {{>xw-not-yet}}' })).status, 201);
+      assert.equal((await call('post', '/v1/prompts', as(a.key), { name: 'xw-own', model: 'gpt-4o', string: 'Hi {{>xw-sign}}' })).status, 201);
+
+      // Shared with B, it is B's to include, and renders there.
+      assert.equal((await call('post', `/v2/prompts/partials/${partial.body.id}/share`, as(a.key), { workspace_ids: [b.workspaceId] })).status, 200);
+      const updated = await call('put', `/v1/prompts/${hello.body.id}`, as(b.key), { patch: true, string: 'Hi {{>xw-sign}}' });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+      const rendered = await call('post', `/v1/prompts/${hello.body.id}@latest/render`, as(b.key), { variables: {} });
+      assert.equal(rendered.status, 200, JSON.stringify(rendered.body));
+      assert.equal(rendered.body.data.messages[0].content, 'Hi -- A');
+    });
   });
 }
