@@ -19,8 +19,9 @@ export function fileSearchAttachments(messages: readonly CreateMessageRequest[])
 }
 
 /**
- * The thread's tool_resources with its stores made: inline stores created, attachment files
- * attached. Every file is checked (404) before anything is written.
+ * The thread's (or assistant's) tool_resources with its stores made: inline stores created,
+ * attachment files attached. Every file and store named is checked (404: another workspace's is
+ * not found here) before anything is written.
  */
 export async function threadStores(
   services: Services,
@@ -34,7 +35,8 @@ export async function threadStores(
   const fileSearch = (resources.file_search ?? {}) as { vector_store_ids?: string[]; vector_stores?: InlineStore[] };
   const inline = fileSearch.vector_stores ?? [];
   const at = param ? `${param}.` : '';
-  for (const id of [...inline.flatMap((store) => store.file_ids ?? []), ...attachmentFileIds]) await services.files.get(owner.workspaceId, id);
+  const codeFiles = resources.code_interpreter?.file_ids ?? [];
+  for (const id of [...codeFiles, ...inline.flatMap((store) => store.file_ids ?? []), ...attachmentFileIds]) await services.files.get(owner.workspaceId, id);
   const ids = [...(fileSearch.vector_store_ids ?? [])];
   for (const id of ids) await services.vectorStores.visible(owner.workspaceId, id);
   for (const [index, spec] of inline.entries()) {

@@ -1,6 +1,9 @@
 import { assertAssistantSelection } from '../../gateway/assistants/assistant-selection.js';
 import { newObjectId, unixSeconds } from '../../gateway/assistants/object-ids.js';
 import type { AssistantObject } from '../../gateway/assistants/wire.js';
+import { assertModelProvider, checkedToolResources } from '../../gateway/assistants/assistant-references.js';
+import { storedPrincipal } from '../../gateway/batches/line-call.js';
+import { principalOf } from '../../core/call.js';
 import { NotFoundError } from '../../core/errors.js';
 import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import type { Call } from '../../core/call.js';
@@ -17,6 +20,8 @@ export const createAssistant: Handler = async (c, call) => {
   const input = body<'createAssistant'>(c);
   const owner = ownerOf(call);
   await assertAssistantSelection(call.services.savedResources, owner, input.metadata);
+  await assertModelProvider(call.services, owner, input.model);
+  const toolResources = await checkedToolResources(call.services, owner, storedPrincipal(principalOf(call)), input.tool_resources);
   const now = call.services.now();
   const assistant: AssistantObject = {
     id: newObjectId('asst'),
@@ -27,7 +32,7 @@ export const createAssistant: Handler = async (c, call) => {
     model: input.model,
     instructions: input.instructions ?? null,
     tools: input.tools ?? [],
-    tool_resources: input.tool_resources ?? {},
+    tool_resources: toolResources,
     metadata: input.metadata ?? {},
     temperature: input.temperature ?? 1,
     top_p: input.top_p ?? 1,
@@ -54,8 +59,11 @@ export const getAssistant: Handler = async (c, call) => ({ body: await visibleAs
 export const modifyAssistant: Handler = async (c, call) => {
   const current = await visibleAssistant(call, pathParam(c, 'assistant_id'));
   const input = body<'modifyAssistant'>(c);
-  if (input.metadata !== undefined) await assertAssistantSelection(call.services.savedResources, ownerOf(call), input.metadata);
+  const owner = ownerOf(call);
+  if (input.metadata !== undefined) await assertAssistantSelection(call.services.savedResources, owner, input.metadata);
+  if (input.model !== undefined) await assertModelProvider(call.services, owner, input.model);
   const updated = { ...current, ...input } as AssistantObject;
+  if (input.tool_resources !== undefined) updated.tool_resources = await checkedToolResources(call.services, owner, storedPrincipal(principalOf(call)), input.tool_resources);
   await call.services.store.assistants.replaceBody(current.id, updated);
   return { body: updated };
 };

@@ -1,4 +1,5 @@
 import { fileSearchAttachments, threadStores } from '../../gateway/assistants/thread-files.js';
+import { checkedToolResources } from '../../gateway/assistants/assistant-references.js';
 import { storedPrincipal } from '../../gateway/batches/line-call.js';
 import { principalOf } from '../../core/call.js';
 import { writeThread } from '../../gateway/assistants/thread-writer.js';
@@ -21,7 +22,9 @@ export const modifyThread: Handler = async (c, call) => {
   const updated: ThreadObject = {
     ...thread,
     ...(input.metadata !== undefined ? { metadata: input.metadata ?? {} } : {}),
-    ...(input.tool_resources !== undefined ? { tool_resources: input.tool_resources ?? {} } : {}),
+    ...(input.tool_resources !== undefined
+      ? { tool_resources: await checkedToolResources(call.services, ownerOf(call), storedPrincipal(principalOf(call)), input.tool_resources) }
+      : {}),
   };
   await call.services.store.assistantThreads.replaceBody(thread.id, updated);
   return { body: updated };

@@ -241,6 +241,36 @@ for (const engine of fullEngines()) describe(`vector stores (${engine.name})`, (
     assert.equal((await other.vectorStores.list()).data.length, 0);
   });
 
+  it("another workspace's assistant or thread naming this workspace's store, file or saved provider is refused when written, as a run would find none", async () => {
+    const workspace = await app.http.post('/v1/workspaces').set('x-gw-api-key', ADMIN_KEY).send({ name: `VS refs ${randomBytes(3).toString('hex')}` });
+    const key = await app.http
+      .post('/v1/api-keys/workspace/service')
+      .set('x-gw-api-key', ADMIN_KEY)
+      .send({ name: 'refs', workspace_id: workspace.body.id, scopes: ['assistants.read', 'assistants.write', 'threads.read', 'threads.write'] });
+    assert.equal(key.status, 201, JSON.stringify(key.body));
+    const other = new OpenAI({ apiKey: key.body.key, baseURL: `${app.url}/v1`, maxRetries: 0 });
+    const status = async (promise: Promise<unknown>) => (await rejected(promise)).status;
+
+    assert.equal(await status(other.beta.assistants.create({ model: 'gpt-4o', tools: [{ type: 'file_search' }], tool_resources: { file_search: { vector_store_ids: [storeId] } } })), 404);
+    assert.equal(await status(other.beta.assistants.create({ model: 'gpt-4o', tools: [{ type: 'code_interpreter' }], tool_resources: { code_interpreter: { file_ids: [bakingId] } } })), 404);
+    const byModel = await rejected(other.beta.assistants.create({ model: '@embedder/gpt-4o' }));
+    assert.equal(byModel.status, 400);
+    assert.deepEqual([(byModel.error as { code?: string }).code, (byModel.error as { param?: string }).param], ['provider_not_found', 'model']);
+    const byMetadata = await rejected(other.beta.assistants.create({ model: 'gpt-4o', metadata: { 'x-gw-provider': '@embedder' } }));
+    assert.equal(byMetadata.status, 400);
+
+    const assistant = await other.beta.assistants.create({ model: 'gpt-4o' });
+    assert.equal(await status(other.beta.assistants.update(assistant.id, { tool_resources: { file_search: { vector_store_ids: [storeId] } } })), 404);
+    assert.equal(await status(other.beta.assistants.update(assistant.id, { model: '@embedder/gpt-4o' })), 400);
+    assert.deepEqual((await other.beta.assistants.retrieve(assistant.id)).tool_resources, {});
+    const thread = await other.beta.threads.create({});
+    assert.equal(await status(other.beta.threads.update(thread.id, { tool_resources: { file_search: { vector_store_ids: [storeId] } } })), 404);
+
+    // The owner's workspace may name them all.
+    const own = await client.beta.assistants.create({ model: MODEL, tools: [{ type: 'file_search' }], tool_resources: { file_search: { vector_store_ids: [storeId] } } });
+    assert.deepEqual(own.tool_resources?.file_search?.vector_store_ids, [storeId]);
+  });
+
   it('the index survives a restart: a new instance on the same store searches without embedding the files again', async () => {
     await app.close();
     await start();
