@@ -18,6 +18,7 @@ import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { Credentials } from './auth/credentials.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import type { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
 import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import type { Config } from './config.js';
 import type { InvalidationBus } from './invalidation.js';
@@ -44,6 +45,8 @@ export interface Services {
   secrets: SecretBox;
   /** The one place any credential (API key, JWT, session, SCIM or OAuth token) becomes a Principal. */
   credentials: Credentials;
+  /** The outbound address guard every user-saved URL is vetted with, at save and at connect. */
+  outbound: OutboundGuard;
   /** fetch for identity providers and key sets: through the outbound guard unless TRUSTED_CUSTOM_HOSTS lists the host. */
   identityFetch: GuardedFetch;
   /** Reads A2A agent cards through the outbound guard, capped at 1 MB. */

@@ -44,7 +44,8 @@ import { MergedKeySets } from './auth/jwt/key-sets.js';
 import { OAuthTokenAuthenticator } from './auth/oauth-token-authenticator.js';
 import { ScimTokenAuthenticator } from './auth/scim-token-authenticator.js';
 import { SessionAuthenticator } from './auth/session-authenticator.js';
-import { createGuardedFetch, type GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
 import type { ResolveHost } from '../gateway/outbound/url-guard.js';
 import type { Config } from '../core/config.js';
 import { LocalInvalidationBus, RedisInvalidationBus, type InvalidationBus } from '../core/invalidation.js';
@@ -132,7 +133,8 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const jobs = await createJobQueue(config, db, dbOptions, logger);
-  const identityFetch = createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'unsafe_identity_url' });
+  const outbound = new OutboundGuard(config.trustedCustomHosts, config.maxUpstreamAnswerBytes, options.resolveHost);
+  const identityFetch = outbound.fetch('unsafe_identity_url');
   const services: Services = {
     config,
     db,
@@ -141,9 +143,10 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     bus,
     secrets,
     credentials: createCredentials(config, store, bus, now, logger, identityFetch),
+    outbound,
     identityFetch,
     agentCards: new AgentCardFetcher(
-      createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'agent_card_url_refused' }),
+      outbound.fetch('agent_card_url_refused'),
       config.agentCardTimeoutMs,
     ),
     logger,
@@ -159,7 +162,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       bus,
       new SecretValues(store, secrets, bus, createSecretManagers({ trustedHosts: config.trustedCustomHosts, now, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes }), now, config.secretCacheTtlMs),
       new ProviderCredentials(
-        createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'provider_credential_refused' }),
+        outbound.fetch('provider_credential_refused'),
         { trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, timeoutMs: PROVIDER_TOKEN_TIMEOUT_MS },
         config.hostIdentity,
         now,
@@ -170,13 +173,13 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     semanticCache,
     upstreams: new UpstreamClient({ originOverrides: options.upstreamOriginOverrides }),
     guardrails: new SavedGuardrails(store, secrets, bus),
-    guardrailOutbound: guardedCheckTools({ trustedHosts: config.trustedCustomHosts, maxAnswerBytes: config.maxUpstreamAnswerBytes }),
+    guardrailOutbound: guardedCheckTools({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes }),
     limitPolicies: new LimitPolicies(store, bus),
     limitCounters,
     limits: new LimitsEngine(limitCounters, { failOpen: config.limitsFailOpen, logger, now }),
     mcpUpstreams: new McpUpstreams({
       secrets,
-      fetch: createGuardedFetch({ trustedHosts: config.trustedCustomHosts, resolve: options.resolveHost, maxAnswerBytes: config.maxUpstreamAnswerBytes, code: 'unsafe_mcp_url' }),
+      fetch: outbound.fetch('unsafe_mcp_url'),
       trustedHosts: config.trustedCustomHosts,
       resolve: options.resolveHost,
       now,

@@ -57,6 +57,8 @@ export const createAgentIntegration: Handler = async (c, call) => {
   const principal = principalOf(call);
   const input = body<'createAgentIntegration'>(c) as AgentIntegrationInput & { name: string; url: string };
   const { store, secrets } = call.services;
+  // The agent's card and messages are fetched through the same guard, with the same answer.
+  await call.services.outbound.vet(input.url, { param: 'url', code: 'agent_card_url_refused' });
   let slug = input.slug ?? slugFromName(input.name);
   if (await store.agentIntegrations.slugTaken(principal.organisationId, slug)) {
     if (input.slug) throw new ConflictError(`An agent integration with slug ${slug} exists`, 'slug_taken', 'slug');
@@ -95,6 +97,7 @@ export const updateAgentIntegration: Handler = async (c, call) => {
   if (input.slug !== undefined && input.slug !== record.slug && (await store.agentIntegrations.slugTaken(principal.organisationId, input.slug))) {
     throw new ConflictError(`An agent integration with slug ${input.slug} exists`, 'slug_taken', 'slug');
   }
+  if (input.url !== undefined) await call.services.outbound.vet(input.url, { param: 'url', code: 'agent_card_url_refused' });
   const changes: Partial<AgentIntegrationRecord> = {};
   if (input.auth_type !== undefined || input.auth_config !== undefined) {
     const authType = input.auth_type ?? record.auth_type;

@@ -1,5 +1,4 @@
 import type { components } from '../../generated/types.js';
-import { vetOutboundUrl } from '../../gateway/outbound/url-guard.js';
 import { principalOf, type Call } from '../../core/call.js';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { maskSecret } from '../../store/secret-box.js';
@@ -47,8 +46,8 @@ export const getSsoSettings: Handler = async (_c, call) => ({ body: await presen
 export const updateSsoSettings: Handler = async (c, call) => {
   const principal = principalOf(call);
   const input = body<'updateSsoSettings'>(c);
-  const { store, secrets, config } = call.services;
-  const vetted = await vetOutboundUrl(input.issuer, { trustedHosts: config.trustedCustomHosts, param: 'issuer', code: 'unsafe_identity_url' });
+  const { store, secrets } = call.services;
+  const vetted = await call.services.outbound.vet(input.issuer, { param: 'issuer', code: 'unsafe_identity_url' });
   if (vetted.url.protocol !== 'https:' && !vetted.trusted) throw new ValidationError('issuer must be an https URL', 'issuer', 'unsafe_identity_url');
   const existing = await store.sso.get(principal.organisationId);
   const clientSecret = input.client_secret === undefined ? (existing?.client_secret ?? null) : input.client_secret === null ? null : secrets.seal(input.client_secret);

@@ -27,7 +27,7 @@ function inlineGuardrails(node: ConfigNode, at: string): Array<{ raw: InlineGuar
  */
 export async function assertGuardrailsExist(call: Call, organisationId: string, workspaceId: string | null, config: ConfigNode): Promise<void> {
   for (const { raw, param } of inlineGuardrails(config, 'config')) {
-    await assertSafeCheckUrls(inlineGuardrail(raw, param).checks, `${param}.checks`, call.services.config.trustedCustomHosts);
+    await assertSafeCheckUrls(inlineGuardrail(raw, param).checks, `${param}.checks`, call.services.outbound);
   }
   const unknown = await unknownGuardrailRefs(call.services.db, organisationId, workspaceId, guardrailRefs(config));
   if (unknown.length) {

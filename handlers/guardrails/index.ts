@@ -64,7 +64,7 @@ const publish = (call: Call, id: string) => call.services.bus.publish(GUARDRAILS
 /** Validated, URL-vetted checks with their secrets (endpoint headers) masked and sealed. */
 async function validChecks(call: Call, checks: GuardrailCheckEntry[], previousSecrets: string | null = null) {
   const valid = assertValidChecks(checks, 'checks');
-  await assertSafeCheckUrls(valid, 'checks', call.services.config.trustedCustomHosts);
+  await assertSafeCheckUrls(valid, 'checks', call.services.outbound);
   return sealCheckSecrets(call.services.secrets, valid, previousSecrets);
 }
 

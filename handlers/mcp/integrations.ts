@@ -24,7 +24,11 @@ interface IntegrationInput {
 const isoNow = (call: Call) => new Date(call.services.now()).toISOString();
 
 
-function checkAuthFields(authType: McpAuthType, configurations: Record<string, unknown>): void {
+/** The client-credentials fields, and the token endpoint vetted as the token fetch will vet it. */
+async function checkAuthFields(call: Call, authType: McpAuthType, configurations: Record<string, unknown>): Promise<void> {
+  if (typeof configurations.token_url === 'string') {
+    await call.services.outbound.vet(configurations.token_url, { param: 'configurations.token_url', code: 'unsafe_mcp_url' });
+  }
   if (authType !== 'oauth_client_credentials') return;
   for (const field of ['client_id', 'client_secret', 'token_url']) {
     if (typeof configurations[field] !== 'string') {
@@ -44,7 +48,7 @@ export const createMcpIntegration: Handler = async (c, call) => {
     throw new ValidationError('global_workspace_access applies to organisation integrations only', 'global_workspace_access');
   }
   const configurations = input.configurations ?? {};
-  checkAuthFields(input.auth_type, configurations);
+  await checkAuthFields(call, input.auth_type, configurations);
   await mcpUpstreams.vetUrl(input.url);
   let slug = input.slug ?? slugFromName(input.name);
   if (await store.mcpIntegrations.slugTaken(principal.organisationId, slug)) {
@@ -101,7 +105,7 @@ export const updateMcpIntegration: Handler = async (c, call) => {
   const connectionChanged = input.url !== undefined || input.transport !== undefined || input.auth_type !== undefined || input.configurations !== undefined;
   const authType = changes.auth_type ?? record.auth_type;
   if (input.configurations !== undefined || input.auth_type !== undefined) {
-    checkAuthFields(authType, (input.configurations as Record<string, unknown> | undefined) ?? sealedView(record));
+    await checkAuthFields(call, authType, (input.configurations as Record<string, unknown> | undefined) ?? sealedView(record));
   }
   await store.mcpIntegrations.update(record.id, changes, isoNow(call));
   let updated = (await store.mcpIntegrations.get(record.id))!;

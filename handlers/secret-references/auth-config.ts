@@ -1,10 +1,10 @@
 /**
  * A secret reference's auth_config: which fields each manager needs (the cross-field rules the
  * spec cannot state for merged updates), its manager URLs checked by the outbound address guard
- * (IP literals and reserved names at save; every address again when gw connects), and its secret
+ * (names resolved, at save as at every connection), and its secret
  * fields sealed, with masks in the stored and answered copy.
  */
-import { vetOutboundUrl } from '../../gateway/outbound/url-guard.js';
+import type { OutboundGuard } from '../../gateway/outbound/outbound-guard.js';
 import { ValidationError } from '../../core/errors.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { openSecrets, restoreSecrets, sealSecrets, splitSecrets } from '../../store/secret-fields.js';
@@ -41,12 +41,10 @@ function assertManagerFields(managerType: ManagerType, config: AuthConfig): void
   }
 }
 
-async function assertSafeUrls(config: AuthConfig, trustedHosts: readonly string[]): Promise<void> {
+async function assertSafeUrls(config: AuthConfig, guard: OutboundGuard): Promise<void> {
   for (const field of URL_FIELDS) {
     const value = config[field];
-    if (typeof value === 'string') {
-      await vetOutboundUrl(value, { trustedHosts, resolveNames: false, param: `auth_config.${field}`, code: 'secret_manager_refused' });
-    }
+    if (typeof value === 'string') await guard.vet(value, { param: `auth_config.${field}`, code: 'secret_manager_refused' });
   }
 }
 
@@ -64,7 +62,7 @@ export async function sealAuthConfig(
   managerType: ManagerType,
   input: AuthConfig | undefined,
   previous: SealedAuthConfig | undefined,
-  trustedHosts: readonly string[],
+  guard: OutboundGuard,
 ): Promise<SealedAuthConfig> {
   const previousSecrets = previous ? openSecrets(box, previous.secrets) : {};
   const old = previous ? restoreSecrets(previous.auth_config, previousSecrets) : {};
@@ -73,6 +71,6 @@ export async function sealAuthConfig(
   const { masked, secrets } = splitSecrets(merged, previousSecrets, (key) => SECRET_AUTH_FIELDS.has(key));
   const clear = restoreSecrets(masked, secrets);
   assertManagerFields(managerType, clear);
-  await assertSafeUrls(clear, trustedHosts);
+  await assertSafeUrls(clear, guard);
   return { auth_config: masked, secrets: sealSecrets(box, secrets) };
 }

@@ -50,13 +50,13 @@ const isoNow = (call: Call) => new Date(call.services.now()).toISOString();
 export const createSecretReference: Handler = async (c, call) => {
   const principal = principalOf(call);
   const input = body<'createSecretReference'>(c) as SecretReferenceInput & { name: string; manager_type: ManagerType; secret_path: string };
-  const { store, secrets, config } = call.services;
+  const { store, secrets } = call.services;
   let slug = input.slug ?? slugFromName(input.name);
   if (await store.secretReferences.slugTaken(principal.organisationId, slug)) {
     if (input.slug) throw new ConflictError(`A secret reference with slug ${slug} exists`, 'slug_taken', 'slug');
     slug = `${slug}-${randomBytes(3).toString('hex')}`;
   }
-  const sealed = await sealAuthConfig(secrets, input.manager_type, input.auth_config, undefined, config.trustedCustomHosts);
+  const sealed = await sealAuthConfig(secrets, input.manager_type, input.auth_config, undefined, call.services.outbound);
   const allowAll = workspaceAccess(input) ?? true;
   const workspaceIds = await resolveWorkspaceIds(call, principal.organisationId, input.allowed_workspaces ?? []);
   const record = await store.transaction(async (tx) => {
@@ -99,12 +99,12 @@ export const updateSecretReference: Handler = async (c, call) => {
   const principal = principalOf(call);
   const record = await visibleReference(call, pathId(c));
   const input = body<'updateSecretReference'>(c) as SecretReferenceInput;
-  const { store, secrets, config } = call.services;
+  const { store, secrets } = call.services;
   if (input.slug !== undefined && input.slug !== record.slug && (await store.secretReferences.slugTaken(principal.organisationId, input.slug))) {
     throw new ConflictError(`A secret reference with slug ${input.slug} exists`, 'slug_taken', 'slug');
   }
   const changes: Partial<SecretReferenceRecord> = {};
-  if (input.auth_config !== undefined) Object.assign(changes, await sealAuthConfig(secrets, record.manager_type, input.auth_config, record, config.trustedCustomHosts));
+  if (input.auth_config !== undefined) Object.assign(changes, await sealAuthConfig(secrets, record.manager_type, input.auth_config, record, call.services.outbound));
   if (input.name !== undefined) changes.name = input.name;
   if (input.slug !== undefined) changes.slug = input.slug;
   if (input.description !== undefined) changes.description = input.description;

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { PUBLIC_TEST_ADDRESS, stubResolver } from '../helpers/stub-resolver.js';
+
+const resolveHost = stubResolver({ 'hooks.example.test': [PUBLIC_TEST_ADDRESS], 'hooks.internal.example': ['10.0.0.9'] });
 import { workspaceWithKey } from '../admin/admin-fixtures.js';
 
 const GUARDRAIL_SCOPES = ['guardrails.create', 'guardrails.read', 'guardrails.list', 'guardrails.update', 'guardrails.delete'];
@@ -23,7 +26,7 @@ for (const engine of fullEngines()) {
     };
 
     before(async () => {
-      app = await startTestApp({ engine });
+      app = await startTestApp({ engine, resolveHost });
     });
     after(async () => {
       await app.close();
@@ -137,7 +140,11 @@ for (const engine of fullEngines()) {
       assert.equal(inline.status, 400);
       assert.equal(inline.body.error.param, 'config.input_guardrails[0].checks[0].parameters.webhookURL');
       const publicName = await call('post', '/v1/guardrails', admin(), { name: 'public hook', checks: [{ id: 'default.webhook', parameters: { webhookURL: 'https://hooks.example.test/check' } }] });
-      assert.equal(publicName.status, 201, 'names are resolved and vetted at call time, not at save');
+      assert.equal(publicName.status, 201, JSON.stringify(publicName.body));
+      // A name is resolved at save as at every call: one that resolves to a private address is refused now.
+      const privateName = await call('post', '/v1/guardrails', admin(), { name: 'private name', checks: [{ id: 'default.webhook', parameters: { webhookURL: 'https://hooks.internal.example/check' } }] });
+      assert.deepEqual([privateName.status, privateName.body.error.code], [400, 'guardrail_url_refused']);
+      assert.match(privateName.body.error.message, /hooks\.internal\.example, which resolves to the non-public address 10\.0\.0\.9/);
     });
 
     test("a check's endpoint headers are sealed at rest and masked in responses; a mask sent back keeps the secret", async () => {

@@ -12,6 +12,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeAws, startFakeAzure, startFakeVault, type FakeAws, type FakeAzure, type FakeVault } from '../helpers/fake-secret-managers.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { PUBLIC_TEST_ADDRESS, stubResolver } from '../helpers/stub-resolver.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
 
 const VAULT_TOKEN = 'hvs.root-token-for-the-fake-vault';
@@ -77,6 +78,7 @@ for (const engine of fullEngines()) {
         now: () => clock,
         env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_SECRET_CACHE_SECONDS: String(CACHE_SECONDS) },
         upstreamOriginOverrides: { openai: upstream.origin },
+        resolveHost: stubResolver({ 'vault.example.com': [PUBLIC_TEST_ADDRESS] }),
       });
       recordLogsInto(app, logs);
     });

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { PUBLIC_TEST_ADDRESS, stubResolver } from '../helpers/stub-resolver.js';
+
+const resolveHost = stubResolver({ 'vault.example.com': [PUBLIC_TEST_ADDRESS], 'v.example.com': [PUBLIC_TEST_ADDRESS], 'kv.example.com': [PUBLIC_TEST_ADDRESS], 'kv.vault.azure.net': [PUBLIC_TEST_ADDRESS], 'vault.internal.example': ['192.168.4.4'] });
 import { rawTable } from '../admin/admin-fixtures.js';
 
 const VAULT_TOKEN = 'hvs.vault-token-0123456789abcdef';
@@ -29,7 +32,7 @@ for (const engine of fullEngines()) {
     });
 
     before(async () => {
-      app = await startTestApp({ engine });
+      app = await startTestApp({ engine, resolveHost });
     });
     after(async () => {
       for (const secret of [VAULT_TOKEN, AZURE_SECRET, AWS_SECRET]) assert.ok(!bodies.some((b) => b.includes(secret)), `${secret} leaked`);
@@ -98,7 +101,8 @@ for (const engine of fullEngines()) {
     });
 
     test('manager addresses pass the outbound address guard', async () => {
-      for (const address of ['http://127.0.0.2:8200', 'http://2130706434', 'http://0x7f000002', 'http://[::1]:8200', 'http://localhost:8200', 'http://169.254.169.254']) {
+      // A name that resolves to a private address is refused at save, as the connection would refuse it.
+      for (const address of ['http://127.0.0.2:8200', 'http://2130706434', 'http://0x7f000002', 'http://[::1]:8200', 'http://localhost:8200', 'http://169.254.169.254', 'https://vault.internal.example']) {
         const refused = await send('post', '/v1/secret-references', vault({ name: `guard ${address}`, auth_config: { vault_addr: address, vault_token: 't' } }));
         assert.equal(refused.status, 400, address);
         assert.equal(refused.body.error.param, 'auth_config.vault_addr');

@@ -1,0 +1,14 @@
+/**
+ * A resolver for the outbound guard (startTestApp's resolveHost) that knows only the names a test
+ * lists, so no test queries real DNS. Public answers are never connected to: tests talk to
+ * loopback only, and these names are saved, not called.
+ */
+export const PUBLIC_TEST_ADDRESS = '93.184.216.34';
+
+export function stubResolver(answers: Record<string, string[]>): (hostname: string) => Promise<string[]> {
+  return async (hostname) => {
+    const answer = answers[hostname.toLowerCase()];
+    if (!answer) throw Object.assign(new Error(`the test resolver does not know ${hostname}`), { code: 'ENOTFOUND' });
+    return answer;
+  };
+}
