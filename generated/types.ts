@@ -5648,7 +5648,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description An http(s) URL gw calls. Checked for form when saved; private and reserved addresses are refused when the gateway uses it.
+         * @description An http(s) URL gw calls. Checked when saved by the outbound address guard the gateway's calls use (host names resolved): loopback, private, link-local, metadata and reserved addresses are refused then, and again whenever the gateway uses it, unless TRUSTED_CUSTOM_HOSTS lists the host.
          */
         OutboundUrl: string;
         OutputItem: components["schemas"]["OutputMessage"] | components["schemas"]["FunctionCallOutput"] | components["schemas"]["ReasoningOutput"];

@@ -4,6 +4,7 @@ import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { IntegrationModelSettings, IntegrationRecord } from '../../store/repositories/integrations.js';
 import { sealCredentials, type CredentialInput } from '../providers/credentials.js';
+import { assertSafeCredentialUrls } from '../providers/credential-urls.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { resolveWorkspaceIds, slugFromName } from '../workspace-target.js';
 import { presentIntegration } from './present.js';
@@ -54,6 +55,7 @@ export const createIntegration: Handler = async (c, call) => {
     slug = `${slug}-${randomBytes(3).toString('hex')}`;
   }
   const mappings = await resolveSecretMappings(call, principal.organisationId, null, input.secret_mappings ?? []);
+  await assertSafeCredentialUrls(call, input);
   const credentials = sealCredentials(secrets, input.ai_provider_id, input, undefined, true, mappedFields(mappings as never));
   const access = input.workspace_access ?? { all_workspaces: false, workspace_ids: [] };
   const workspaceIds = await resolveWorkspaceIds(call, principal.organisationId, access.workspace_ids);
@@ -102,6 +104,7 @@ export const updateIntegration: Handler = async (c, call) => {
   }
   const aiProvider = input.ai_provider_id ?? record.ai_provider_id;
   const mappings = input.secret_mappings && (await resolveSecretMappings(call, principal.organisationId, null, input.secret_mappings));
+  await assertSafeCredentialUrls(call, input);
   const credentialsChanged =
     input.key !== undefined || input.configurations !== undefined || input.auth_type !== undefined || input.ai_provider_id !== undefined || mappings !== undefined;
   const mapped = mappedFields((mappings ?? record.secret_mappings) as never);
@@ -163,6 +166,10 @@ export const putIntegrationModels: Handler = async (c, call) => {
   const principal = principalOf(call);
   const record = await visibleIntegration(call, pathId(c));
   const { models } = body<'putIntegrationModels'>(c) as { models: IntegrationModelSettings[] };
+  for (const [index, model] of models.entries()) {
+    const host = model.configurations?.custom_host;
+    if (host !== undefined) await call.services.outbound.vet(host, { param: `models[${index}].configurations.custom_host`, code: 'custom_host_refused' });
+  }
   const bySlug = new Map(models.map((model) => [model.slug, model]));
   const unique = [...bySlug.values()];
   await call.services.store.integrations.update(principal.organisationId, record.id, { models: unique }, isoNow(call));

@@ -9,6 +9,7 @@ import type { ProviderRecord } from '../../store/repositories/providers.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, slugFromName, targetWorkspaceId } from '../workspace-target.js';
 import { sealCredentials, type CredentialInput } from './credentials.js';
+import { assertSafeCredentialUrls } from './credential-urls.js';
 import { presentProvider } from './present.js';
 import { mappedFields, resolveSecretMappings } from '../secret-references/mappings.js';
 
@@ -75,6 +76,7 @@ async function create(c: Context, call: Call) {
     slug = `${slug}-${randomBytes(3).toString('hex')}`;
   }
   const mappings = await resolveSecretMappings(call, principal.organisationId, workspaceId, input.secret_mappings ?? []);
+  await assertSafeCredentialUrls(call, input);
   const credentials = sealCredentials(secrets, aiProvider, { auth_type: integration?.auth_type as never, ...input }, undefined, !integration, mappedFields(mappings as never));
   const record = await store.transaction(async (tx) => {
     const created = await tx.providers.create(
@@ -133,6 +135,7 @@ async function update(c: Context, call: Call) {
   const integration = integrationRef ? await usableIntegration(call, principal, integrationRef, record.workspace_id) : undefined;
   const aiProvider = providerOf(input, integration, record.ai_provider_id);
   const mappings = input.secret_mappings && (await resolveSecretMappings(call, principal.organisationId, record.workspace_id, input.secret_mappings));
+  await assertSafeCredentialUrls(call, input);
   const changes: Partial<ProviderRecord> = {
     ...sealCredentials(secrets, aiProvider, input, record, !integration, mappedFields((mappings ?? record.secret_mappings) as never)),
     ai_provider_id: aiProvider,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { PUBLIC_TEST_ADDRESS, stubResolver } from '../helpers/stub-resolver.js';
+import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
 import { INTEGRATION_SCOPES, PROVIDER_SCOPES, rawTable, workspaceWithKey } from './admin-fixtures.js';
 
 const API_KEY = 'sk-integration-secret-0123456789';
@@ -21,7 +21,7 @@ for (const engine of fullEngines()) {
     };
 
     before(async () => {
-      app = await startTestApp({ engine, resolveHost: stubResolver({ 'vault.example.com': [PUBLIC_TEST_ADDRESS] }) });
+      app = await startTestApp({ engine, resolveHost: stubResolver(EXAMPLE_NAMES) });
     });
     after(async () => {
       // No secret value ever appeared in any response body of this suite.

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { leakWatch } from '../helpers/leak-watch.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
 import { PROVIDER_SCOPES, rawTable, workspaceWithKey } from './admin-fixtures.js';
 
 const PROVIDER_KEY = 'sk-provider-own-secret-0123456789';
@@ -17,7 +18,7 @@ for (const engine of fullEngines()) {
     const call = watch.call;
 
     before(async () => {
-      app = await startTestApp({ engine });
+      app = await startTestApp({ engine, resolveHost: stubResolver(EXAMPLE_NAMES) });
     });
     after(async () => {
       watch.assertNothingLeaked([PROVIDER_KEY, INTEGRATION_KEY, AWS_SECRET]);

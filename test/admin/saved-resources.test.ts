@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
 import { privateDb } from '../helpers/test-db.js';
 
 /** A database two instances can share: a Postgres schema, or an SQLite file (not :memory:, which is per connection). */
@@ -23,7 +24,7 @@ for (const engine of fullEngines()) {
     const ws = () => app.boot.workspaceId;
 
     before(async () => {
-      app = await startTestApp({ engine });
+      app = await startTestApp({ engine, resolveHost: stubResolver(EXAMPLE_NAMES) });
     });
     after(() => app.close());
 
@@ -83,8 +84,8 @@ for (const engine of fullEngines()) {
         const db = await sharedDatabase(engine.databaseUrl);
         // One encryption key and one Redis prefix: the two instances are one deployment.
         const env = { GW_ENCRYPTION_KEY: randomBytes(32).toString('hex'), GW_REDIS_PREFIX: `gwtest:${randomBytes(4).toString('hex')}:` };
-        const first = await startTestApp({ engine, sharedDb: db, env });
-        const second = await startTestApp({ engine, sharedDb: db, env });
+        const first = await startTestApp({ engine, sharedDb: db, env, resolveHost: stubResolver(EXAMPLE_NAMES) });
+        const second = await startTestApp({ engine, sharedDb: db, env, resolveHost: stubResolver(EXAMPLE_NAMES) });
         try {
           const admin = { 'x-gw-api-key': first.adminKey };
           const { organisationId, workspaceId } = first.boot;

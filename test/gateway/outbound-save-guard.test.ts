@@ -1,7 +1,7 @@
 /**
  * One outbound address guard, the same answer at save and at connect: every place a user saves a
  * URL gw will call (guardrail webhooks, secret managers, MCP servers and their OAuth token_url,
- * the SSO issuer, A2A agents) refuses the untrusted loopback forms and names that resolve to
+ * the SSO issuer, A2A agents, providers' custom hosts and token endpoints) refuses the untrusted loopback forms and names that resolve to
  * private, loopback or metadata addresses (a stubbed resolver; no real DNS, no connection), with
  * the code the connection itself answers for the same URL.
  */
@@ -40,8 +40,8 @@ interface Surface {
   code: string;
   param: string;
   save(app: TestApp, url: string): Promise<{ status: number; body: { error?: { code: string; param: string | null } } }>;
-  /** What gw does with the URL when it calls it, with the same guard. */
-  connect(app: TestApp, url: string): Promise<unknown>;
+  /** What gw does with the URL when it calls it, with the same guard (custom hosts: checked on the hot path, with the system resolver). */
+  connect?(app: TestApp, url: string): Promise<unknown>;
 }
 
 const admin = (app: TestApp) => ({ 'x-gw-api-key': app.adminKey });
@@ -88,6 +88,23 @@ const SURFACES: Surface[] = [
     connect: (app, url) => app.services.identityFetch(url),
   },
   {
+    name: 'provider custom_host',
+    code: 'custom_host_refused',
+    param: 'configurations.custom_host',
+    save: (app, url) => app.http.post('/v1/providers').set(admin(app)).send({ name: 'custom', ai_provider_id: 'openai', key: 'sk-x', configurations: { custom_host: url } }),
+  },
+  {
+    name: 'integration OAuth token endpoint',
+    code: 'provider_credential_refused',
+    param: 'configurations.oauth_token_endpoint',
+    save: (app, url) =>
+      app.http
+        .post('/v1/integrations')
+        .set(admin(app))
+        .send({ name: 'oauth', ai_provider_id: 'openai', auth_type: 'oauthClientCredentials', configurations: { oauth_token_endpoint: url, oauth_client_id: 'c', oauth_client_secret: 's' } }),
+    connect: (app, url) => app.services.outbound.fetch('provider_credential_refused')(url, { method: 'POST' }),
+  },
+  {
     name: 'A2A agent',
     code: 'agent_card_url_refused',
     param: 'url',
@@ -110,6 +127,7 @@ for (const engine of storeEngines()) {
           const saved = await surface.save(app, url);
           assert.equal(saved.status, 400, `${url}: ${JSON.stringify(saved.body)}`);
           assert.deepEqual([saved.body.error?.code, saved.body.error?.param], [surface.code, surface.param], url);
+          if (!surface.connect) continue;
 
           const connected = await surface.connect(app, url).then(
             () => assert.fail(`${url} was fetched`),

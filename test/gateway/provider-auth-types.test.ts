@@ -17,6 +17,7 @@ import { startFakeAws, type FakeAws } from '../helpers/fake-secret-managers.js';
 import { startFakeTokenEndpoints, writeGoogleExternalAccount, type FakeTokenEndpoints } from '../helpers/fake-token-endpoints.js';
 import type { RecordingServer } from '../helpers/recording-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { SAVED_RESOURCE_TOPICS } from '../../gateway/saved-resources-store.js';
 
 const BASE_KEYS = { id: 'AKIABASE0000000001', secret: 'base-secret-key-for-assume-role' };
 const ROLE = 'arn:aws:iam::123456789012:role/gw-bedrock';
@@ -135,12 +136,26 @@ for (const engine of fullEngines()) {
       assert.equal(refused.body.error.code, 'provider_credential_unavailable');
       assert.match(refused.body.error.message, /OAuth token endpoint could not issue a token: it answered HTTP 401/);
 
-      const guarded = await providerOn('oauth private', {
-        ai_provider_id: 'openai',
-        auth_type: 'oauthClientCredentials',
-        configurations: { oauth_token_endpoint: 'http://127.0.0.2:9/oauth/token', oauth_client_id: 'c', oauth_client_secret: 's' },
-      });
-      const blocked = await chat(guarded, 'gpt-4o-mini');
+      // A private token endpoint is refused when saved, with the code the token fetch would answer.
+      const guarded = await app.http
+        .post('/v1/integrations')
+        .set(admin())
+        .send({
+          name: 'oauth private',
+          ai_provider_id: 'openai',
+          auth_type: 'oauthClientCredentials',
+          configurations: { oauth_token_endpoint: 'http://127.0.0.2:9/oauth/token', oauth_client_id: 'c', oauth_client_secret: 's' },
+        });
+      assert.equal(guarded.status, 400, JSON.stringify(guarded.body));
+      assert.deepEqual([guarded.body.error.code, guarded.body.error.param], ['provider_credential_refused', 'configurations.oauth_token_endpoint']);
+      assert.match(guarded.body.error.message, /127\.0\.0\.2/);
+      // One saved before this check (written straight to the store) is still refused at every call.
+      const stored = await providerOn('oauth stored', { ai_provider_id: 'openai', auth_type: 'oauthClientCredentials', configurations: { oauth_token_endpoint: `${tokens.url}/oauth/token`, oauth_client_id: 'c', oauth_client_secret: 's' } });
+      const row = await app.services.db('integrations').where({ name: 'oauth stored' }).first();
+      const configurations = { ...(typeof row.configurations === 'string' ? JSON.parse(row.configurations) : row.configurations), oauth_token_endpoint: 'http://127.0.0.2:9/oauth/token' };
+      await app.services.db('integrations').where({ id: row.id }).update({ configurations: JSON.stringify(configurations), updated_at: new Date().toISOString() });
+      await app.services.bus.publish(SAVED_RESOURCE_TOPICS.integrations, row.id);
+      const blocked = await chat(stored, 'gpt-4o-mini');
       assert.equal(blocked.status, 502);
       assert.match(blocked.body.error.message, /127\.0\.0\.2/);
     });
