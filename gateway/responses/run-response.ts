@@ -135,6 +135,7 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
     return { status: 200, headers: {} };
   } finally {
     call.res.off('close', onClose);
-    writer.end();
+    // A refusal before the stream opened is answered by the error handler, on a response still unsent.
+    if (sink.opened) writer.end();
   }
 }
