@@ -1,7 +1,8 @@
 /**
  * A streamed Responses call refused before its stream opened (a guardrail deny, a rate limit, an
  * upstream error before any byte) answers that refusal as JSON in the spec's error shape with its
- * status — not a 200 with an empty body. Seen both raw and through the official `openai` client.
+ * status — not a 200 with an empty body. Seen both raw and through the official `openai` client;
+ * the chat pipeline's own streamed doors (chat completions, completions) are held to the same.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -47,6 +48,19 @@ for (const engine of fullEngines()) {
         assert.ok(error instanceof OpenAI.APIError && error.status === 446, String(error));
         return true;
       });
+    });
+
+    it('answers the same deny on the other streamed doors of the chat pipeline (chat completions, completions)', async () => {
+      const config = JSON.stringify({ input_guardrails: [{ checks: [{ id: 'default.contains', parameters: { words: ['forbidden'], operator: 'none' } }], actions: { deny: true } }] });
+      const doors = [
+        { path: '/v1/chat/completions', body: { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a forbidden word' }] } },
+        { path: '/v1/completions', body: { model: 'gpt-3.5-turbo-instruct', stream: true, prompt: 'a forbidden word' } },
+      ];
+      for (const door of doors) {
+        const res = await fetch(`${gw.app.url}${door.path}`, { method: 'POST', headers: { ...headers(), 'x-gw-config': config }, body: JSON.stringify(door.body) });
+        const body = await errorAnswer(res, 446);
+        assert.equal(body.hook_results?.before_request_hooks.length, 1, door.path);
+      }
     });
 
     it('answers a rate limit with 429 in the error shape, before any upstream call', async () => {
