@@ -8,7 +8,7 @@ TEST_CONCURRENCY ?= 2
 # each about as cheap, since what survives one is mostly the requests in flight (README, Performance).
 NODE_FLAGS := --max-semi-space-size=32
 
-.PHONY: install generate check typecheck lint test fuzz run build console bench bench-instructions clean \
+.PHONY: install generate check typecheck lint test fuzz run build console bench bench-logs bench-instructions clean \
 	chromium pack npx-test image image-test test-node sbom
 
 VERSION := $(shell node -p "require('./package.json').version")
@@ -90,6 +90,11 @@ run: build
 
 bench: build
 	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench.ts
+
+# The request log on Postgres and SQLite: gw's full chat rate and POST /v1/logs ingestion against a
+# plain COPY of the same rows (scripts/bench-logs.ts; BENCH_LOGS_SECONDS=60 for the target run).
+bench-logs: build
+	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench-logs.ts
 
 # Instructions per request under valgrind's callgrind: repeatable where wall-clock figures are not (minutes).
 bench-instructions: build
