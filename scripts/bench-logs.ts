@@ -84,7 +84,6 @@ async function chatRow(store: BenchStore, origin: string, adminKey: string): Pro
   const load = await runLoad({ url: `${origin}/v1/chat/completions`, headers, body, connections, warmupMs: 0, durationMs: seconds * 1000 });
   const loadEnded = Date.now();
   sampling = false;
-  await sampler;
   const answered = Object.entries(load.statuses).reduce((sum, [status, n]) => (status === 'error' ? sum : sum + n), 0);
   // The lag: from the end of the load to the poll that first sees every answered request's row.
   let written = await store.count({ source: 'gateway' });
@@ -94,6 +93,7 @@ async function chatRow(store: BenchStore, origin: string, adminKey: string): Pro
     written = await store.count({ source: 'gateway' });
     if (written >= answered) caughtUp = Date.now();
   }
+  await sampler;
   const after = await metrics(origin);
   const lagSeconds = ((caughtUp ?? Date.now()) - loadEnded) / 1000;
   const rowsPerSecond = written / ((caughtUp ?? Date.now()) - started) * 1000;
@@ -128,7 +128,7 @@ async function runEngine(engine: string): Promise<Row[]> {
     const { origin, child } = await startGw(store, adminKey);
     const rows: Row[] = [];
     rows.push(await chatRow(store, origin, adminKey));
-    for (const spread of ['recent', 'spread'] as const) rows.push(await ingestRow(store, origin, adminKey, spread));
+    if (ingestRows > 0) for (const spread of ['recent', 'spread'] as const) rows.push(await ingestRow(store, origin, adminKey, spread));
     await stopAll([child]);
     return rows;
   } finally {

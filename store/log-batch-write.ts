@@ -6,21 +6,20 @@
  * into `log_outbox` in that transaction, for the log shipper (gateway/deployment/data-plane.ts);
  * elsewhere nothing more is written.
  *
- * On Postgres: multi-row INSERT ... ON CONFLICT DO NOTHING RETURNING, then the rollup upserts.
+ * On Postgres: one INSERT ... SELECT FROM unnest(one array per column) ON CONFLICT DO NOTHING RETURNING id,
+ * then one upsert of the batch's rollup deltas, folded per rollup row and in key order: four round trips
+ * (with BEGIN and COMMIT) whatever the batch size.
  * On SQLite (the writer thread, or the main connection): one prepared single-row statement,
  * cached per connection, run for every row; building and preparing a 400-row INSERT each batch
  * (knex's way) costs about three times as much per row.
  */
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
-import { FACT_COLUMNS, rollupValues, rowDeltas } from './rollups/rollup-deltas.js';
+import { rollupValues, rowDeltas } from './rollups/rollup-deltas.js';
 import { applyRollupDeltas, rollupUpsertSql } from './rollups/rollup-write.js';
 import { METADATA_KEYS_SQL, metadataKeysFromRows, writerMetadataRollupKeys } from './rollups/metadata-keys.js';
 
 type Row = Record<string, unknown>;
-
-/** Rows per INSERT on Postgres: ~40 columns each keeps a statement well under the bound-variable limit. */
-const INSERT_CHUNK = 400;
 
 interface SqliteStatement {
   run(...values: unknown[]): { changes: number };
@@ -66,6 +65,12 @@ const OUTBOX_SQL = 'insert into log_outbox (log_id) values (?) on conflict (log_
 export interface LogWriteOptions {
   /** Data-plane mode: queue each added row's id for shipping to the control plane. */
   outbox: boolean;
+  /**
+   * false: the rows are stored not rolled up and no rollup is touched; the rollup folder counts them
+   * later, many at a time (gateway/logs/rollup-backfill-job.ts). Analytics stay exact meanwhile
+   * (they read rows not rolled up raw). For bulk imports, whose rows spread over many buckets.
+   */
+  rollUp?: boolean;
 }
 
 /** Rows already as bindable values (the writer thread receives them so); one transaction, synchronous. */
@@ -82,7 +87,7 @@ export function writeLogRowsSqlite(connection: SqliteConnection, columns: readon
       outbox?.run(values[idAt]);
       added.push(values);
     }
-    if (!added.length) return;
+    if (!added.length || options.rollUp === false) return;
     // Read once the inserts hold the write lock: a read first would have to upgrade its lock, which SQLite refuses while another writer waits.
     const metadataKeys = metadataKeysFromRows(listedKeys.all() as Array<{ key: string; counted_from: unknown }>);
     const addedRows = added.map((values) => Object.fromEntries(columns.map((column, i) => [column, values[i]])));
@@ -95,7 +100,7 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[], opt
   if (!rows.length) return;
   const columns = Object.keys(rows[0]!);
   if (!sameColumns(rows, columns)) throw new Error('log rows differ in their columns');
-  const marked = rows.map((row) => ({ ...row, rolled_up: true }));
+  const marked: Row[] = rows.map((row) => ({ ...row, rolled_up: options.rollUp !== false }));
   if (dialectOf(db as Knex) === 'sqlite') {
     // Inside a caller's transaction this is that transaction's connection (better-sqlite3 nests with a savepoint).
     const connection = (await db.client.acquireConnection()) as SqliteConnection;
@@ -108,15 +113,48 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[], opt
     return;
   }
   const write = async (trx: Knex.Transaction) => {
-    const metadataKeys = await writerMetadataRollupKeys(trx);
-    const added: Row[] = [];
-    for (let i = 0; i < marked.length; i += INSERT_CHUNK) {
-      const inserted = (await trx('request_logs').insert(marked.slice(i, i + INSERT_CHUNK)).onConflict('id').ignore().returning(['id', ...FACT_COLUMNS])) as Row[];
-      added.push(...inserted);
-      if (options.outbox && inserted.length) await trx('log_outbox').insert(inserted.map((row) => ({ log_id: row.id }))).onConflict('log_id').ignore();
-    }
-    await applyRollupDeltas(trx, rowDeltas(added, 1, metadataKeys));
+    const addedIds = await insertRowsPostgres(trx, marked);
+    // Usually every row is new; a batch written again (a retry after a lost acknowledgement) adds only the rest.
+    const kept = new Set(addedIds);
+    const added = addedIds.length === marked.length ? marked : marked.filter((row) => kept.has(row.id as string));
+    if (options.outbox && addedIds.length) await trx.raw('insert into log_outbox (log_id) select * from unnest(?::text[]) on conflict (log_id) do nothing', [addedIds]);
+    if (options.rollUp === false) return;
+    await applyRollupDeltas(trx, rowDeltas(added, 1, await writerMetadataRollupKeys(trx)));
   };
   if ((db as Knex.Transaction).isTransaction) await write(db as Knex.Transaction);
   else await (db as Knex).transaction(write);
+}
+
+/** request_logs' column types on Postgres, read once per connection pool (migrations decide them). */
+const columnTypes = new WeakMap<object, Promise<Map<string, string>>>();
+
+function postgresColumnTypes(trx: Knex.Transaction): Promise<Map<string, string>> {
+  const client = trx.client as object;
+  let types = columnTypes.get(client);
+  if (!types) {
+    types = trx
+      .raw(`select column_name, udt_name from information_schema.columns where table_name = 'request_logs' and table_schema = current_schema()`)
+      .then((answer: { rows: Array<{ column_name: string; udt_name: string }> }) => new Map(answer.rows.map((row) => [row.column_name, row.udt_name])));
+    types.catch(() => columnTypes.delete(client));
+    columnTypes.set(client, types);
+  }
+  return types;
+}
+
+/**
+ * One INSERT for any number of rows: one array per column, unnested, so the statement's text and
+ * plan are the same for every batch and it binds ~45 parameters, not 45 per row. Answers the ids
+ * it added (a row already stored is skipped).
+ */
+async function insertRowsPostgres(trx: Knex.Transaction, rows: Row[]): Promise<string[]> {
+  const types = await postgresColumnTypes(trx);
+  const columns = Object.keys(rows[0]!);
+  const arrays = columns.map((column) => {
+    if (!types.has(column)) throw new Error(`request_logs has no column ${column}`);
+    return rows.map((row) => row[column] ?? null);
+  });
+  const sql = `insert into request_logs (${columns.map((c) => `"${c}"`).join(', ')})
+    select * from unnest(${columns.map((c) => `?::${types.get(c)}[]`).join(', ')}) on conflict (id) do nothing returning id`;
+  const answer = (await trx.raw(sql, arrays as Knex.Value[])) as { rows: Array<{ id: string }> };
+  return answer.rows.map((row) => row.id);
 }

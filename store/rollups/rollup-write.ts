@@ -24,9 +24,41 @@ export function rollupUpsertSql(dialect: Dialect, rows: number): string {
     on conflict (${ROLLUP_KEY.join(', ')}) do update set ${sums}, latency = ${merged}`;
 }
 
+/** analytics_rollups' column types on Postgres, for the arrays unnest reads (see 240 and 300 migrations). */
+const POSTGRES_TYPES: Record<(typeof ROLLUP_COLUMNS)[number], string> = {
+  organisation_id: 'text', dimension_set: 'text', grain: 'text', bucket_start: 'bigint', workspace_id: 'text', dims_key: 'text',
+  api_key_id: 'text', provider: 'text', model: 'text', status: 'integer', cache_status: 'text', endpoint: 'text', user_id: 'text',
+  environment: 'text', end_organisation: 'text', prompt_id: 'text', prompt_version: 'integer', prompt_label: 'text',
+  metadata_key: 'text', metadata_value: 'text',
+  requests: 'bigint', errors: 'bigint', cost: 'float8', cache_savings: 'float8', prompt_tokens: 'bigint', completion_tokens: 'bigint',
+  total_tokens: 'bigint', latency_sum: 'bigint', cache_hits: 'bigint', rescued: 'bigint', unpriced: 'bigint', latency: 'jsonb',
+};
+
+/**
+ * The Postgres upsert of any number of deltas in one statement of fixed text: one array per
+ * column, read back by unnest in the order given (the deltas' key order, so concurrent writers
+ * lock rollup rows in one order and never deadlock). One prepared plan, ~30 parameters whatever
+ * the count, where a VALUES list binds ~30 per row.
+ */
+const POSTGRES_UPSERT = `insert into analytics_rollups (${ROLLUP_COLUMNS.join(', ')})
+  select * from unnest(${ROLLUP_COLUMNS.map((column) => `?::${POSTGRES_TYPES[column]}[]`).join(', ')})
+  on conflict (${ROLLUP_KEY.join(', ')}) do update set ${MEASURES.map((m) => `${m} = analytics_rollups.${m} + excluded.${m}`).join(', ')},
+  latency = analytics_rollups.latency || coalesce((select jsonb_object_agg(d.key, coalesce((analytics_rollups.latency ->> d.key)::bigint, 0) + d.value::bigint)
+    from jsonb_each_text(excluded.latency) d), '{}'::jsonb)`;
+
+/** Rows per unnest upsert: bounds one statement's arrays, not its parameter count. */
+const POSTGRES_CHUNK = 5000;
+
 /** Applies deltas through knex (callers hold the transaction that also writes or deletes the log rows). */
 export async function applyRollupDeltas(trx: Knex | Knex.Transaction, deltas: readonly RollupDelta[]): Promise<void> {
   const dialect = dialectOf(trx as Knex);
+  if (dialect === 'postgres') {
+    for (let i = 0; i < deltas.length; i += POSTGRES_CHUNK) {
+      const rows = deltas.slice(i, i + POSTGRES_CHUNK).map(rollupValues);
+      await trx.raw(POSTGRES_UPSERT, ROLLUP_COLUMNS.map((_, c) => rows.map((row) => row[c])) as Knex.Value[]);
+    }
+    return;
+  }
   for (let i = 0; i < deltas.length; i += UPSERT_CHUNK) {
     const chunk = deltas.slice(i, i + UPSERT_CHUNK);
     await trx.raw(rollupUpsertSql(dialect, chunk.length), chunk.flatMap(rollupValues) as Knex.Value[]);
