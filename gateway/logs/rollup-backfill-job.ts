@@ -8,14 +8,19 @@ const BATCH_SIZE = 1000;
 const PROGRESS_EVERY_MS = 10_000;
 
 /**
- * Counts the log rows not yet in the analytics rollups, once at startup: after a migration that
- * recounts them (resetRollups) or an upgrade from before them, analytics are exact but read raw
- * rows until this is done. Several instances may run it at once (each batch claims its own rows:
- * store/rollups/backfill.ts); scripts/backfill-rollups.ts does the same by hand.
+ * Counts the log rows not yet in the analytics rollups: once at startup (after a migration that
+ * recounts them, resetRollups, or an upgrade from before them), and again whenever woken by an
+ * import (POST /v1/logs stores its rows not rolled up, so an import spread over months folds a
+ * thousand rows at a time, per bucket, instead of upserting a few dozen rollup rows per log row
+ * while the caller waits). Analytics are exact meanwhile, reading those rows raw. Several
+ * instances may run it at once (each batch claims its own rows: store/rollups/backfill.ts);
+ * scripts/backfill-rollups.ts does the same by hand.
  */
 export class RollupBackfillJob {
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
+  /** Woken while a pass runs: one more pass follows, for rows that pass may have missed. */
+  private again = false;
 
   constructor(
     private readonly db: Knex,
@@ -23,7 +28,25 @@ export class RollupBackfillJob {
   ) {}
 
   start(): void {
-    this.running ??= this.run();
+    this.running ??= this.loop();
+  }
+
+  /** Rows were stored not rolled up: count them now (or after the pass in flight). */
+  wake(): void {
+    if (this.stopping.signal.aborted) return;
+    if (this.running) this.again = true;
+    else this.start();
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        await this.run();
+      } while (this.again && !this.stopping.signal.aborted);
+    } finally {
+      this.running = undefined;
+    }
   }
 
   /** Stops after the batch in flight; what it counted stays counted. */
@@ -32,7 +55,7 @@ export class RollupBackfillJob {
     await this.running;
   }
 
-  /** Settles when the pass ends (done, stopped or failed). */
+  /** Settles when the passes end (done, stopped or failed). */
   idle(): Promise<void> {
     return this.running ?? Promise.resolve();
   }

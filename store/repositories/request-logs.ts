@@ -149,10 +149,11 @@ export class RequestLogsRepository {
 
   /**
    * One transaction holding the rows and their rollup deltas, so a batch lands whole or not at
-   * all; rows already stored (a batch written again) are skipped and counted once.
+   * all; rows already stored (a batch written again) are skipped and counted once. `rollUp: false`
+   * stores them for the rollup folder to count later (LogWriteOptions.rollUp).
    */
-  async insertMany(entries: RequestLogEntry[], source: LogSource = 'gateway'): Promise<void> {
-    await writeLogRows(this.db, entries.map((entry) => toLogRow(entry, source)), this.options);
+  async insertMany(entries: RequestLogEntry[], source: LogSource = 'gateway', { rollUp = true } = {}): Promise<void> {
+    await writeLogRows(this.db, entries.map((entry) => toLogRow(entry, source)), { ...this.options, rollUp });
   }
 
   async get(filter: Pick<LogFilter, 'organisation_id' | 'workspace_id'>, id: string): Promise<RequestLogRecord | undefined> {

@@ -40,7 +40,10 @@ export async function backfillRollups(db: Knex, options: BackfillOptions = {}): 
   const progress: BackfillProgress = { done: 0, total: await rowsToBackfill(db) };
   while (!options.signal?.aborted) {
     const counted = await db.transaction(async (trx) => {
-      const ids = trx('request_logs').select('id').whereRaw(notRolledUp(trx)).limit(batchSize);
+      // Oldest first through the partial index: a batch's rows share their buckets as much as they can,
+      // so each rollup row is upserted once for many log rows. Concurrent runs take different rows.
+      const ids = trx('request_logs').select('id').whereRaw(notRolledUp(trx)).orderBy([{ column: 'organisation_id' }, { column: 'created_at' }]).limit(batchSize);
+      if (dialectOf(trx as unknown as Knex) === 'postgres') ids.forUpdate().skipLocked();
       const rows = (await trx('request_logs')
         .whereIn('id', ids)
         .whereRaw(notRolledUp(trx))

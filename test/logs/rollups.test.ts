@@ -542,4 +542,70 @@ for (const engine of storeEngines()) {
       }
     });
   });
+
+  describe(`analytics rollups with several writers, importers and folders at once (${engine.name})`, () => {
+    test('gateway batches, imports stored not rolled up and folder passes, all at once, add up to a recount of the raw rows', async () => {
+      const shared = await sharedDb(engine.databaseUrl);
+      // On SQLite one instance (its writer thread and its connection: one writer at a time), as gw runs on it; on Postgres four.
+      const instances = Array.from({ length: shared.options.sqliteFile ? 1 : 4 }, () => createDb(shared.options));
+      const instance = (n: number) => instances[n % instances.length]!;
+      const threads: SqliteWriterThread[] = [];
+      try {
+        await migrateToLatest(instances[0]!);
+        const file = shared.options.sqliteFile;
+        const gatewayWriter = (db: Knex) => {
+          if (!file) return new RequestLogsRepository(db);
+          const thread = new SqliteWriterThread(file);
+          threads.push(thread);
+          return new ThreadedRequestLogWriter(thread, { outbox: false });
+        };
+        const r = seededRandom(36);
+        const org = randomUUID();
+        const scope = { organisation_id: org, workspaces: ['w1', 'w2'], keys: ['k1', 'k2'] };
+        // Live traffic: a few minutes, so every writer and folder lands on the same rollup rows.
+        const live = Array.from({ length: 16 }, () => randomLogs(r, 1 + Math.floor(r() * 60), scope, T0 + SPAN - 5 * MIN, 5 * MIN));
+        // Imports: spread over the whole span, overlapping the live minutes too.
+        const imports = Array.from({ length: 16 }, () => randomLogs(r, 1 + Math.floor(r() * 60), scope));
+        let writing = true;
+        const folded: number[] = [];
+        const folder = (db: Knex) => (async () => {
+          let done = 0;
+          while (writing) {
+            done += (await backfillRollups(db, { batchSize: 37 })).done;
+            // better-sqlite3 answers synchronously: let the writer threads' answers in between passes.
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          folded.push(done);
+        })();
+        const folders = [folder(instance(2)), folder(instance(3))];
+        await Promise.all([
+          ...[0, 1].map((w) => (async () => {
+            const writer = gatewayWriter(instance(w));
+            for (let i = w; i < live.length; i += 2) await writer.insertMany(live[i]!);
+          })()),
+          ...[2, 3].map((w) => (async () => {
+            const importer = new RequestLogsRepository(instance(w));
+            for (let i = w - 2; i < imports.length; i += 2) await importer.insertMany(imports[i]!, 'custom', { rollUp: false });
+          })()),
+        ]);
+        // An import written again (a retried call): its rows are stored and counted once.
+        await new RequestLogsRepository(instance(1)).insertMany(imports[0]!, 'custom', { rollUp: false });
+        const all = [...live, ...imports].flat();
+        const range = { organisation_id: org, start: T0, end: T0 + SPAN };
+        assertTotals(await new LogAnalytics(instance(1)).summary(range), referenceTotals(all), 'while imports are being folded');
+        writing = false;
+        await Promise.all(folders);
+        await backfillRollups(instances[0]!);
+        assert.equal(await rowsToBackfill(instances[0]!), 0);
+        assert.ok(folded.reduce((a, b) => a + b, 0) > 0, 'the folders counted rows while the writers wrote');
+        await assertRollupsMatchRows(instances[0]!, 'several writers and folders');
+        assertTotals(await new LogAnalytics(instance(3)).summary(range), referenceTotals(all), 'once folded');
+        assert.equal(await new LogAnalytics(instance(2)).count({ organisation_id: org }), all.length);
+      } finally {
+        for (const thread of threads) await thread.close();
+        for (const db of instances) await db.destroy();
+        await shared.drop();
+      }
+    });
+  });
 }
