@@ -57,6 +57,10 @@ export interface Config {
   logBatchSize: number;
   logFlushIntervalMs: number;
   logQueueMax: number;
+  /** Past the queue cap, entries spill to the data directory up to this many bytes before any is dropped (0: no spool). */
+  logSpoolMaxBytes: number;
+  /** Backlog age (ms) past which the log writer warns and /ready fails (0: never). */
+  logBehindAfterMs: number;
   /**
    * A stop first fails /ready and keeps serving this long (GW_SHUTDOWN_GRACE_MS), so load balancers
    * stop sending before the listener closes.
@@ -348,6 +352,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 100, 1, 10_000),
     logFlushIntervalMs: integer(env, 'GW_LOG_FLUSH_INTERVAL_MS', 1000, 10, 60_000),
     logQueueMax: integer(env, 'GW_LOG_QUEUE_MAX', 50_000, 1, 10_000_000),
+    logSpoolMaxBytes: integer(env, 'GW_LOG_SPOOL_MAX_BYTES', 1024 ** 3, 0, 1024 ** 4),
+    logBehindAfterMs: integer(env, 'GW_LOG_BEHIND_SECONDS', 30, 0, 86_400) * 1000,
     shutdownGraceMs: integer(env, 'GW_SHUTDOWN_GRACE_MS', 5000, 0, 600_000),
     shutdownTimeoutMs: integer(env, 'GW_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logBodyMaxBytes: integer(env, 'GW_LOG_BODY_MAX_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),

@@ -74,4 +74,6 @@ export interface RequestLogSink {
    * many rows it wrote and whether any were not, then releases the writer.
    */
   close(timeoutMs?: number): Promise<void>;
+  /** True while the oldest entry not yet written is older than the writer allows (/ready fails then). */
+  behind?(): boolean;
 }

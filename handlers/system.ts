@@ -14,7 +14,7 @@ export const getHealth: Handler = async () => {
 };
 
 export const getReadiness: Handler = async (_c, call) => {
-  const { store, redis, lifecycle } = call.services;
+  const { store, redis, lifecycle, requestLogs } = call.services;
   const checks: Record<string, boolean> = {};
   checks.store = await store.ping().then(
     () => true,
@@ -26,6 +26,8 @@ export const getReadiness: Handler = async (_c, call) => {
       () => false,
     );
   }
+  // The request log is behind (store down or slower than the traffic): send this instance less.
+  if (requestLogs.behind) checks.request_log = !requestLogs.behind();
   // A stopping instance fails readiness first, so load balancers stop sending while it still serves.
   if (lifecycle.stopping) return { status: 503, body: { status: 'shutting_down', checks } };
   const ready = Object.values(checks).every(Boolean);

@@ -6,6 +6,7 @@ import { RedisCacheBackend } from '../gateway/cache/redis-cache-backend.js';
 import { ResponseCache } from '../gateway/cache/response-cache.js';
 import { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
 import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
+import { LogSpool } from '../gateway/logs/log-spool.js';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import { RunExecutor } from '../gateway/assistants/run-executor.js';
 import { LogRetentionJob } from '../gateway/logs/log-retention.js';
@@ -118,6 +119,8 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       maxQueue: config.logQueueMax,
       headersToMask: config.headersToMask,
       maxBodyBytes: config.logBodyMaxBytes,
+      spool: config.logSpoolMaxBytes > 0 ? new LogSpool(path.join(config.dataDir, 'log-spool'), config.logSpoolMaxBytes) : undefined,
+      behindAfterMs: config.logBehindAfterMs,
     },
     logger,
   );

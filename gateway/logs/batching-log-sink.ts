@@ -1,6 +1,7 @@
 import type { Logger } from '../../core/logger.js';
 import type { RequestLogEntry, RequestLogSink } from '../../core/request-log.js';
 import { prepareEntry } from './prepare-entry.js';
+import type { LogSpool } from './log-spool.js';
 
 export interface LogWriter {
   insertMany(entries: RequestLogEntry[]): Promise<void>;
@@ -17,6 +18,10 @@ export interface BatchingLogSinkOptions {
   /** Lower-cased header names whose values are hashed (ORGANISATION_HEADERS_TO_MASK). */
   headersToMask: readonly string[];
   maxBodyBytes: number;
+  /** Where entries past the queue cap go instead of being dropped (the data directory); none: dropped. */
+  spool?: LogSpool;
+  /** Backlog age (oldest entry not written) past which the writer says it is behind: a warning, and /ready fails. 0: never. */
+  behindAfterMs?: number;
 }
 
 /**
@@ -50,6 +55,7 @@ export class BatchingLogSink implements RequestLogSink {
   /** Set once close has written the last of the queue: a later entry could not be written. */
   private closed = false;
   private lastDropWarning = 0;
+  private lastBehindWarning = 0;
 
   constructor(
     private readonly writer: LogWriter,
@@ -57,10 +63,28 @@ export class BatchingLogSink implements RequestLogSink {
     private readonly logger: Logger,
   ) {
     this.masked = new Set(options.headersToMask.map((name) => name.toLowerCase()));
+    // Entries a stop during an outage left on disk: written once this instance is up.
+    if (options.spool && !options.spool.isEmpty) this.timer = setTimeout(() => this.kick(), options.flushIntervalMs).unref();
   }
 
+  /** Entries waiting: in memory and in the spool. */
   get pending(): number {
-    return this.queue.length;
+    return this.queue.length + (this.options.spool?.entries ?? 0);
+  }
+
+  get spoolBytes(): number {
+    return this.options.spool?.bytes ?? 0;
+  }
+
+  /** How long the oldest entry not yet written has waited (ms; 0 with none waiting). */
+  get backlogAgeMs(): number {
+    const oldest = Math.min(this.queue[0]?.created_at ?? Infinity, this.options.spool?.oldestAt ?? Infinity);
+    return Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0;
+  }
+
+  behind(): boolean {
+    const limit = this.options.behindAfterMs ?? 0;
+    return limit > 0 && this.backlogAgeMs > limit;
   }
 
   record(entry: RequestLogEntry): void {
@@ -100,7 +124,7 @@ export class BatchingLogSink implements RequestLogSink {
     const deadline = Date.now() + timeoutMs;
     const writtenBefore = this.written;
     this.clearTimer();
-    while (this.writing || this.queue.length) {
+    while (this.writing || this.pending) {
       if (this.writing) await this.writing;
       else if (!(await this.writeBatch())) {
         if (Date.now() >= deadline) break;
@@ -108,9 +132,16 @@ export class BatchingLogSink implements RequestLogSink {
       }
     }
     this.closed = true;
+    // The store stayed down: what is left waits on disk for the next start instead of being lost.
+    let spooledAtStop = 0;
+    if (this.queue.length && this.options.spool?.write(this.queue)) {
+      spooledAtStop = this.queue.length;
+      this.queue = [];
+    }
     const notWritten = this.queue.length;
-    const summary = { written: this.written - writtenBefore, not_written: notWritten, dropped_total: this.dropped };
+    const summary = { written: this.written - writtenBefore, not_written: notWritten, spooled_for_next_start: spooledAtStop, dropped_total: this.dropped };
     if (notWritten > 0 || this.dropped > 0) this.logger.error(summary, 'request log queue not fully written at shutdown');
+    else if (spooledAtStop > 0) this.logger.warn(summary, 'request log store unavailable at shutdown: the rest is spooled to the data directory for the next start');
     else this.logger.info(summary, 'request log queue written at shutdown');
     await this.writer.close?.();
   }
@@ -135,25 +166,54 @@ export class BatchingLogSink implements RequestLogSink {
 
   /** Writes one batch; false when it failed (the batch is back in the queue). */
   private async writeBatch(): Promise<boolean> {
+    this.refill();
     const batch = this.queue.splice(0, Math.max(this.options.batchSize, MAX_WRITE_ENTRIES));
     if (!batch.length) return true;
     try {
       await this.writer.insertMany(batch);
       this.written += batch.length;
       this.settleFlushes(false);
+      this.warnIfBehind();
       return true;
     } catch (error) {
       this.queue.unshift(...batch);
       this.enforceCap();
       this.logger.error({ err: error instanceof Error ? error.message : error, entries: batch.length }, 'request log batch write failed; will retry');
       this.settleFlushes(true);
+      this.warnIfBehind();
       return false;
     }
+  }
+
+  /** Once the queue has room, the oldest spilled entries come back into it. */
+  private refill(): void {
+    const spool = this.options.spool;
+    while (spool && !spool.isEmpty && this.queue.length < this.options.maxQueue / 2) {
+      this.queue.push(...spool.takeOldest()!);
+    }
+  }
+
+  private warnIfBehind(): void {
+    if (!this.behind()) return;
+    const now = Date.now();
+    if (now - this.lastBehindWarning < 10_000) return;
+    this.lastBehindWarning = now;
+    this.logger.warn(
+      { backlog_age_ms: this.backlogAgeMs, queued: this.queue.length, spool_bytes: this.spoolBytes, dropped_total: this.dropped },
+      'request log writer behind: the store is down or slower than the traffic (/ready fails until it catches up)',
+    );
   }
 
   private enforceCap(): void {
     const over = this.queue.length - this.options.maxQueue;
     if (over <= 0) return;
+    // Past the cap the newer half goes to disk, in one write; only when the spool is full too are entries dropped.
+    const keep = Math.floor(this.options.maxQueue / 2);
+    const spill = this.queue.slice(keep);
+    if (this.options.spool?.write(spill)) {
+      this.queue.length = keep;
+      return;
+    }
     this.queue.splice(0, over);
     this.dropped += over;
     this.settleFlushes(false);

@@ -21,6 +21,8 @@ const MODEL_LABEL_CAP = 200;
 export interface LogQueueStats {
   readonly pending: number;
   readonly dropped: number;
+  readonly backlogAgeMs: number;
+  readonly spoolBytes: number;
 }
 
 type GatewayLabels = 'route' | 'provider' | 'model' | 'status';
@@ -62,7 +64,9 @@ export class GatewayMetrics {
     this.retries = new Counter({ name: 'gw_retries_total', help: 'Retries of upstream calls', labelNames: ['route', 'provider'], registers });
     this.fallbacks = new Counter({ name: 'gw_fallbacks_total', help: 'Requests that moved on to a later config target', labelNames: ['route'], registers });
     this.http = new Histogram({ name: 'gw_http_request_duration_seconds', help: 'Every HTTP request (control plane included) by route template and status', labelNames: ['route', 'status'], buckets: LATENCY_BUCKETS, registers });
-    new Gauge({ name: 'gw_log_queue_depth', help: 'Request log entries waiting to be written', registers, collect() { this.set(logQueue.pending); } });
+    new Gauge({ name: 'gw_log_queue_depth', help: 'Request log entries waiting to be written (in memory and spooled to disk)', registers, collect() { this.set(logQueue.pending); } });
+    new Gauge({ name: 'gw_log_queue_oldest_seconds', help: 'Age of the oldest request log entry not yet written (0 when none waits)', registers, collect() { this.set(logQueue.backlogAgeMs / 1000); } });
+    new Gauge({ name: 'gw_log_spool_bytes', help: 'Request log entries spooled to the data directory while the store is down or behind', registers, collect() { this.set(logQueue.spoolBytes); } });
     // A counter (rate() and increase() need one): each scrape adds the drops since the last.
     let droppedCounted = 0;
     new Counter({

@@ -21,5 +21,6 @@ export function observedLogSink(sink: RequestLogSink, metrics: GatewayMetrics | 
     },
     flush: () => sink.flush(),
     close: (timeoutMs?: number) => sink.close(timeoutMs),
+    behind: () => sink.behind?.() ?? false,
   };
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { BatchingLogSink, type LogWriter } from '../../gateway/logs/batching-log-sink.js';
+import { LogSpool } from '../../gateway/logs/log-spool.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
 import { loadConfig } from '../../core/config.js';
 import { closeServices, createServices } from '../../server/services-factory.js';
@@ -90,6 +91,51 @@ describe('request log writer (unit)', () => {
     writer.failNext = 0;
     await sink.flush();
     assert.deepEqual(writer.batches.flat().map((e) => e.trace_id), ['t3', 't4', 't5', 't6', 't7']);
+  });
+
+  test('a store outage longer than the queue holds loses nothing: past the cap entries spill to the data directory, and all are written once the store is back', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-spool-'));
+    try {
+      const writer = new RecordingWriter();
+      writer.failNext = Infinity; // the store is down
+      const sink = new BatchingLogSink(writer, { ...options, maxQueue: 10, spool: new LogSpool(dir, 1024 ** 2), behindAfterMs: 1000 }, silent);
+      const entries = Array.from({ length: 57 }, (_, i) => logEntry({ ...ids, trace_id: `t${i}`, created_at: Date.now() - 5000 }));
+      for (const entry of entries) sink.record(entry);
+      await sink.flush(); // fails: nothing written
+      assert.equal(sink.dropped, 0);
+      assert.equal(sink.pending, 57);
+      assert.ok(sink.spoolBytes > 0, 'the overflow is on disk');
+      assert.equal(sink.behind(), true, 'the backlog is older than allowed: /ready fails');
+      writer.failNext = 0; // the store is back
+      await sink.close();
+      const written = writer.batches.flat().map((entry) => entry.trace_id).sort();
+      assert.deepEqual(written, entries.map((entry) => entry.trace_id).sort(), 'every entry written exactly once');
+      assert.equal(sink.pending, 0);
+      assert.equal(sink.spoolBytes, 0);
+      assert.equal(sink.behind(), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a stop while the store is down spools what is left; the next start writes it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-spool-'));
+    try {
+      const down = new RecordingWriter();
+      down.failNext = Infinity;
+      const first = new BatchingLogSink(down, { ...options, spool: new LogSpool(dir, 1024 ** 2) }, silent);
+      const entries = Array.from({ length: 5 }, (_, i) => logEntry({ ...ids, trace_id: `s${i}` }));
+      for (const entry of entries) first.record(entry);
+      await first.close(50);
+      assert.equal(down.batches.length, 0);
+      const up = new RecordingWriter();
+      const next = new BatchingLogSink(up, { ...options, spool: new LogSpool(dir, 1024 ** 2) }, silent);
+      assert.equal(next.pending, 5, 'the spooled entries are waiting at start');
+      await next.close();
+      assert.deepEqual(up.batches.flat().map((entry) => entry.trace_id).sort(), ['s0', 's1', 's2', 's3', 's4']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('ORGANISATION_HEADERS_TO_MASK headers are hashed (once) and oversized bodies are capped', async () => {

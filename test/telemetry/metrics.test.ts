@@ -169,7 +169,7 @@ describe('metrics off', () => {
 
 describe('dropped log rows', () => {
   it('gw_log_rows_dropped_total is a counter that grows by the entries dropped between scrapes', async () => {
-    const queue = { pending: 0, dropped: 0 };
+    const queue = { pending: 0, dropped: 0, backlogAgeMs: 0, spoolBytes: 0 };
     const metrics = new GatewayMetrics(queue);
     const scrape = async () => {
       const text = await metrics.render();
