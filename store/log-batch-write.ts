@@ -66,9 +66,11 @@ export interface LogWriteOptions {
   /** Data-plane mode: queue each added row's id for shipping to the control plane. */
   outbox: boolean;
   /**
-   * false: the rows are stored not rolled up and no rollup is touched; the rollup folder counts them
-   * later, many at a time (gateway/logs/rollup-backfill-job.ts). Analytics stay exact meanwhile
-   * (they read rows not rolled up raw). For bulk imports, whose rows spread over many buckets.
+   * false, on Postgres: the rows are stored not rolled up and no rollup is touched; the rollup
+   * folder counts them later, many at a time (gateway/logs/rollup-backfill-job.ts). Analytics stay
+   * exact meanwhile (they read rows not rolled up raw). For bulk imports, whose rows spread over
+   * many buckets. SQLite rolls them up at once all the same: its upserts cost no round trip, and a
+   * fold would hold its one writer against the next import.
    */
   rollUp?: boolean;
 }
@@ -100,18 +102,19 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[], opt
   if (!rows.length) return;
   const columns = Object.keys(rows[0]!);
   if (!sameColumns(rows, columns)) throw new Error('log rows differ in their columns');
-  const marked: Row[] = rows.map((row) => ({ ...row, rolled_up: options.rollUp !== false }));
   if (dialectOf(db as Knex) === 'sqlite') {
+    const marked: Row[] = rows.map((row) => ({ ...row, rolled_up: true }));
     // Inside a caller's transaction this is that transaction's connection (better-sqlite3 nests with a savepoint).
     const connection = (await db.client.acquireConnection()) as SqliteConnection;
     try {
       const all = [...columns, 'rolled_up'];
-      writeLogRowsSqlite(connection, all, marked.map((row: Row) => all.map((column) => sqliteValue(row[column]))), options);
+      writeLogRowsSqlite(connection, all, marked.map((row: Row) => all.map((column) => sqliteValue(row[column]))), { ...options, rollUp: true });
     } finally {
       await db.client.releaseConnection(connection);
     }
     return;
   }
+  const marked: Row[] = rows.map((row) => ({ ...row, rolled_up: options.rollUp !== false }));
   const write = async (trx: Knex.Transaction) => {
     const addedIds = await insertRowsPostgres(trx, marked);
     // Usually every row is new; a batch written again (a retry after a lost acknowledgement) adds only the rest.

@@ -104,8 +104,8 @@ function toEntry(input: CustomLogInput, context: { organisationId: string; works
 }
 
 /**
- * Custom logs are written at once (not queued) so the caller can read them back immediately; their
- * rollups are counted by the rollup folder, many calls' rows per bucket at a time (an import spread
+ * Custom logs are written at once (not queued) so the caller can read them back immediately; on
+ * Postgres their rollups are counted by the rollup folder, many calls' rows per bucket at a time (an import spread
  * over months would otherwise upsert a few dozen rollup rows per log row). Analytics count them
  * exactly meanwhile.
  */

@@ -597,7 +597,8 @@ for (const engine of storeEngines()) {
         await Promise.all(folders);
         await backfillRollups(instances[0]!);
         assert.equal(await rowsToBackfill(instances[0]!), 0);
-        assert.ok(folded.reduce((a, b) => a + b, 0) > 0, 'the folders counted rows while the writers wrote');
+        // SQLite rolls imports up as it stores them (LogWriteOptions.rollUp).
+        if (!file) assert.ok(folded.reduce((a, b) => a + b, 0) > 0, 'the folders counted rows while the writers wrote');
         await assertRollupsMatchRows(instances[0]!, 'several writers and folders');
         assertTotals(await new LogAnalytics(instance(3)).summary(range), referenceTotals(all), 'once folded');
         assert.equal(await new LogAnalytics(instance(2)).count({ organisation_id: org }), all.length);
