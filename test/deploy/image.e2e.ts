@@ -165,7 +165,7 @@ describe('the container image', { skip: image ? false : 'GW_IMAGE is not set (ma
     compose('up', '-d', '--no-deps', 'gw');
     await waitUntilReady(base, composeLogs);
     const ready = (await (await fetch(`${base}/ready`)).json()) as { checks: Record<string, boolean> };
-    assert.deepEqual(ready.checks, { store: true, redis: true }, 'gw runs on Postgres and Redis');
+    assert.deepEqual(ready.checks, { store: true, redis: true, request_log: true }, 'gw runs on Postgres and Redis');
     const traceId = await mockChat(base, ADMIN_KEY);
     await waitForLogRow(base, ADMIN_KEY, traceId);
 

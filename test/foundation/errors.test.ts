@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { logEntry } from '../logs/log-fixtures.js';
 
 function assertErrorBody(body: unknown, code: string, type: string): void {
   const error = (body as { error: Record<string, unknown> }).error;
@@ -158,6 +159,32 @@ describe('readiness when the store is down', () => {
       assert.equal(res.body.status, 'not_ready');
       assert.equal(res.body.checks.store, false);
       app.services.store.ping = original;
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('readiness when the request log is behind', () => {
+  test('/ready answers 503 with checks.request_log false while the oldest entry not written is older than GW_LOG_BEHIND_SECONDS', async () => {
+    const app = await startTestApp();
+    try {
+      const ready = await app.http.get('/ready');
+      assert.equal(ready.status, 200);
+      assert.equal(ready.body.checks.request_log, true);
+      // The store stops taking log rows while an entry from a minute ago waits (the limit is 30 s).
+      const store = app.services.store.requestLogs;
+      const original = store.insertMany.bind(store);
+      store.insertMany = async () => {
+        throw new Error('store unreachable');
+      };
+      app.services.requestLogs.record(logEntry({ organisation_id: 'org', workspace_id: 'ws', created_at: Date.now() - 60_000 }));
+      const behind = await app.http.get('/ready');
+      assert.equal(behind.status, 503);
+      assert.equal(behind.body.status, 'not_ready');
+      assert.equal(behind.body.checks.request_log, false);
+      assert.equal(behind.body.checks.store, true);
+      store.insertMany = original;
     } finally {
       await app.close();
     }
