@@ -31,7 +31,7 @@ export async function nativeBatchTarget(services: Services, tenant: BatchTenant,
     throw new ValidationError('A native batch goes to one provider: select it with x-gw-provider (a name or @saved-provider) rather than a config', 'x-gw-batch-mode', 'native_batch_needs_one_provider');
   }
   const { forwardHeaderNames } = readGatewayHeaders(headers);
-  const leaf = await resolveLeafTarget({ ...scope, settings: plan.config, model: '', headers, forwardHeaderNames, trustedHosts: services.config.trustedCustomHosts });
+  const leaf = await resolveLeafTarget({ ...scope, settings: plan.config, model: '', headers, forwardHeaderNames, outbound: services.outbound });
   const build = leaf.adapter.buildBatchApiRequest;
   if (!build) {
     throw new ValidationError(`${leaf.adapter.name} has no batch API gw can hand a batch to; run it through gw's pipeline (x-gw-batch-mode: gateway)`, 'x-gw-batch-mode', 'native_batch_unsupported');

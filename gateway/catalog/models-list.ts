@@ -57,7 +57,7 @@ export async function listModels(call: Call): Promise<ModelList> {
     organisationId: principal.organisationId,
     workspaceId: principal.gatewayWorkspaceId,
     savedResources: services.savedResources,
-    trustedHosts: services.config.trustedCustomHosts,
+    outbound: services.outbound,
   });
   const endpoint = headers['x-gw-models-endpoint'];
   let upstream: OutboundCall;

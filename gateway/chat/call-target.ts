@@ -97,7 +97,7 @@ export async function callTarget(state: ChatState, leaf: Leaf, request: Record<s
       organisationId: state.principal.organisationId,
       workspaceId: state.principal.gatewayWorkspaceId,
       savedResources: services.savedResources,
-      trustedHosts: services.config.trustedCustomHosts,
+      outbound: services.outbound,
     });
     const { adapter, guarded } = resolved;
     let target = resolved.target;

@@ -25,7 +25,7 @@ export function embedderFor(state: ChatState) {
         organisationId: state.principal.organisationId,
         workspaceId: state.principal.gatewayWorkspaceId,
         savedResources: services.savedResources,
-        trustedHosts: services.config.trustedCustomHosts,
+        outbound: services.outbound,
       });
       const baseUrl = target.customHost ?? EMBEDDING_BASE_URLS[target.provider];
       if (!baseUrl) {

@@ -44,7 +44,7 @@ export async function countTokens(call: Call, request: CountTokensRequest): Prom
     model,
     headers: req.headers,
     forwardHeaderNames: readGatewayHeaders(req.headers).forwardHeaderNames,
-    trustedHosts: services.config.trustedCustomHosts,
+    outbound: services.outbound,
   });
   const { chat } = chatRequestOf({ ...request, model, max_tokens: 1 } as MessagesRequest);
   const context = { target, request: chat, stream: false, created: Math.floor(call.startedAt / 1000), id: 'count_tokens', body: { ...request, model }, headers: anthropicHeaders(req.headers) };

@@ -94,7 +94,7 @@ async function proxyTarget(call: Call, principal: Principal, forwardHeaderNames:
   const plan = await resolveProviderPlan({ ...tenant, headers: req.headers, model: bodyModel ?? '', blockInlineConfig: services.config.blockInlineConfig });
   const settings = firstLeaf(plan.config);
   const model = plan.model ?? bodyModel ?? '';
-  const leaf = await resolveLeafTarget({ ...tenant, settings, model, headers: req.headers, forwardHeaderNames, trustedHosts: services.config.trustedCustomHosts });
+  const leaf = await resolveLeafTarget({ ...tenant, settings, model, headers: req.headers, forwardHeaderNames, outbound: services.outbound });
   return { plan, settings, leaf };
 }
 

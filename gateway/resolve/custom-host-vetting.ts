@@ -6,9 +6,11 @@
  * record takes effect at once.
  */
 import { LRUCache } from 'lru-cache';
-import { vetOutboundUrl } from '../outbound/url-guard.js';
+import type { OutboundGuard } from '../outbound/outbound-guard.js';
 
-const verdicts = new LRUCache<string, { trusted: boolean }>({ max: 2_000, ttl: 60_000 });
+type Verdicts = LRUCache<string, { trusted: boolean }>;
+/** One verdict cache per guard: its trusted hosts and resolver decide the verdicts. */
+const verdictsByGuard = new WeakMap<OutboundGuard, Verdicts>();
 
 /** Where a custom host came from, for a refusal to name: the field (`param`) and, in words, the place. */
 export interface CustomHostOrigin {
@@ -16,13 +18,21 @@ export interface CustomHostOrigin {
   source: string;
 }
 
-/** Returns whether the host is operator-trusted; throws the guard's error, naming where the host came from, when it is refused. */
-export async function vetCustomHost(url: string, trustedHosts: readonly string[], origin: CustomHostOrigin): Promise<{ trusted: boolean }> {
-  const key = `${trustedHosts.join(',')}\n${url}`;
-  const known = verdicts.get(key);
+/**
+ * Returns whether the host is operator-trusted; throws the guard's error, naming where the host
+ * came from, when it is refused. The guard is the one saves vet with (services.outbound): same
+ * trusted hosts, same resolver, so a custom host accepted at save is accepted here.
+ */
+export async function vetCustomHost(url: string, outbound: OutboundGuard, origin: CustomHostOrigin): Promise<{ trusted: boolean }> {
+  let verdicts = verdictsByGuard.get(outbound);
+  if (!verdicts) {
+    verdicts = new LRUCache({ max: 2_000, ttl: 60_000 });
+    verdictsByGuard.set(outbound, verdicts);
+  }
+  const known = verdicts.get(url);
   if (known) return known;
-  const vetted = await vetOutboundUrl(url, { trustedHosts, ...origin, code: 'custom_host_refused' });
+  const vetted = await outbound.vet(url, { ...origin, code: 'custom_host_refused' });
   const verdict = { trusted: vetted.trusted };
-  verdicts.set(key, verdict);
+  verdicts.set(url, verdict);
   return verdict;
 }

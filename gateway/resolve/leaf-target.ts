@@ -11,6 +11,7 @@ import type { ConfigNode } from '../routing/config-node.js';
 import type { SavedResources } from '../saved-resources.js';
 import { targetFromFields } from '../saved-resources-store.js';
 import { forwardedHeaders } from '../chat/gateway-headers.js';
+import type { OutboundGuard } from '../outbound/outbound-guard.js';
 import { vetCustomHost, type CustomHostOrigin } from './custom-host-vetting.js';
 
 export interface LeafTarget {
@@ -29,7 +30,8 @@ export interface LeafInput {
   organisationId: string;
   workspaceId: string;
   savedResources: SavedResources;
-  trustedHosts: readonly string[];
+  /** services.outbound: the guard (trusted hosts, resolver) saves vet custom hosts with. */
+  outbound: OutboundGuard;
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -104,7 +106,7 @@ export async function resolveLeafTarget(input: LeafInput): Promise<LeafTarget> {
   const customHost = target.customHost ?? defaultCustomHost(adapter);
   if (customHost !== undefined) {
     const origin = (target.customHost !== undefined && hostOrigin) || { param: 'x-gw-custom-host', source: `the default host of ${target.provider}` };
-    const vetted = await vetCustomHost(customHost, input.trustedHosts, origin);
+    const vetted = await vetCustomHost(customHost, input.outbound, origin);
     target.customHost = customHost;
     guarded = !vetted.trusted;
   }

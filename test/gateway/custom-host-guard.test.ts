@@ -1,13 +1,23 @@
 /**
  * The outbound address guard on the real chat path: a custom host on a loopback address that
  * the operator did not trust is refused before any connection; TRUSTED_CUSTOM_HOSTS lets one
- * through. Only loopback addresses are used, and no name needs DNS.
+ * through. Only loopback addresses are used, and names are answered by a stubbed resolver (the
+ * app's resolveHost, the one the hot path and saves share), never by real DNS.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { PUBLIC_TEST_ADDRESS } from '../helpers/stub-resolver.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** What the untrusting app's resolver answers; a test changes it to play a DNS record that changed after a save. */
+const dns: Record<string, string[]> = {};
+async function resolveHost(hostname: string): Promise<string[]> {
+  const answer = dns[hostname.toLowerCase()];
+  if (!answer) throw Object.assign(new Error(`the test resolver does not know ${hostname}`), { code: 'ENOTFOUND' });
+  return answer;
+}
 
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] };
 
@@ -31,7 +41,7 @@ describe('custom hosts on the chat path', () => {
     fake = await startFakeOpenAi();
     port = new URL(fake.url).port;
     trusting = await startTestApp({ env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' } });
-    untrusting = await startTestApp();
+    untrusting = await startTestApp({ resolveHost });
   });
   after(async () => {
     await trusting?.close();
@@ -66,13 +76,23 @@ describe('custom hosts on the chat path', () => {
     assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer sk-test');
   });
 
-  it('a refusal names where the host came from: a saved provider, a config target', async () => {
+  it('the hot path resolves custom hosts with the injected resolver: a name private.example resolving to 10.0.0.7 is refused', async () => {
+    dns['private.example'] = ['10.0.0.7'];
+    const response = await customHostCall(untrusting, 'https://private.example/v1');
+    assert.equal(response.status, 400, JSON.stringify(response.body));
+    assert.deepEqual([response.body.error.code, response.body.error.param], ['custom_host_refused', 'x-gw-custom-host']);
+    assert.match(response.body.error.message, /private\.example, which resolves to the non-public address 10\.0\.0\.7/);
+  });
+
+  it('a refusal names where the host came from: a saved provider (its name re-pointed after the save), a config target', async () => {
     const refusedHost = `http://127.0.0.2:${port}/v1`;
+    dns['lab.example'] = [PUBLIC_TEST_ADDRESS];
     const saved = await untrusting.http
       .post('/v1/providers')
       .set('x-gw-api-key', ADMIN_KEY)
-      .send({ name: 'Lab', slug: 'lab', ai_provider_id: 'openai', key: 'sk-lab', custom_host: refusedHost });
+      .send({ name: 'Lab', slug: 'lab', ai_provider_id: 'openai', key: 'sk-lab', custom_host: `http://lab.example:${port}/v1` });
     assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    dns['lab.example'] = ['127.0.0.2'];
     const before = fake.requests.length;
 
     // The official client, with only the gw key: the model names the saved provider.
@@ -85,7 +105,7 @@ describe('custom hosts on the chat path', () => {
     const body = error.error as { code: string; message: string; param: string };
     assert.equal(body.code, 'custom_host_refused');
     assert.equal(body.param, 'custom_host');
-    assert.match(body.message, /^the custom_host of saved provider @lab points to the non-public address 127\.0\.0\.2/);
+    assert.match(body.message, /^the custom_host of saved provider @lab points to lab\.example, which resolves to the non-public address 127\.0\.0\.2/);
     assert.match(body.message, /TRUSTED_CUSTOM_HOSTS/);
     assert.doesNotMatch(body.message, /x-gw-custom-host/);
 
