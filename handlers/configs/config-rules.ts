@@ -21,6 +21,24 @@ function inlineGuardrails(node: ConfigNode, at: string): Array<{ raw: InlineGuar
   return [...own, ...(node.targets ?? []).flatMap((target, index) => inlineGuardrails(target, `${at}.targets[${index}]`))];
 }
 
+/** Every custom_host in the tree (targets at any depth, a semantic cache's embedding), with the param naming where it sits. */
+function customHosts(node: ConfigNode, at: string): Array<{ url: string; param: string }> {
+  const own = typeof node.custom_host === 'string' ? [{ url: node.custom_host, param: `${at}.custom_host` }] : [];
+  const embedding = node.cache?.embedding?.custom_host;
+  if (typeof embedding === 'string') own.push({ url: embedding, param: `${at}.cache.embedding.custom_host` });
+  return [...own, ...(node.targets ?? []).flatMap((target, index) => customHosts(target, `${at}.targets[${index}]`))];
+}
+
+/**
+ * A saved config's custom hosts are vetted with the outbound guard the call uses (same trusted
+ * hosts, same resolver, same code), so a config whose call would be refused is refused at save.
+ */
+export async function assertSafeCustomHosts(call: Call, config: ConfigNode): Promise<void> {
+  for (const { url, param } of customHosts(config, 'config')) {
+    await call.services.outbound.vet(url, { param, code: 'custom_host_refused' });
+  }
+}
+
 /**
  * A config may only name guardrails that exist and that its workspace may use (spec: rejected at
  * save), and its inline guardrails' checks must be valid like a saved guardrail's.

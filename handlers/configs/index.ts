@@ -11,7 +11,7 @@ import type { ConfigDocument, ConfigRecord, ConfigVersionRecord } from '../../st
 import { openSecrets, sealSecrets, splitSecrets } from '../../store/secret-fields.js';
 import { body, pathId, query, type Handler } from '../types.js';
 import { listWorkspaceFilter, slugFromName, targetWorkspaceId } from '../workspace-target.js';
-import { assertGuardrailsExist, assertNotAWorkspaceDefault } from './config-rules.js';
+import { assertGuardrailsExist, assertNotAWorkspaceDefault, assertSafeCustomHosts } from './config-rules.js';
 
 /** A config the caller may see: its organisation's, and for a workspace key only its workspace's. */
 async function visibleConfig(call: Call, idOrSlug: string): Promise<ConfigRecord> {
@@ -68,6 +68,7 @@ export const createConfig: Handler = async (c, call) => {
   const workspaceId = await targetWorkspaceId(call, principal, input.workspace_id);
   // The spec schema has run; these are the routing rules it cannot say (conditional names, operators).
   assertRoutable(input.config, 'config');
+  await assertSafeCustomHosts(call, input.config);
   await assertGuardrailsExist(call, principal.organisationId, workspaceId, input.config);
   let slug = input.slug ?? slugFromName(input.name);
   if (await store.configs.slugTaken(principal.organisationId, slug)) {
@@ -112,6 +113,7 @@ export const updateConfig: Handler = async (c, call) => {
   const latest = await store.configs.version(record.id, record.version);
   if (input.config) {
     assertRoutable(input.config, 'config');
+    await assertSafeCustomHosts(call, input.config);
     await assertGuardrailsExist(call, principal.organisationId, record.workspace_id, input.config);
   }
   // Every update is a new version, a rename included: the history shows who changed what when.

@@ -1,13 +1,14 @@
 /**
  * One outbound address guard, the same answer at save and at connect: every place a user saves a
  * URL gw will call (guardrail webhooks, secret managers, MCP servers and their OAuth token_url,
- * the SSO issuer, A2A agents, providers' custom hosts and token endpoints) refuses the untrusted loopback forms and names that resolve to
+ * the SSO issuer, A2A agents, providers' custom hosts and token endpoints, saved configs' custom hosts at any depth) refuses the untrusted loopback forms and names that resolve to
  * private, loopback or metadata addresses (a stubbed resolver; no real DNS, no connection), with
  * the code the connection itself answers for the same URL.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '../../core/errors.js';
+import { vetCustomHost } from '../../gateway/resolve/custom-host-vetting.js';
 import { storeEngines } from '../helpers/engines.js';
 import { PUBLIC_TEST_ADDRESS, stubResolver } from '../helpers/stub-resolver.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -40,11 +41,22 @@ interface Surface {
   code: string;
   param: string;
   save(app: TestApp, url: string): Promise<{ status: number; body: { error?: { code: string; param: string | null } } }>;
-  /** What gw does with the URL when it calls it, with the same guard (custom hosts: checked on the hot path, with the system resolver). */
+  /** What gw does with the URL when it calls it, with the same guard (custom hosts: the hot path's check). */
   connect?(app: TestApp, url: string): Promise<unknown>;
 }
 
 const admin = (app: TestApp) => ({ 'x-gw-api-key': app.adminKey });
+
+const hotPathCustomHost = (app: TestApp, url: string) => vetCustomHost(url, app.services.outbound, { param: 'custom_host', source: 'the custom_host' });
+
+/** A fallback config with a public first target and the URL in a nested target's custom_host. */
+const nestedConfig = (url: string) => ({
+  strategy: { mode: 'fallback' },
+  targets: [
+    { provider: 'openai', api_key: 'sk-a', custom_host: 'https://public.example/v1' },
+    { strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', api_key: 'sk-b', custom_host: url }] },
+  ],
+});
 
 const SURFACES: Surface[] = [
   {
@@ -92,6 +104,40 @@ const SURFACES: Surface[] = [
     code: 'custom_host_refused',
     param: 'configurations.custom_host',
     save: (app, url) => app.http.post('/v1/providers').set(admin(app)).send({ name: 'custom', ai_provider_id: 'openai', key: 'sk-x', configurations: { custom_host: url } }),
+    connect: hotPathCustomHost,
+  },
+  {
+    name: 'config target custom_host',
+    code: 'custom_host_refused',
+    param: 'config.targets[0].custom_host',
+    save: (app, url) => app.http.post('/v1/configs').set(admin(app)).send({ name: 'custom host', config: { strategy: { mode: 'single' }, provider: 'openai', targets: [{ api_key: 'sk-x', custom_host: url }] } }),
+    connect: hotPathCustomHost,
+  },
+  {
+    name: 'nested config target custom_host',
+    code: 'custom_host_refused',
+    param: 'config.targets[1].targets[0].custom_host',
+    save: (app, url) => app.http.post('/v1/configs').set(admin(app)).send({ name: 'nested custom host', config: nestedConfig(url) }),
+  },
+  {
+    name: 'config update custom_host',
+    code: 'custom_host_refused',
+    param: 'config.targets[1].targets[0].custom_host',
+    save: async (app, url) => {
+      const saved = await app.http.post('/v1/configs').set(admin(app)).send({ name: 'to update', config: nestedConfig('https://public.example/v1') });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      return app.http.put(`/v1/configs/${saved.body.id}`).set(admin(app)).send({ config: nestedConfig(url) });
+    },
+  },
+  {
+    name: 'config semantic cache embedding custom_host',
+    code: 'custom_host_refused',
+    param: 'config.cache.embedding.custom_host',
+    save: (app, url) =>
+      app.http
+        .post('/v1/configs')
+        .set(admin(app))
+        .send({ name: 'semantic', config: { provider: 'openai', api_key: 'sk-x', cache: { mode: 'semantic', embedding: { provider: 'openai', model: 'text-embedding-3-small', custom_host: url } } } }),
   },
   {
     name: 'integration OAuth token endpoint',
@@ -144,6 +190,24 @@ for (const engine of storeEngines()) {
       assert.equal(saved.status, 201, JSON.stringify(saved.body));
       const agent = await app.http.post('/v2/agent-integrations').set(admin(app)).send({ name: 'public agent', url: 'https://public.example/a2a' });
       assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    });
+
+    test('a config whose custom hosts are public or trusted (127.0.0.1 here) is saved', async () => {
+      const saved = await app.http.post('/v1/configs').set(admin(app)).send({ name: 'trusted loopback', config: nestedConfig('http://127.0.0.1:9/v1') });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    });
+
+    test('a config custom host whose name does not resolve is refused at save with the 502 the call answers', async () => {
+      const url = 'https://unknown-name.example/v1';
+      const saved = await app.http.post('/v1/configs').set(admin(app)).send({ name: 'unresolved', config: nestedConfig(url) });
+      assert.equal(saved.status, 502, JSON.stringify(saved.body));
+      assert.deepEqual([saved.body.error.code, saved.body.error.param], ['outbound_host_unresolved', 'config.targets[1].targets[0].custom_host']);
+      const connected = await hotPathCustomHost(app, url).then(
+        () => assert.fail(`${url} was accepted`),
+        (error: unknown) => error,
+      );
+      assert.ok(connected instanceof ApiError);
+      assert.deepEqual([connected.status, connected.code], [502, 'outbound_host_unresolved']);
     });
   });
 }
