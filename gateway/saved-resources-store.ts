@@ -67,6 +67,26 @@ interface LoadedProvider {
 /** A mapping's target field as a flat field: `key` stays, `configurations.x` becomes `x`. */
 const flatField = (targetField: string) => targetField.replace(/^configurations\./, '');
 
+/**
+ * The saved provider a workspace's calls may use by slug: active, and when it belongs to an
+ * integration, one whose access still includes the workspace. Saves that name a provider
+ * (a prompt's virtual_key) check with this, so they refuse what the call would.
+ */
+export async function servingProvider(
+  store: Store,
+  organisationId: string,
+  workspaceId: string,
+  slug: string,
+): Promise<{ record: ProviderRecord; integration: IntegrationRecord | undefined } | undefined> {
+  const record = await store.providers.find(organisationId, slug, workspaceId);
+  if (!record || record.status !== 'active') return undefined;
+  if (!record.integration_id) return { record, integration: undefined };
+  const integration = await store.integrations.find(organisationId, record.integration_id);
+  // An integration whose access no longer includes this workspace stops serving it.
+  if (!integration || !(await store.integrations.allows(integration, workspaceId))) return undefined;
+  return { record, integration };
+}
+
 export class StoreSavedResources implements SavedResources {
   private readonly providers = new InvalidatedCache<LoadedProvider>(10_000, TTL_MS);
   private readonly configs = new InvalidatedCache<SavedConfig>(10_000, TTL_MS);
@@ -131,14 +151,9 @@ export class StoreSavedResources implements SavedResources {
   }
 
   private async loadProvider(organisationId: string, workspaceId: string, slug: string): Promise<LoadedProvider | undefined> {
-    const record = await this.store.providers.find(organisationId, slug, workspaceId);
-    if (!record || record.status !== 'active') return undefined;
-    let integration: IntegrationRecord | undefined;
-    if (record.integration_id) {
-      integration = await this.store.integrations.find(organisationId, record.integration_id);
-      // An integration whose access no longer includes this workspace stops serving it.
-      if (!integration || !(await this.store.integrations.allows(integration, workspaceId))) return undefined;
-    }
+    const found = await servingProvider(this.store, organisationId, workspaceId, slug);
+    if (!found) return undefined;
+    const { record, integration } = found;
     const fields = { ...(integration ? this.open(integration) : {}), ...this.open(record) };
     const models: SavedProvider['models'] = {};
     for (const model of integration?.models ?? []) {

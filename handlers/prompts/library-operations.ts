@@ -15,7 +15,7 @@ import { isoNow } from '../workspace-access.js';
 import { listWorkspaceFilter } from '../workspace-target.js';
 import { assertIncludedPartialsVisible } from '../../gateway/prompts/partial-visibility.js';
 import type { Sharing } from './present.js';
-import { assertTemplateParses, collectionFor, nextTemplate, placementFor, pickTemplate, publishPrompts, uniqueSlug, visible, writable } from './prompt-rules.js';
+import { assertTemplateParses, assertVirtualKeyServes, collectionFor, nextTemplate, placementFor, pickTemplate, publishPrompts, uniqueSlug, visible, writable } from './prompt-rules.js';
 
 export interface LibraryKind {
   kind: PromptKind;
@@ -45,6 +45,7 @@ export function libraryOperations(k: LibraryKind) {
     const { workspaceId, collection } = await placementFor(call, body.workspace_id as string | undefined, body.collection_id as string | undefined);
     const template = pickTemplate(body, k.templateFields);
     assertTemplateParses(template);
+    await assertVirtualKeyServes(call, principal.organisationId, workspaceId, template);
     await assertIncludedPartialsVisible(store, { organisationId: principal.organisationId, workspaceId }, template);
     const slug = await uniqueSlug(call, k.kind, body.slug as string | undefined, body.name as string);
     const record = await store.transaction((tx) =>
@@ -112,7 +113,10 @@ export function libraryOperations(k: LibraryKind) {
     const record = await writable(call, k.kind, pathId(c));
     const latest = (await store.prompts.version(record.id, record.latest_version))!;
     const template = nextTemplate(body, latest.template, k.templateFields);
-    if (template) await assertIncludedPartialsVisible(store, { organisationId: record.organisation_id, workspaceId: record.workspace_id }, template);
+    if (template) {
+      await assertVirtualKeyServes(call, record.organisation_id, record.workspace_id, template);
+      await assertIncludedPartialsVisible(store, { organisationId: record.organisation_id, workspaceId: record.workspace_id }, template);
+    }
     const changes: Partial<Pick<PromptRecord, 'name' | 'description' | 'collection_id'>> = {};
     if (body.name !== undefined) changes.name = body.name as string;
     if (body.description !== undefined) changes.description = body.description as string | null;

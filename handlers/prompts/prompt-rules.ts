@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { PROMPTS_TOPIC } from '../../gateway/prompts/prompt-library.js';
+import { servingProvider } from '../../gateway/saved-resources-store.js';
 import { visiblePrompt, type Viewer, type VisiblePrompt } from '../../gateway/prompts/prompt-versions.js';
 import { parseTemplate } from '../../gateway/prompts/template-tokens.js';
 import type { Principal } from '../../core/auth/principal.js';
@@ -109,6 +110,19 @@ export function nextTemplate(input: Record<string, unknown>, latest: PromptTempl
   }
   assertTemplateParses(next);
   return isDeepStrictEqual(JSON.parse(JSON.stringify(next)), JSON.parse(JSON.stringify(latest))) ? undefined : next;
+}
+
+/**
+ * A prompt's virtual_key names the saved provider its completions call: one the prompt's workspace
+ * must be able to use, else the call would fail with this same 400 provider_not_found.
+ */
+export async function assertVirtualKeyServes(call: Call, organisationId: string, workspaceId: string, template: PromptTemplateFields): Promise<void> {
+  const virtualKey = template.virtual_key;
+  if (typeof virtualKey !== 'string') return;
+  const slug = virtualKey.replace(/^@/, '');
+  if (slug === '' || !(await servingProvider(call.services.store, organisationId, workspaceId, slug))) {
+    throw new ValidationError(`virtual_key: no saved provider @${slug} that this prompt's workspace may use`, 'virtual_key', 'provider_not_found');
+  }
 }
 
 export async function publishPrompts(call: Call, id: string): Promise<void> {

@@ -115,6 +115,22 @@ for (const engine of fullEngines()) {
       assert.deepEqual(gw.fake.requests[before]!.body.messages, [{ role: 'user', content: 'Legacy Cy' }]);
     });
 
+    test('a virtual_key naming no saved provider the workspace may use is refused at save and at update, with the code the call answers', async () => {
+      for (const virtualKey of ['@pc-nobody', 'pc-nobody']) {
+        const refused = await post('/v1/prompts', { name: 'pc-dangling', virtual_key: virtualKey, model: 'gpt-4o-mini', string: 'Hi' });
+        assert.equal(refused.status, 400, JSON.stringify(refused.body));
+        assert.deepEqual([refused.body.error.code, refused.body.error.param], ['provider_not_found', 'virtual_key'], virtualKey);
+      }
+      const call = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }, { 'x-gw-provider': '@pc-nobody' });
+      assert.deepEqual([call.status, call.body.error.code], [400, 'provider_not_found'], 'the call naming the same provider answers the same');
+
+      const updated = await gw.app.http.put(`/v1/prompts/${promptId}`).set(admin()).send({ patch: true, virtual_key: '@pc-nobody' });
+      assert.equal(updated.status, 400, JSON.stringify(updated.body));
+      assert.deepEqual([updated.body.error.code, updated.body.error.param], ['provider_not_found', 'virtual_key']);
+      const latest = await gw.app.http.get(`/v1/prompts/${promptId}@latest`).set(admin());
+      assert.equal(latest.body.virtual_key, '@pc-openai', 'the refused update added no version');
+    });
+
     test('headers that select a provider win over the saved one; with neither, 400', async () => {
       const before = gw.fake.requests.length;
       const inline = await post(`/v1/prompts/${promptId}/completions`, { variables: { name: 'Di' } }, { 'x-gw-provider': 'openai', authorization: 'Bearer sk-inline-key-0000000000' });
