@@ -124,6 +124,15 @@ for (const engine of fullEngines()) {
       const call = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }, { 'x-gw-provider': '@pc-nobody' });
       assert.deepEqual([call.status, call.body.error.code], [400, 'provider_not_found'], 'the call naming the same provider answers the same');
 
+      // A provider of another workspace is not one this prompt's workspace may use; in its own workspace it is.
+      const other = await gw.app.services.store.workspaces.create({ organisation_id: gw.app.boot.organisationId, name: 'pc-other', slug: 'pc-other' }, new Date().toISOString());
+      const elsewhere = await post('/v1/providers', { name: 'pc-elsewhere', workspace_id: other.id, ai_provider_id: 'openai', key: PROVIDER_KEY });
+      assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
+      const crossed = await post('/v1/prompts', { name: 'pc-crossed', virtual_key: '@pc-elsewhere', model: 'gpt-4o-mini', string: 'Hi' });
+      assert.deepEqual([crossed.status, crossed.body.error?.code], [400, 'provider_not_found'], JSON.stringify(crossed.body));
+      const own = await post('/v1/prompts', { name: 'pc-own', workspace_id: other.id, virtual_key: '@pc-elsewhere', model: 'gpt-4o-mini', string: 'Hi' });
+      assert.equal(own.status, 201, JSON.stringify(own.body));
+
       const updated = await gw.app.http.put(`/v1/prompts/${promptId}`).set(admin()).send({ patch: true, virtual_key: '@pc-nobody' });
       assert.equal(updated.status, 400, JSON.stringify(updated.body));
       assert.deepEqual([updated.body.error.code, updated.body.error.param], ['provider_not_found', 'virtual_key']);
