@@ -14,6 +14,7 @@ import type { Page } from 'playwright-core';
 import { projectRoot } from '../../core/project-root.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import { followToCallback, startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
+import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
 import { assertConsoleTestable, launchBrowser, screenshot, type Browser } from './browser.js';
 
 const PROVIDER = 'fake-openai';
@@ -61,7 +62,8 @@ describe('the console in a browser', () => {
   before(async () => {
     assertConsoleTestable();
     idp = await startOidcIdp([CALLBACK]);
-    gw = await startGatewayApp({ env: { GW_PUBLIC_URL: PUBLIC_URL } });
+    // Names the pages save (an OAuth token endpoint) are vetted at save: a stub resolver answers them.
+    gw = await startGatewayApp({ env: { GW_PUBLIC_URL: PUBLIC_URL }, resolveHost: stubResolver(EXAMPLE_NAMES) });
     const sso = await gw.app.http.put('/v1/admin/organisation/sso').set(admin()).send({ issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, email_domains: [] });
     assert.equal(sso.status, 200, JSON.stringify(sso.body));
     const provider = await gw.app.http.post('/v1/providers').set(admin()).send({ name: PROVIDER, ai_provider_id: 'openai', key: 'sk-fake-provider-0000' });

@@ -20,12 +20,15 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export async function startGatewayApp(options: { engine?: Engine; env?: Record<string, string>; logger?: TestAppOptions['logger']; now?: TestAppOptions['now'] } = {}): Promise<GatewayApp> {
+export async function startGatewayApp(
+  options: { engine?: Engine; env?: Record<string, string>; logger?: TestAppOptions['logger']; now?: TestAppOptions['now']; resolveHost?: TestAppOptions['resolveHost'] } = {},
+): Promise<GatewayApp> {
   const fake = await startFakeOpenAi();
   const app = await startTestApp({
     engine: options.engine,
     logger: options.logger,
     now: options.now,
+    resolveHost: options.resolveHost,
     env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', ...options.env },
     upstreamOriginOverrides: { openai: fake.origin, 'azure-openai': fake.origin, groq: fake.origin },
   });
