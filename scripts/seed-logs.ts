@@ -34,7 +34,7 @@ export interface SeededLogs {
 }
 
 /** Small deterministic generator (mulberry32), so every run seeds the same distribution. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

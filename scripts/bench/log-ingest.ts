@@ -4,6 +4,7 @@
  * rows fall in many rollup buckets).
  */
 import { Pool } from 'undici';
+import { random } from '../seed-logs.js';
 
 export const LOGS_PER_CALL = 100;
 const DAY = 86_400_000;
@@ -11,18 +12,6 @@ const MODELS = [['openai', 'gpt-4o'], ['openai', 'gpt-4o-mini'], ['anthropic', '
 const ENVS = ['prod', 'staging', 'dev'];
 
 export type Spread = 'recent' | 'spread';
-
-/** Small deterministic generator (mulberry32): every run sends the same rows. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The request bodies of one run; each row's trace id starts with `tracePrefix`. */
 export function ingestBodies(rows: number, spread: Spread, tracePrefix: string, now = Date.now()): string[] {
