@@ -153,15 +153,22 @@ export class BatchingLogSink implements RequestLogSink {
       this.writing = undefined;
       // A flush that came while this write was ending gets a write of its own at once.
       if (this.flushes.length && this.queue.length) this.kick();
-      else if (this.queue.length) this.timer ??= setTimeout(() => this.kick(), this.options.flushIntervalMs).unref();
+      else if (this.pending) this.timer ??= setTimeout(() => this.kick(), this.options.flushIntervalMs).unref();
     });
   }
 
-  /** Writes full batches back to back, then leaves a partial one to the timer, unless a flush waits for it. */
+  /**
+   * Writes full batches back to back, then leaves a partial one to the timer, unless a flush waits
+   * for it. Spilled entries are written back to back too: nothing new may come to bring them back.
+   */
   private async drain(): Promise<void> {
     do {
       if (!(await this.writeBatch())) return;
-    } while (this.queue.length >= this.options.batchSize || (this.flushes.length > 0 && this.queue.length > 0));
+    } while (
+      this.queue.length >= this.options.batchSize ||
+      (this.flushes.length > 0 && this.queue.length > 0) ||
+      this.options.spool?.isEmpty === false
+    );
   }
 
   /** Writes one batch; false when it failed (the batch is back in the queue). */

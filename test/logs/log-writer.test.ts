@@ -118,6 +118,25 @@ describe('request log writer (unit)', () => {
     }
   });
 
+  test('once the store is back the spool is written back by the writer itself, with no new entry or stop to prompt it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-spool-'));
+    try {
+      const writer = new RecordingWriter();
+      writer.failNext = Infinity;
+      const sink = new BatchingLogSink(writer, { ...options, flushIntervalMs: 20, maxQueue: 10, spool: new LogSpool(dir, 1024 ** 2) }, silent);
+      for (let i = 0; i < 40; i++) sink.record(logEntry({ ...ids, trace_id: `t${i}` }));
+      await sink.flush();
+      assert.ok(sink.spoolBytes > 0, 'the overflow is on disk');
+      writer.failNext = 0;
+      for (let i = 0; sink.pending > 0 && i < 200; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(sink.pending, 0, 'the timer alone wrote the queue and the spool');
+      assert.equal(writer.batches.flat().length, 40);
+      await sink.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a stop while the store is down spools what is left; the next start writes it', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'gw-spool-'));
     try {
