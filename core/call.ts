@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ForbiddenError, UnauthorizedError } from './errors.js';
 import type { Principal } from './auth/principal.js';
 import type { RequestTrace, Services } from './services.js';
+import type { EffectiveSecurity } from './security/settings.js';
 
 /** One request as handlers see it: the raw exchange, who is calling, and the services. */
 export interface Call {
@@ -17,6 +18,8 @@ export interface Call {
   route?: string;
   /** The request's server span, when tracing is on. */
   trace?: RequestTrace;
+  /** The security_settings of the caller's workspace (organisation-wide callers: the organisation's), once authenticated. */
+  security?: EffectiveSecurity;
 }
 
 export function principalOf(call: Call): Principal {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { rangeProblem } from './security/ip-ranges.js';
 
 /** Every setting gw reads from the environment. This module is the only reader of process.env. */
 export interface Config {
@@ -21,6 +22,11 @@ export interface Config {
   dbPoolSize: number;
   /** Hosts a custom host may name even though they resolve to private addresses. */
   trustedCustomHosts: readonly string[];
+  /**
+   * Socket peers (addresses or CIDR ranges) whose X-Forwarded-For gw believes when it takes a
+   * caller's address (GW_TRUSTED_PROXIES); empty: the socket peer is the client.
+   */
+  trustedProxies: readonly string[];
   /** The most gw reads of one answer from a server someone else names (MCP servers, webhooks, custom hosts...): GW_MAX_UPSTREAM_ANSWER_BYTES. */
   maxUpstreamAnswerBytes: number;
   /** How long a value read from a secret manager is reused before it is read again (GW_SECRET_CACHE_SECONDS). */
@@ -242,6 +248,15 @@ function list(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
+function addressRanges(env: Env, name: string): string[] {
+  const ranges = list(env, name);
+  for (const range of ranges) {
+    const problem = rangeProblem(range);
+    if (problem) throw new ConfigError(`${name}: ${problem}`);
+  }
+  return ranges;
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
   if (!raw) return undefined;
@@ -333,6 +348,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 300_000, 1, 3_600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 12, 1, 1000),
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
+    trustedProxies: Object.freeze(addressRanges(env, 'GW_TRUSTED_PROXIES')),
     maxUpstreamAnswerBytes: integer(env, 'GW_MAX_UPSTREAM_ANSWER_BYTES', 32 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),

@@ -14,6 +14,7 @@ import { InvalidatedCache } from './invalidated-cache.js';
 import type { ProviderTarget } from './providers/types.js';
 import type { OrganisationSettings, SavedConfig, SavedProvider, SavedResources } from './saved-resources.js';
 import type { SecretMapping, SecretValues } from './secrets/secret-values.js';
+import { effectiveSecurity, NO_SECURITY_SETTINGS, type EffectiveSecurity, type SecuritySections } from '../core/security/settings.js';
 import { needsCredentials, type ProviderCredentials } from './credentials/provider-credentials.js';
 
 export const SAVED_RESOURCE_TOPICS = {
@@ -92,6 +93,7 @@ export class StoreSavedResources implements SavedResources {
   private readonly configs = new InvalidatedCache<SavedConfig>(10_000, TTL_MS);
   private readonly settings = new InvalidatedCache<OrganisationSettings>(1_000, TTL_MS);
   private readonly workspaceDefaults = new InvalidatedCache<{ configId: string | null }>(10_000, TTL_MS);
+  private readonly security = new InvalidatedCache<EffectiveSecurity>(10_000, TTL_MS);
 
   constructor(
     private readonly store: Store,
@@ -104,8 +106,14 @@ export class StoreSavedResources implements SavedResources {
     bus.subscribe(SAVED_RESOURCE_TOPICS.providers, clearProviders);
     bus.subscribe(SAVED_RESOURCE_TOPICS.integrations, clearProviders);
     bus.subscribe(SAVED_RESOURCE_TOPICS.configs, () => this.configs.clear());
-    bus.subscribe(SAVED_RESOURCE_TOPICS.organisationSettings, () => this.settings.clear());
-    bus.subscribe(SAVED_RESOURCE_TOPICS.workspaces, () => this.workspaceDefaults.clear());
+    bus.subscribe(SAVED_RESOURCE_TOPICS.organisationSettings, () => {
+      this.settings.clear();
+      this.security.clear();
+    });
+    bus.subscribe(SAVED_RESOURCE_TOPICS.workspaces, () => {
+      this.workspaceDefaults.clear();
+      this.security.clear();
+    });
   }
 
   async provider(organisationId: string, workspaceId: string, slug: string): Promise<SavedProvider | undefined> {
@@ -142,6 +150,15 @@ export class StoreSavedResources implements SavedResources {
       return { configId: typeof configId === 'string' ? configId : null };
     });
     return entry?.configId ?? null;
+  }
+
+  async securitySettings(organisationId: string, workspaceId: string | null): Promise<EffectiveSecurity> {
+    const found = await this.security.get(`${organisationId}\n${workspaceId ?? ''}`, async () => {
+      const organisation = ((await this.organisationSettings(organisationId)).security_settings ?? {}) as SecuritySections;
+      const workspace = workspaceId ? await this.store.workspaces.get(organisationId, workspaceId) : undefined;
+      return effectiveSecurity(organisation, (workspace?.settings.security_settings ?? null) as SecuritySections | null);
+    });
+    return found ?? NO_SECURITY_SETTINGS;
   }
 
   /** Decrypted key and cloud fields of a stored record, flat as a config target carries them. */

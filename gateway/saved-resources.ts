@@ -4,6 +4,7 @@
  * drop entries on invalidation, so the hot path makes no database round trip per request.
  */
 import type { ProviderTarget } from './providers/types.js';
+import type { EffectiveSecurity } from '../core/security/settings.js';
 
 export interface SavedProvider {
   id: string;
@@ -45,4 +46,6 @@ export interface SavedResources {
   organisationSettings(organisationId: string): Promise<OrganisationSettings>;
   /** The config id a workspace's user keys fall back to (`defaults.user_api_key_config`), or null. */
   workspaceDefaultConfig(organisationId: string, workspaceId: string): Promise<string | null>;
+  /** The security_settings that hold in a workspace (its own sections over the organisation's); null workspace: the organisation's. */
+  securitySettings(organisationId: string, workspaceId: string | null): Promise<EffectiveSecurity>;
 }

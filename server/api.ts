@@ -5,6 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import { STREAMED, type Handler, type HandlerResult } from '../handlers/types.js';
 import type { Call } from '../core/call.js';
+import { assertAddressAllowed } from '../core/security/settings.js';
 import { requireKeyKind, requireScope } from '../core/call.js';
 import { isAudited, recordAudit } from './audit.js';
 import { refuseDataPlaneAdminWrite } from './data-plane-writes.js';
@@ -107,6 +108,9 @@ export async function createApi(definition: Document, handlers: Record<string, H
       const operation = c.operation as { 'x-gw-scope'?: string; 'x-gw-key-kinds'?: string[]; 'x-gw-own-key'?: boolean };
       if (!call.principal) return;
       try {
+        // Cached with the workspace's other data: no store read per request.
+        call.security = await services.savedResources.securitySettings(call.principal.organisationId, call.principal.workspaceId);
+        assertAddressAllowed(call.security, call.ip);
         assertTokenResource(c, call.principal, services.config.publicUrl);
         if (services.config.controlPlane) refuseDataPlaneAdminWrite(c.operation);
         if (operation['x-gw-key-kinds']) requireKeyKind(call.principal, operation['x-gw-key-kinds']);

@@ -11,6 +11,7 @@ import { redactedApiError, redactedError, requestSecrets } from '../core/request
 import { sendJson } from '../core/respond.js';
 import type { Services } from '../core/services.js';
 import { remoteParentOf, type RemoteParent } from '../gateway/telemetry/trace-context.js';
+import { AddressRanges, clientAddress } from '../core/security/ip-ranges.js';
 
 function pathOf(url: string | undefined): string {
   const path = url ?? '/';
@@ -33,6 +34,7 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
   const hot = createHotOperations(api);
   const passThrough = createPassThroughRoute(api);
   const { metrics, tracing } = services;
+  const trustedProxies = new AddressRanges(services.config.trustedProxies);
   return async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const remote = remoteParentOf(req.headers);
     const traceId = traceIdOf(req, remote);
@@ -42,12 +44,13 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
       traceId,
       req,
       res,
-      ip: req.socket.remoteAddress ?? '',
+      ip: clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trustedProxies),
       startedAt,
       services,
       principal: undefined,
       // Set here, even when unused, so every call object has one shape.
       route: undefined,
+      security: undefined,
       trace: tracing ? tracing.startRequest(req.method ?? 'GET', pathOf(req.url), traceId, remote, startedAt, (text) => requestSecrets(call).text(text)) : undefined,
     };
     try {

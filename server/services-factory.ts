@@ -6,6 +6,7 @@ import { RedisCacheBackend } from '../gateway/cache/redis-cache-backend.js';
 import { ResponseCache } from '../gateway/cache/response-cache.js';
 import { SemanticStore } from '../gateway/cache/semantic/semantic-store.js';
 import { BatchingLogSink } from '../gateway/logs/batching-log-sink.js';
+import { BodyPolicyWriter } from '../gateway/logs/body-policy-writer.js';
 import { LogSpool } from '../gateway/logs/log-spool.js';
 import { LogExportRunner } from '../gateway/logs/log-export-runner.js';
 import { RunExecutor } from '../gateway/assistants/run-executor.js';
@@ -112,7 +113,11 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   const semanticCache = new SemanticStore(store, bus, now, logger);
   const sqliteFile = sqliteFileOf(db);
   const logWriter = new BatchingLogSink(
-    sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile), logWrites) : store.requestLogs,
+    new BodyPolicyWriter(
+      sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile), logWrites) : store.requestLogs,
+      // Writes start after `services` below exists.
+      (organisationId, workspaceId) => services.savedResources.securitySettings(organisationId, workspaceId),
+    ),
     {
       batchSize: config.logBatchSize,
       flushIntervalMs: config.logFlushIntervalMs,

@@ -14,6 +14,7 @@ import { enforcedUserKeyRotation } from './rotation-policy.js';
 import { nextRotationAt, rotationDays, type RotationInput } from './rotation.js';
 import type { AttachedLimits } from '../../core/limit-policy-types.js';
 import { attachedLimitsInput } from '../policies/attached-limits.js';
+import { expiryAfterRotation, expiryUnderPolicy } from './expiry-policy.js';
 
 interface NewKeyInput extends RotationInput, AttachedLimits {
   name: string;
@@ -66,6 +67,8 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
     await assertUserKeyWithinRole(store, principal.organisationId, userId, workspaceId!, input.scopes);
     days = await enforcedUserKeyRotation(store, principal.organisationId, days);
   }
+  const security = await call.services.savedResources.securitySettings(principal.organisationId, workspaceId);
+  const expiresAt = expiryUnderPolicy(security, input.expires_at, now(), true) ?? null;
   const secret = generateApiKeySecret();
   const record = await store.apiKeys.create(
     {
@@ -79,7 +82,7 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
       scopes: input.scopes,
       key_hash: hashApiKeySecret(secret),
       masked_key: maskApiKeySecret(secret),
-      expires_at: input.expires_at ?? null,
+      expires_at: expiresAt,
       // An enforced cadence is stored in days even when the request named it weekly/monthly.
       rotation_period: input.rotation_period ?? null,
       rotation_period_days: input.rotation_period ? null : days,
@@ -148,7 +151,10 @@ export const updateApiKey: Handler = async (c, call) => {
   if (input.name !== undefined) changes.name = input.name;
   if (input.description !== undefined) changes.description = input.description;
   if (input.scopes !== undefined) changes.scopes = input.scopes;
-  if (input.expires_at !== undefined) changes.expires_at = input.expires_at;
+  if (input.expires_at !== undefined) {
+    const security = await call.services.savedResources.securitySettings(principal.organisationId, record.workspace_id);
+    changes.expires_at = expiryUnderPolicy(security, input.expires_at, now(), false) ?? null;
+  }
   Object.assign(changes, attachedLimitsInput(input));
   if (input.rotation_period !== undefined || input.rotation_period_days !== undefined) {
     let days = rotationDays(input);
@@ -202,6 +208,8 @@ export const rotateApiKey: Handler = async (c: Context, call) => {
   const at = now();
   const secret = generateApiKeySecret();
   const days = record.rotation_period_days ?? (record.rotation_period === 'weekly' ? 7 : record.rotation_period === 'monthly' ? 30 : null);
+  const security = await call.services.savedResources.securitySettings(principal.organisationId, record.workspace_id);
+  const expiresAt = expiryAfterRotation(security, record.expires_at, at);
   await store.apiKeys.update(
     principal.organisationId,
     record.id,
@@ -212,6 +220,7 @@ export const rotateApiKey: Handler = async (c: Context, call) => {
       previous_key_expires_at: transitionMs > 0 ? new Date(at + transitionMs).toISOString() : null,
       last_rotated_at: new Date(at).toISOString(),
       next_rotation_at: nextRotationAt(days, at),
+      expires_at: expiresAt,
     },
     new Date(at).toISOString(),
   );

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { timeOrderedId } from '../../store/time-ordered-id.js';
 import { toLogFilter } from '../../gateway/logs/log-filter-input.js';
 import { prepareEntry } from '../../gateway/logs/prepare-entry.js';
+import { withBodyPolicy } from '../../gateway/logs/body-policy-writer.js';
 import { presentLog, presentLogSummary } from '../../gateway/logs/present-log.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
 import { principalOf } from '../../core/call.js';
@@ -121,7 +122,8 @@ export const insertLogs: Handler = async (c, call) => {
     const entry = toEntry(log, { organisationId: principal.organisationId, workspaceId, apiKeyId: principal.keyId ?? '', now });
     entries.push(prepareEntry(entry, masked, config.logBodyMaxBytes));
   }
-  await call.services.store.requestLogs.insertMany(entries, 'custom', { rollUp: false });
+  const stored = await withBodyPolicy(entries, (organisationId, workspaceId) => call.services.savedResources.securitySettings(organisationId, workspaceId));
+  await call.services.store.requestLogs.insertMany(stored, 'custom', { rollUp: false });
   call.services.rollupBackfill.wake();
   return { status: 201, body: { object: 'list', data: entries.map(({ id, trace_id }) => ({ id, trace_id })) } };
 };

@@ -8,6 +8,8 @@ import type { Store } from '../../store/store.js';
 import { enforcedUserKeyRotation } from '../api-keys/rotation-policy.js';
 import { nextRotationAt } from '../api-keys/rotation.js';
 import type { WorkspaceSettings } from './present.js';
+import { effectiveSecurity, type SecuritySections } from '../../core/security/settings.js';
+import { latestExpiry } from '../api-keys/expiry-policy.js';
 
 /** The workspace's own switch when it set one; else the organisation's (its default-workspace switch for the default workspace). */
 function autoCreateOn(workspace: Workspace, organisationSettings: Record<string, unknown>): boolean {
@@ -33,6 +35,9 @@ export async function autoCreateUserKey(store: Store, workspace: Workspace, user
   if (!role) return undefined;
   const wanted = (organisationSettings.user_api_key_auto_create_scopes ?? []) as string[];
   const ttl = (workspace.settings as WorkspaceSettings).user_api_key_ttl;
+  const security = effectiveSecurity((organisationSettings.security_settings ?? {}) as SecuritySections, (workspace.settings.security_settings ?? null) as SecuritySections | null);
+  // The workspace's ttl, brought within security_settings.api_keys.max_ttl_days.
+  const expiries = [typeof ttl === 'number' ? at + ttl * 1000 : null, latestExpiry(security, at)].filter((ms): ms is number => ms !== null);
   const rotationDays = await enforcedUserKeyRotation(store, workspace.organisation_id, null);
   const secret = generateApiKeySecret();
   return store.apiKeys.create(
@@ -47,7 +52,7 @@ export async function autoCreateUserKey(store: Store, workspace: Workspace, user
       scopes: scopesWithinRole(role, wanted),
       key_hash: hashApiKeySecret(secret),
       masked_key: maskApiKeySecret(secret),
-      expires_at: typeof ttl === 'number' ? new Date(at + ttl * 1000).toISOString() : null,
+      expires_at: expiries.length ? new Date(Math.min(...expiries)).toISOString() : null,
       rotation_period: null,
       rotation_period_days: rotationDays,
       next_rotation_at: nextRotationAt(rotationDays, at),

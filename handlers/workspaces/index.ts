@@ -105,7 +105,8 @@ async function update(c: Context, call: Call) {
   // The gateway reads a workspace's own limits from memory; this drops them there.
   if (Object.keys(limits).length) await call.services.bus.publish(LIMIT_POLICIES_TOPIC, workspace.id);
   // The gateway reads defaults.user_api_key_config from memory too.
-  if (input.defaults) await call.services.bus.publish(SAVED_RESOURCE_TOPICS.workspaces, workspace.id);
+  // ...and its security_settings (the address check, key expiry rules, body logging).
+  if (input.defaults || input.security_settings) await call.services.bus.publish(SAVED_RESOURCE_TOPICS.workspaces, workspace.id);
   const updated = (await call.services.store.workspaces.get(principal.organisationId, workspace.id))!;
   return { body: await presentWorkspace(call.services.store, updated) };
 }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ValidationError } from '../../core/errors.js';
+import { rangeProblem } from '../../core/security/ip-ranges.js';
 
 type Sections = Record<string, unknown>;
 
@@ -10,6 +11,7 @@ type Sections = Record<string, unknown>;
  */
 export function applySecuritySettings(current: Sections, change: Sections, organisationSecurity: Sections): Sections {
   const overridable = new Set((organisationSecurity.overridable_sections as string[] | undefined) ?? []);
+  assertValidRanges(change);
   const next: Sections = { ...current };
   for (const [section, value] of Object.entries(change)) {
     if (value === null) {
@@ -27,4 +29,13 @@ export function applySecuritySettings(current: Sections, change: Sections, organ
     next[section] = value;
   }
   return next;
+}
+
+/** `network.allowed_ip_ranges` must hold addresses or CIDR ranges (the schema says only "strings"). */
+export function assertValidRanges(sections: Sections | undefined): void {
+  const ranges = (sections?.network as { allowed_ip_ranges?: string[] } | null | undefined)?.allowed_ip_ranges ?? [];
+  ranges.forEach((range, index) => {
+    const problem = rangeProblem(range);
+    if (problem) throw new ValidationError(problem, `security_settings.network.allowed_ip_ranges[${index}]`, 'invalid_ip_range');
+  });
 }

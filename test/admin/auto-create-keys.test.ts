@@ -68,6 +68,15 @@ for (const engine of fullEngines()) {
     });
     beforeEach(() => orgSettings({ user_api_key_auto_create: true, default_workspace_user_api_key_auto_create: false, user_api_key_auto_create_scopes: AUTO_SCOPES }));
 
+    test('an auto-created key expires within security_settings.api_keys.max_ttl_days', async () => {
+      await orgSettings({ security_settings: { overridable_sections: ['api_keys'] } });
+      const ws = await workspace({ user_api_key_ttl: 30 * 86_400, security_settings: { api_keys: { max_ttl_days: 2 } } });
+      const member = await makeUser(app, 'member');
+      await addMember(ws.id, member.id, 'member');
+      assert.equal((await theAutoKey(ws.id, member.id)).expires_at, new Date(clock + 2 * 86_400_000).toISOString());
+      await orgSettings({ security_settings: {} });
+    });
+
     test('member add creates one key with the scopes the role allows and the workspace TTL', async () => {
       const ws = await workspace({ user_api_key_ttl: 7200 });
       const member = await makeUser(app, 'member');
