@@ -1284,6 +1284,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/guardrails/{id}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a saved guardrail on a text or a message list, without a model call.
+         * @description Runs the guardrail's enabled checks as the gateway would on a request (`phase: input`) or an answer (`phase: output`) and answers the verdict and each check's result. Nothing is sent to a model; webhooks and other checks that call out do. The run is logged (endpoint `guardrails.invoke`, its results in `guardrail_results`) and counted in the guardrail metrics. A workspace key reaches its workspace's and the organisation's guardrails.
+         */
+        post: operations["invokeGuardrail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/guardrails/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a set of checks given in the request on a text or a message list, without a model call.
+         * @description As `POST /v1/guardrails/{id}/invoke`, with the guardrail written in the body (`checks`, `actions`, `failOnError`, `timeout_ms`), validated as a saved one is.
+         */
+        post: operations["invokeInlineGuardrail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/integrations": {
         parameters: {
             query?: never;
@@ -4872,6 +4914,30 @@ export interface components {
             /** @description Workspaces the organisation's default guardrails of this phase do not apply to. */
             workspaces: components["schemas"]["WorkspaceRef"][];
         };
+        /** @description What the checks look at. */
+        GuardrailInput: {
+            /** @description A text, or a chat message list. With `phase: input` the checks read the last user message's text; with `phase: output` the last message must be the assistant's answer, whose text they read, and the messages before it are the request. */
+            input: string | components["schemas"]["ChatMessage"][];
+            /** @description Request metadata as `x-gw-metadata` would carry it (what `default.requiredMetadataKeys` reads). */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description The model the request would name (what `default.modelWhitelist` reads). */
+            model?: string;
+            /**
+             * @description Judge the text as a request (input) or as a model's answer (output); checks made for the other phase pass, saying so.
+             * @default input
+             * @enum {string}
+             */
+            phase: "input" | "output";
+        };
+        /** @description One guardrail's outcome on the given input, as `hook_results` entries carry it. */
+        GuardrailInvocation: {
+            /** @enum {string} */
+            object: "guardrail.invocation";
+            /** @description The text after the checks' rewrites (PII redaction, webhook transformed data); present only when `transformed` is true. */
+            text?: string;
+        } & components["schemas"]["HookResult"];
         GuardrailList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["Guardrail"][];
         };
@@ -5067,6 +5133,10 @@ export interface components {
         InviteWithToken: components["schemas"]["Invite"] & {
             token: string;
         };
+        InvokeGuardrail: components["schemas"]["GuardrailInput"];
+        InvokeInlineGuardrail: {
+            name?: string;
+        } & (components["schemas"]["GuardrailInput"] & WithRequired<components["schemas"]["GuardrailBody"], "checks">);
         Label: {
             color_code?: string | null;
             created_at: components["schemas"]["Timestamp"];
@@ -5117,10 +5187,10 @@ export interface components {
             received: number;
         };
         /**
-         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call; `embeddings` and `completions`: POST /v1/embeddings and the legacy POST /v1/completions; `responses`: a Responses API call; `messages`: an Anthropic Messages API call).
+         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call; `embeddings` and `completions`: POST /v1/embeddings and the legacy POST /v1/completions; `responses`: a Responses API call; `messages`: an Anthropic Messages API call; `guardrails.invoke`: a guardrail run on demand, no model call).
          * @enum {string}
          */
-        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy" | "embeddings" | "completions" | "responses" | "messages";
+        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy" | "embeddings" | "completions" | "responses" | "messages" | "guardrails.invoke";
         LogError: {
             code: string;
             message: string;
@@ -10905,6 +10975,66 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    invokeGuardrail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvokeGuardrail"];
+            };
+        };
+        responses: {
+            /** @description The verdict and each check's result (a failed verdict is still a 200). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailInvocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    invokeInlineGuardrail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvokeInlineGuardrail"];
+            };
+        };
+        responses: {
+            /** @description The verdict and each check's result (a failed verdict is still a 200). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailInvocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

@@ -4,7 +4,8 @@ import { assertValidChecks } from '../../gateway/guardrails/check-parameters.js'
 import { sealCheckSecrets } from '../../gateway/guardrails/check-secrets.js';
 import { assertSafeCheckUrls } from '../../gateway/guardrails/check-urls.js';
 import { DEFAULT_GUARDRAIL_TIMEOUT_MS, type GuardrailActions, type GuardrailCheckEntry } from '../../gateway/guardrails/definition.js';
-import { GUARDRAILS_TOPIC } from '../../gateway/guardrails/saved-guardrails.js';
+import { definitionOf, GUARDRAILS_TOPIC } from '../../gateway/guardrails/saved-guardrails.js';
+import { invokeGuardrail as runGuardrailOnDemand, type GuardrailInput as InvocationInput } from '../../gateway/guardrails/invocation.js';
 import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../core/errors.js';
 import type { GuardrailChanges, GuardrailRecord } from '../../store/repositories/guardrails.js';
@@ -137,3 +138,31 @@ export const deleteGuardrail: Handler = async (c, call) => {
 
 export * from './organisation-defaults.js';
 export * from './workspace-exclusions.js';
+
+/** Runs a saved guardrail the caller may see on the given input; another workspace's answers 404. */
+export const invokeGuardrail: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const record = await visibleGuardrail(call, pathId(c));
+  const guardrail = definitionOf(record, call.services.secrets);
+  const input = body<'invokeGuardrail'>(c) as InvocationInput;
+  return { body: await runGuardrailOnDemand(call, principal, guardrail, input, record.workspace_id ?? principal.gatewayWorkspaceId) };
+};
+
+/** Runs checks given in the body, validated and URL-vetted as a saved guardrail's are. */
+export const invokeInlineGuardrail: Handler = async (c, call) => {
+  const principal = principalOf(call);
+  const input = body<'invokeInlineGuardrail'>(c) as InvocationInput & { name?: string; checks: GuardrailCheckEntry[]; actions?: GuardrailActions; failOnError?: boolean; timeout_ms?: number };
+  const checks = assertValidChecks(input.checks, 'checks');
+  await assertSafeCheckUrls(checks, 'checks', call.services.outbound);
+  const guardrail = {
+    id: null,
+    slug: null,
+    name: input.name ?? 'inline',
+    checks,
+    actions: input.actions ?? {},
+    failOnError: input.failOnError ?? false,
+    timeoutMs: input.timeout_ms ?? DEFAULT_GUARDRAIL_TIMEOUT_MS,
+  };
+  const given: InvocationInput = { input: input.input, phase: input.phase, model: input.model, metadata: input.metadata };
+  return { body: await runGuardrailOnDemand(call, principal, guardrail, given, principal.gatewayWorkspaceId) };
+};
