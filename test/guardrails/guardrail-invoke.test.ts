@@ -27,7 +27,7 @@ for (const engine of fullEngines()) {
     });
     after(() => app.close());
 
-    const invoke = (path: string, body: unknown, key = invoker) => app.http.post(path).set({ 'x-gw-api-key': key }).send(body);
+    const invoke = (path: string, body: object, key = invoker) => app.http.post(path).set({ 'x-gw-api-key': key }).send(body);
 
     test('a saved guardrail on a text: the verdict, each check, and a log row counted with the guardrail runs', async () => {
       const failed = await invoke('/v1/guardrails/no-tickets/invoke', { input: 'see TICKET-42', metadata: { team: 'support' } });
