@@ -1,6 +1,6 @@
 /**
  * Typed errors. Everything that fails a request throws one of these; errorBody (below) turns it
- * into the one error body `{error: {code, message, param, type}}`.
+ * into the one error body `{error: {code, message, param?, type}}`.
  */
 export type ErrorType =
   | 'invalid_request_error'
@@ -106,14 +106,18 @@ export class InternalError extends ApiError {
 }
 
 export interface ErrorBody {
-  error: { code: string; message: string; param: string | null; type: ErrorType };
+  /** All strings; `param` only when one field is at fault (the product description's error object has no nulls). */
+  error: { code: string; message: string; param?: string; type: ErrorType };
   hook_results?: unknown;
 }
 
 export function errorBody(error: ApiError): ErrorBody {
   // A protocol's own error shape (core/protocol-errors.ts) goes out as it is.
   if ('body' in error && error.body !== undefined) return error.body as ErrorBody;
-  const body: ErrorBody = { error: { code: error.code, message: error.message, param: error.param, type: error.type } };
+  const fields = error.param === null
+    ? { code: error.code, message: error.message, type: error.type }
+    : { code: error.code, message: error.message, param: error.param, type: error.type };
+  const body: ErrorBody = { error: fields };
   if (error instanceof GuardrailDeniedError) body.hook_results = error.hookResults;
   return body;
 }

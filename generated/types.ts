@@ -4698,14 +4698,14 @@ export interface components {
             user?: string;
         };
         EmptyObject: Record<string, never>;
-        /** @description The one error body gw answers with, on every route. */
+        /** @description The one error body gw answers with, on every route but those marked `x-gw-error-format` (OAuth, SCIM and the Anthropic door answer in their protocol's shape). Its fields are strings. */
         Error: {
             error: {
                 /** @description Stable machine-readable code, such as invalid_request or rate_limit_exceeded. */
                 code: string;
                 message: string;
-                /** @description The failing field (for example `messages[0].role`), or null. */
-                param: string | null;
+                /** @description The failing field (for example `messages[0].role`, or a header name such as `x-gw-config`); absent when no single field is at fault (an unknown route, a missing scope, a rate limit). */
+                param?: string;
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "timeout_error" | "upstream_error" | "guardrail_error" | "api_error";
             };

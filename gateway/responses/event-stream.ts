@@ -73,7 +73,7 @@ export class ResponseEventStream {
     const response: ResponseObject = { ...finishedResponse(this.pending, this.output, null, usage), status: 'failed', error: { code, message } };
     await this.emit('response.failed', { response });
     // Last: the official client raises the `error` event as an APIError, so it reads response.failed first.
-    await this.emit('error', { code, message, param: failure.param ?? null });
+    await this.emit('error', failure.param ? { code, message, param: failure.param } : { code, message });
   }
 
   private async openItem(entry: Open): Promise<void> {

@@ -13,8 +13,8 @@ import { STREAMED, type HandlerResult } from '../types.js';
 const RESTING = new Set(['thread.run.requires_action', 'thread.run.completed', 'thread.run.failed', 'thread.run.incomplete', 'thread.run.cancelled', 'thread.run.expired']);
 
 function streamError(message: string): RunEvent {
-  // gw's one error body, which is what OpenAI's clients read from an `error` event (they throw its `error`).
-  return { event: 'error', data: { error: { code: 'server_error', message, param: null, type: 'server_error' } } };
+  // gw's one error body (no field at fault, so no `param`), which is what OpenAI's clients read from an `error` event (they throw its `error`).
+  return { event: 'error', data: { error: { code: 'server_error', message, type: 'server_error' } } };
 }
 
 export async function streamRun(call: Call, runId: string, opening: RunEvent[], execute: () => Promise<void>): Promise<HandlerResult> {

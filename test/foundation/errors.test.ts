@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import OpenAI from 'openai';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -9,7 +10,8 @@ function assertErrorBody(body: unknown, code: string, type: string): void {
   assert.equal(error.code, code);
   assert.equal(error.type, type);
   assert.equal(typeof error.message, 'string');
-  assert.ok('param' in error);
+  // The error object's fields are strings: param is there only when a field is at fault.
+  assert.ok(!('param' in error) || typeof error.param === 'string');
 }
 
 for (const engine of fullEngines()) {
@@ -24,6 +26,19 @@ for (const engine of fullEngines()) {
       const res = await app.http.get('/v1/no-such-thing').set('x-gw-api-key', app.adminKey);
       assert.equal(res.status, 404);
       assertErrorBody(res.body, 'route_not_found', 'not_found_error');
+    });
+
+    test('an error no field is at fault for has no param; the OpenAI SDK reads it', async () => {
+      const res = await app.http.get('/v1/no-such-thing').set('x-gw-api-key', app.adminKey);
+      assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message', 'type']);
+      for (const value of Object.values(res.body.error)) assert.equal(typeof value, 'string');
+
+      const client = new OpenAI({ apiKey: 'gw-not-a-key', baseURL: `${app.url}/v1`, maxRetries: 0 });
+      const error = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      assert.ok(error instanceof OpenAI.AuthenticationError, String(error));
+      assert.equal(error.code, 'invalid_api_key');
+      assert.equal(error.type, 'authentication_error');
+      assert.equal(error.param, undefined);
     });
 
     test('a wrong method answers 405 in the error body', async () => {

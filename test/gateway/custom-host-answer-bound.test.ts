@@ -87,7 +87,6 @@ describe('answers from a custom host past GW_MAX_UPSTREAM_ANSWER_BYTES', () => {
         assert.deepEqual(big.body.error, {
           code: 'upstream_answer_too_large',
           message: `${origin} answered more than ${MAX_ANSWER} bytes, the most gw reads from another server (GW_MAX_UPSTREAM_ANSWER_BYTES)`,
-          param: null,
           type: 'upstream_error',
         });
       }
