@@ -6,7 +6,7 @@ import { effectiveSettings } from '../store/repositories/organisations.js';
 import { normaliseRotationPeriod } from './api-keys/rotation.js';
 import { body, type Handler } from './types.js';
 import { isoNow } from './workspace-access.js';
-import { assertValidRanges } from './workspaces/security-settings.js';
+import { assertCallerStaysAllowed, assertValidRanges } from './workspaces/security-settings.js';
 
 type SettingsBody = components['schemas']['OrganisationSettings'];
 
@@ -35,6 +35,8 @@ export const updateOrganisationSettings: Handler = async (c, call) => {
   const organisation = await store.organisations.get(principal.organisationId);
   if (!organisation) throw new NotFoundError('Organisation', principal.organisationId);
   assertValidRanges(input.security_settings as Record<string, unknown> | undefined);
+  // Organisation-wide callers are held to the organisation's ranges.
+  if (principal.workspaceId === null) assertCallerStaysAllowed(input.security_settings as Record<string, unknown> | undefined, call.ip);
   const next = { ...organisation.settings, ...input };
   if ('user_api_key_rotation_period' in input) {
     next.user_api_key_rotation_period = normaliseRotationPeriod(input.user_api_key_rotation_period as number | string | null);

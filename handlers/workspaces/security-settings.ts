@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ValidationError } from '../../core/errors.js';
-import { rangeProblem } from '../../core/security/ip-ranges.js';
+import { AddressRanges, rangeProblem } from '../../core/security/ip-ranges.js';
 
 type Sections = Record<string, unknown>;
 
@@ -38,4 +38,18 @@ export function assertValidRanges(sections: Sections | undefined): void {
     const problem = rangeProblem(range);
     if (problem) throw new ValidationError(problem, `security_settings.network.allowed_ip_ranges[${index}]`, 'invalid_ip_range');
   });
+}
+
+/**
+ * Refuses allowed_ip_ranges that would shut out the caller making the change (who applies them
+ * to themselves): the next request, the one to undo it included, would be refused.
+ */
+export function assertCallerStaysAllowed(sections: Sections | undefined, callerAddress: string): void {
+  const ranges = (sections?.network as { allowed_ip_ranges?: string[] } | null | undefined)?.allowed_ip_ranges ?? [];
+  if (ranges.length === 0 || new AddressRanges(ranges).has(callerAddress)) return;
+  throw new ValidationError(
+    `security_settings.network.allowed_ip_ranges leaves out ${callerAddress || 'the address this request came from'}: it would refuse your own next request`,
+    'security_settings.network.allowed_ip_ranges',
+    'ip_ranges_exclude_caller',
+  );
 }

@@ -219,6 +219,12 @@ for (const engine of fullEngines()) {
         assert.equal(opened.status, 200, JSON.stringify(opened.body));
         const allowed = await gw.app.http.get('/v1/workspaces').set({ 'x-gw-api-key': key });
         assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
+
+        // Ranges that would refuse the caller's own next request are refused when saved.
+        const lockout = await gw.app.http.put('/v1/admin/organisation/settings').set(admin).send({ security_settings: { network: { allowed_ip_ranges: ['10.0.0.0/8'] } } });
+        assert.equal(lockout.status, 400);
+        assert.equal(lockout.body.error.code, 'ip_ranges_exclude_caller');
+        assert.equal((await gw.app.http.get('/v1/workspaces').set(admin)).status, 200, 'the admin is not locked out');
       } finally {
         await gw.close();
       }
