@@ -23,7 +23,18 @@ export const deploymentSync: Handler = async (c, call): Promise<Reply> => {
 export const deploymentShipLogs: Handler = async (c, call) => {
   const deployment = await callingDeployment(call, 'ship logs');
   const { logs } = body<'deploymentShipLogs'>(c);
-  // Rows land in the deployment's own organisation, whatever they say.
-  await writeShippedLogs(call.services.db, deployment.organisation_id, logs as Array<Record<string, unknown>>);
+  // Rows land in the deployment's own organisation, whatever they say, under its workspaces' body policy
+  // (a data plane applies it too; one on an older release may not).
+  const rows = await withoutPolicyBodies(call, deployment.organisation_id, logs as Array<Record<string, unknown>>);
+  await writeShippedLogs(call.services.db, deployment.organisation_id, rows);
   return { body: { received: logs.length } };
 };
+
+async function withoutPolicyBodies(call: Parameters<Handler>[1], organisationId: string, rows: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+  const stored = new Map<string, boolean>();
+  for (const row of rows) {
+    const workspaceId = typeof row.workspace_id === 'string' ? row.workspace_id : '';
+    if (!stored.has(workspaceId)) stored.set(workspaceId, (await call.services.savedResources.securitySettings(organisationId, workspaceId || null)).storeRequestBodies);
+  }
+  return rows.map((row) => (stored.get(typeof row.workspace_id === 'string' ? row.workspace_id : '') ? row : { ...row, request_body: null, response_body: null }));
+}

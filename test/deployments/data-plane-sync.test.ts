@@ -215,6 +215,22 @@ for (const engine of storeEngines()) {
       assert.ok(!audited.some((row) => row.includes('deploymentShipLogs')), 'shipping is traffic, not an audited admin write');
     });
 
+    test('shipped rows of a workspace that stores no bodies arrive without them', async () => {
+      const shipped = await cp.services.db('request_logs').first();
+      assert.ok(shipped, 'a row shipped by the test before');
+      await cp.http.put('/v1/admin/organisation/settings').set(admin()).send({ security_settings: { logging: { store_request_bodies: false } } });
+      try {
+        const row = { ...shipped, id: 'shipped-with-body', request_body: { messages: [{ role: 'user', content: 'private' }] }, response_body: { answer: 'private' } };
+        const answer = await cp.http.post('/v1/deployments/logs').set({ 'x-gw-api-key': deploymentKey }).send({ logs: [row] });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        const stored = await cp.services.db('request_logs').where({ id: 'shipped-with-body' }).first();
+        assert.equal(stored.request_body, null);
+        assert.equal(stored.response_body, null);
+      } finally {
+        await cp.http.put('/v1/admin/organisation/settings').set(admin()).send({ security_settings: {} });
+      }
+    });
+
     test('the deployment key never follows a redirect', async () => {
       const seen: string[] = [];
       const elsewhere = createServer((req, res) => {
