@@ -37,7 +37,7 @@ export interface RateLimitPolicy {
   type: 'requests' | 'tokens';
   unit: RateUnit;
   value: number;
-  target: 'llm' | 'mcp_tools';
+  target: 'llm' | 'mcp_tools' | 'agents';
   conditions: LimitCondition[];
   group_by: GroupBy[];
 }

@@ -4,7 +4,7 @@
  * which writes in batches off the hot path.
  */
 /** What kind of call a log row records; each gateway operation names its own. */
-export type LogEndpoint = 'chat.completions' | 'prompts.completions' | 'mcp' | 'proxy' | 'embeddings' | 'completions' | 'responses' | 'messages' | 'guardrails.invoke';
+export type LogEndpoint = 'chat.completions' | 'prompts.completions' | 'mcp' | 'proxy' | 'embeddings' | 'completions' | 'responses' | 'messages' | 'guardrails.invoke' | 'a2a';
 
 /** The prompt version a prompt completion ran, and the label its address named. */
 export interface PromptRun {

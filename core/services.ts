@@ -51,6 +51,8 @@ export interface Services {
   identityFetch: GuardedFetch;
   /** Reads A2A agent cards through the outbound guard, capped at 1 MB. */
   agentCards: AgentCardFetcher;
+  /** Calls to A2A agents through the A2A door: through the outbound guard, answers capped at GW_MAX_UPSTREAM_ANSWER_BYTES. */
+  agentFetch: GuardedFetch;
   logger: Logger;
   /** Where every gateway request's log entry goes (batched writer). */
   requestLogs: RequestLogSink;

@@ -100,6 +100,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/a2a/{agentSlug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A2A JSON-RPC to the agent (0.3 or 1.0 methods), checked, rate limited, guarded, logged; streams pass through as SSE.
+         * @description Errors after authentication leave as JSON-RPC errors carrying the request's id: a rate limit answers HTTP 429 with code -32029, a guardrail deny HTTP 446 with code -32046. See docs/agents.md.
+         */
+        post: operations["postA2aGateway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/{agentSlug}/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        /** The agent's card as gw serves it: endpoints pointing at gw, gw's auth schemes, skills narrowed to what the integration allows. */
+        get: operations["getA2aAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -3388,17 +3431,20 @@ export interface components {
          * @enum {string}
          */
         AgentAuthType: "none" | "bearer" | "headers";
-        /** @description An A2A agent card; gw requires `name` and `url` and keeps the rest as given (at most 1 MB). */
+        /** @description An A2A agent card, 0.3 (`url`) or 1.0 (`supportedInterfaces[].url`); gw requires `name` and one of those and keeps the rest as given (at most 1 MB). */
         AgentCard: {
             name: string;
-            url: string;
+            supportedInterfaces?: unknown[];
+            url?: string;
         } & {
             [key: string]: unknown;
         };
+        AgentGuardrails: string[];
         AgentIntegration: {
             agent_card: {
                 [key: string]: unknown;
             } | null;
+            allowed_skills: string[] | null;
             /** @description Secrets masked. */
             auth_config: {
                 [key: string]: unknown;
@@ -3406,26 +3452,39 @@ export interface components {
             auth_type: components["schemas"]["AgentAuthType"];
             created_at: components["schemas"]["Timestamp"];
             description: string | null;
+            /** @description Where A2A clients reach the agent through gw (its card at `{gateway_url}/.well-known/agent-card.json`). */
+            gateway_url: string;
             id: components["schemas"]["Uuid"];
+            input_guardrails: string[];
             name: string;
             /** @enum {string} */
             object: "agent-integration";
             organisation_id: components["schemas"]["Uuid"];
+            output_guardrails: string[];
             slug: string;
             /** @enum {string} */
             status: "active";
             updated_at: components["schemas"]["Timestamp"];
             url: string;
+            workspace_ids: string[] | null;
         };
         AgentIntegrationFields: {
             agent_card?: components["schemas"]["AgentCard"] | null;
+            /** @description Skill ids the gateway card shows and calls may name (`metadata.skill`); null (the default) for every skill the card declares. */
+            allowed_skills?: string[] | null;
             auth_config?: components["schemas"]["AgentAuthConfig"];
             auth_type?: components["schemas"]["AgentAuthType"];
             description?: string | null;
+            /** @description Saved guardrails (ids or slugs) run on the text parts of every message sent to the agent; a deny refuses the call. */
+            input_guardrails?: components["schemas"]["AgentGuardrails"];
             name?: string;
+            /** @description Saved guardrails run on the text parts of the agent's answers and of each streamed event; a deny replaces the answer with an error. */
+            output_guardrails?: components["schemas"]["AgentGuardrails"];
             slug?: components["schemas"]["Slug"];
             /** @description The agent's endpoint. */
             url?: components["schemas"]["OutboundUrl"];
+            /** @description The workspaces whose callers may invoke the agent through gw; null (the default) for every workspace of the organisation. */
+            workspace_ids?: string[] | null;
         };
         AgentIntegrationList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["AgentIntegration"][];
@@ -6049,11 +6108,11 @@ export interface components {
             data?: components["schemas"]["RateLimitsPolicy"][];
         };
         /**
-         * @description What is counted: `llm` model calls, `mcp_tools` tool calls through the MCP gateway (each call counts one request and no tokens).
+         * @description What is counted: `llm` model calls, `mcp_tools` tool calls through the MCP gateway, `agents` A2A calls through the A2A door (each of the last two counts one request and no tokens; an A2A call adds `metadata.a2a_agent` and `metadata.a2a_skill` to what conditions and group_by read).
          * @default llm
          * @enum {string}
          */
-        RateLimitsTarget: "llm" | "mcp_tools";
+        RateLimitsTarget: "llm" | "mcp_tools" | "agents";
         /** @enum {string} */
         RateLimitsType: "requests" | "tokens";
         /**
@@ -7236,6 +7295,22 @@ export interface components {
                 "application/json": components["schemas"]["GuardrailDenied"];
             };
         };
+        /** @description A JSON-RPC error answer carrying the request's id (`error.data.type` says what gw refused). */
+        JsonRpcError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: {
+                        code: number;
+                        message: string;
+                    };
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                };
+            };
+        };
         /** @description An `mcp_tools` rate limit refused the MCP tool call. The body is a JSON-RPC error (code -32029, `data.type` rate_limit_error) carrying the request's id, as MCP clients read it. */
         McpRateLimited: {
             headers: {
@@ -7295,6 +7370,8 @@ export interface components {
     parameters: {
         /** @description The id of the last item of the previous page (OpenAI's cursor). */
         AfterId: string;
+        /** @description The agent integration's slug. */
+        AgentSlug: string;
         /** @description Anthropic beta flags, comma-separated; sent on to Anthropic-wire upstreams as they came. */
         AnthropicBeta: string;
         /** @description Sent by Anthropic's beta clients (`?beta=true`); ignored. */
@@ -7585,6 +7662,70 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["McpRateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    postA2aGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC answer, as JSON, or an SSE stream of JSON-RPC answers for the streaming methods. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["JsonRpcError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["JsonRpcError"];
+            446: components["responses"]["JsonRpcError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getA2aAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An A2A agent card (0.3 or 1.0, as the agent declared it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

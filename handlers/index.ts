@@ -33,6 +33,7 @@ import * as prompts from './prompts/index.js';
 import * as responses from './responses/index.js';
 import * as vectorStores from './vector-stores/index.js';
 import * as messages from './messages/index.js';
+import * as a2a from './a2a/index.js';
 /** operationId -> handler, for every operation in the spec (checked at boot). */
 export const handlers: Record<string, Handler> = {
   ...system,
@@ -68,4 +69,5 @@ export const handlers: Record<string, Handler> = {
   ...responses,
   ...vectorStores,
   ...messages,
+  ...a2a,
 };

@@ -13,7 +13,7 @@ export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 export interface FetchedAgentCard {
   url: string;
-  agent_card: Record<string, unknown> & { name: string; url: string };
+  agent_card: Record<string, unknown> & { name: string; url?: string };
 }
 
 /** The card's URL: the endpoint itself when it already names a JSON document, else its well-known path. */
@@ -28,17 +28,24 @@ function refused(code: string, message: string, param: string | null = 'url'): V
   return new ValidationError(message, param, code);
 }
 
-/** A card must be a JSON object with non-empty `name` and `url` strings. */
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/** A 1.0 card names its endpoints in `supportedInterfaces[].url` instead of a top-level `url`. */
+function hasInterfaceUrl(card: Record<string, unknown>): boolean {
+  const interfaces = card.supportedInterfaces;
+  return Array.isArray(interfaces) && interfaces.some((entry) => isText((entry as { url?: unknown } | null)?.url));
+}
+
+/** A card must be a JSON object with a non-empty `name` and an endpoint: `url` (A2A 0.3) or `supportedInterfaces[].url` (1.0). */
 export function assertAgentCard(card: unknown, where: string): asserts card is FetchedAgentCard['agent_card'] {
   if (!card || typeof card !== 'object' || Array.isArray(card)) {
     throw refused('agent_card_not_object', `${where} is JSON but not a JSON object, so it is not an agent card`);
   }
-  for (const field of ['url', 'name'] as const) {
-    const value = (card as Record<string, unknown>)[field];
-    if (typeof value !== 'string' || value === '') {
-      throw refused('agent_card_missing_field', `${where} is not an agent card: it has no "${field}"`, `agent_card.${field}`);
-    }
+  const fields = card as Record<string, unknown>;
+  if (!isText(fields.url) && !hasInterfaceUrl(fields)) {
+    throw refused('agent_card_missing_field', `${where} is not an agent card: it has no "url" (A2A 0.3) and no "supportedInterfaces" with a url (A2A 1.0)`, 'agent_card.url');
   }
+  if (!isText(fields.name)) throw refused('agent_card_missing_field', `${where} is not an agent card: it has no "name"`, 'agent_card.name');
 }
 
 async function readCapped(response: Response, where: string): Promise<Buffer> {

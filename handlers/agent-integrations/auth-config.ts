@@ -1,18 +1,14 @@
 /**
  * An agent integration's auth_config: `token` and header values are secrets (sealed, masked in
  * answers); an update merges, and a value left out or sent back as its mask keeps its value.
- * Also the headers a call to the agent (or its card) carries.
  */
 import { ValidationError } from '../../core/errors.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { openSecrets, restoreSecrets, sealSecrets, splitSecrets } from '../../store/secret-fields.js';
+import type { AgentAuthConfig, AgentAuthType } from '../../gateway/agents/agent-auth.js';
 
-export type AgentAuthType = 'none' | 'bearer' | 'headers';
-
-export interface AgentAuthConfig {
-  token?: string;
-  headers?: Record<string, string>;
-}
+export type { AgentAuthConfig, AgentAuthType } from '../../gateway/agents/agent-auth.js';
+export { agentHeaders } from '../../gateway/agents/agent-auth.js';
 
 const isSecret = (key: string, path: string) => key === 'token' || path.startsWith('/headers/');
 
@@ -33,11 +29,4 @@ export function sealAgentAuth(
   const { masked, secrets } = splitSecrets(merged, previousSecrets, isSecret);
   assertAuthFits(authType, restoreSecrets(masked, secrets));
   return { auth_config: masked as Record<string, unknown>, secrets: sealSecrets(box, secrets) };
-}
-
-/** Headers for a call to the agent. */
-export function agentHeaders(authType: AgentAuthType, config: AgentAuthConfig): Record<string, string> {
-  if (authType === 'bearer' && config.token) return { authorization: `Bearer ${config.token}` };
-  if (authType === 'headers' && config.headers) return { ...config.headers };
-  return {};
 }

@@ -4,7 +4,8 @@ import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { body, pathId, query, type Handler } from '../types.js';
-import { slugFromName } from '../workspace-target.js';
+import { agentGatewayUrl } from '../../gateway/a2a/gateway-url.js';
+import { resolveWorkspaceIds, slugFromName } from '../workspace-target.js';
 import { agentHeaders, assertAuthFits, sealAgentAuth, type AgentAuthConfig, type AgentAuthType } from './auth-config.js';
 
 interface AgentIntegrationInput {
@@ -15,9 +16,13 @@ interface AgentIntegrationInput {
   auth_type?: AgentAuthType;
   auth_config?: AgentAuthConfig;
   agent_card?: Record<string, unknown> | null;
+  workspace_ids?: string[] | null;
+  allowed_skills?: string[] | null;
+  input_guardrails?: string[];
+  output_guardrails?: string[];
 }
 
-function present(record: AgentIntegrationRecord) {
+function present(call: Call, record: AgentIntegrationRecord) {
   return {
     id: record.id,
     object: 'agent-integration' as const,
@@ -29,6 +34,11 @@ function present(record: AgentIntegrationRecord) {
     auth_type: record.auth_type,
     auth_config: record.auth_config,
     agent_card: record.agent_card,
+    workspace_ids: record.workspace_ids,
+    allowed_skills: record.allowed_skills,
+    input_guardrails: record.input_guardrails,
+    output_guardrails: record.output_guardrails,
+    gateway_url: agentGatewayUrl(call.services.config.publicUrl, record.slug),
     status: record.status,
     created_at: record.created_at,
     updated_at: record.updated_at,
@@ -53,6 +63,22 @@ async function find(call: Call, idOrSlug: string): Promise<AgentIntegrationRecor
 
 const isoNow = (call: Call) => new Date(call.services.now()).toISOString();
 
+/** Guardrails named on an integration must exist in its organisation. */
+async function guardrailNames(call: Call, names: string[] | undefined, param: string): Promise<string[] | undefined> {
+  for (const [index, name] of (names ?? []).entries()) {
+    if (!(await call.services.store.guardrails.find(principalOf(call).organisationId, name))) {
+      throw new ValidationError(`No guardrail ${name} in this organisation`, `${param}[${index}]`, 'unknown_guardrail');
+    }
+  }
+  return names;
+}
+
+/** Workspace ids or slugs -> ids (null stays null: every workspace). */
+async function workspaceIds(call: Call, named: string[] | null | undefined): Promise<string[] | null | undefined> {
+  if (named === undefined || named === null) return named;
+  return resolveWorkspaceIds(call, principalOf(call).organisationId, named);
+}
+
 export const createAgentIntegration: Handler = async (c, call) => {
   const principal = principalOf(call);
   const input = body<'createAgentIntegration'>(c) as AgentIntegrationInput & { name: string; url: string };
@@ -75,19 +101,23 @@ export const createAgentIntegration: Handler = async (c, call) => {
       auth_type: authType,
       ...sealAgentAuth(secrets, authType, input.auth_config, undefined),
       agent_card: checkedCard(input.agent_card) ?? null,
+      workspace_ids: (await workspaceIds(call, input.workspace_ids)) ?? null,
+      allowed_skills: input.allowed_skills ?? null,
+      input_guardrails: (await guardrailNames(call, input.input_guardrails, 'input_guardrails')) ?? [],
+      output_guardrails: (await guardrailNames(call, input.output_guardrails, 'output_guardrails')) ?? [],
     },
     isoNow(call),
   );
-  return { status: 201, body: present(record) };
+  return { status: 201, body: present(call, record) };
 };
 
 export const listAgentIntegrations: Handler = async (c, call) => {
   const q = query<'listAgentIntegrations'>(c);
   const page = await call.services.store.agentIntegrations.list(principalOf(call).organisationId, { search: q.search }, q);
-  return { body: { ...page, data: page.data.map(present) } };
+  return { body: { ...page, data: page.data.map((record) => present(call, record)) } };
 };
 
-export const getAgentIntegration: Handler = async (c, call) => ({ body: present(await find(call, pathId(c))) });
+export const getAgentIntegration: Handler = async (c, call) => ({ body: present(call, await find(call, pathId(c))) });
 
 export const updateAgentIntegration: Handler = async (c, call) => {
   const principal = principalOf(call);
@@ -109,8 +139,12 @@ export const updateAgentIntegration: Handler = async (c, call) => {
   if (input.description !== undefined) changes.description = input.description;
   if (input.url !== undefined) changes.url = input.url;
   if (input.agent_card !== undefined) changes.agent_card = checkedCard(input.agent_card) ?? null;
+  if (input.workspace_ids !== undefined) changes.workspace_ids = (await workspaceIds(call, input.workspace_ids)) ?? null;
+  if (input.allowed_skills !== undefined) changes.allowed_skills = input.allowed_skills;
+  if (input.input_guardrails !== undefined) changes.input_guardrails = await guardrailNames(call, input.input_guardrails, 'input_guardrails');
+  if (input.output_guardrails !== undefined) changes.output_guardrails = await guardrailNames(call, input.output_guardrails, 'output_guardrails');
   await store.agentIntegrations.update(principal.organisationId, record.id, changes, isoNow(call));
-  return { body: present((await store.agentIntegrations.find(principal.organisationId, record.id))!) };
+  return { body: present(call, (await store.agentIntegrations.find(principal.organisationId, record.id))!) };
 };
 
 export const deleteAgentIntegration: Handler = async (c, call) => {

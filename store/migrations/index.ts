@@ -30,6 +30,7 @@ import * as analyticsRollups from './240_analytics_rollups.js';
 import * as responses from './255_responses.js';
 import * as allWorkspaceRollups from './280_all_workspace_rollups.js';
 import * as finerRollupBuckets from './301_finer_rollup_buckets.js';
+import * as agentAccess from './325_agent_access.js';
 import * as metadataRollups from './300_metadata_rollups.js';
 import * as analyticsCoveringIndex from './281_analytics_covering_index.js';
 import * as weekAndQuarterRollups from './282_week_and_quarter_rollups.js';
@@ -87,4 +88,6 @@ export const migrations: Record<string, Knex.Migration> = {
   // Issue 24's second range.
   '300_metadata_rollups': metadataRollups,
   '301_finer_rollup_buckets': finerRollupBuckets,
+  // Issue 35: who may invoke an agent through the A2A door, and which skills.
+  '325_agent_access': agentAccess,
 };

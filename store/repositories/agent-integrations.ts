@@ -16,6 +16,13 @@ export interface AgentIntegrationRecord {
   /** Sealed JSON of the secret values by path; null when none. */
   secrets: string | null;
   agent_card: Record<string, unknown> | null;
+  /** Workspaces whose callers may invoke the agent through gw; null: every workspace. */
+  workspace_ids: string[] | null;
+  /** Skill ids offered through gw; null: every skill the card declares. */
+  allowed_skills: string[] | null;
+  /** Saved guardrail ids or slugs run on messages to the agent, and on its answers. */
+  input_guardrails: string[];
+  output_guardrails: string[];
   status: 'active';
   created_at: string;
   updated_at: string;
@@ -27,12 +34,20 @@ const toRecord = (row: Record<string, unknown>): AgentIntegrationRecord => ({
   ...(row as unknown as AgentIntegrationRecord),
   auth_config: fromJson(row.auth_config, {}),
   agent_card: fromJson(row.agent_card, null),
+  workspace_ids: fromJson(row.workspace_ids, null),
+  allowed_skills: fromJson(row.allowed_skills, null),
+  input_guardrails: fromJson(row.input_guardrails, []),
+  output_guardrails: fromJson(row.output_guardrails, []),
 });
 
 function toRow(changes: Partial<AgentIntegrationRecord>): Record<string, unknown> {
   const row: Record<string, unknown> = { ...changes };
   if ('auth_config' in changes) row.auth_config = toJson(changes.auth_config);
   if ('agent_card' in changes) row.agent_card = toJson(changes.agent_card);
+  if ('workspace_ids' in changes) row.workspace_ids = toJson(changes.workspace_ids);
+  if ('allowed_skills' in changes) row.allowed_skills = toJson(changes.allowed_skills);
+  if ('input_guardrails' in changes) row.input_guardrails = toJson(changes.input_guardrails);
+  if ('output_guardrails' in changes) row.output_guardrails = toJson(changes.output_guardrails);
   return row;
 }
 

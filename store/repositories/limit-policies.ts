@@ -29,7 +29,7 @@ export interface RateLimitsPolicyRecord extends PolicyBase {
   type: 'requests' | 'tokens';
   unit: 'minute' | 'hour' | 'day';
   value: number;
-  target: 'llm' | 'mcp_tools';
+  target: 'llm' | 'mcp_tools' | 'agents';
 }
 
 type Table = 'usage_limits_policies' | 'rate_limits_policies';
