@@ -5246,10 +5246,10 @@ export interface components {
             received: number;
         };
         /**
-         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call; `embeddings` and `completions`: POST /v1/embeddings and the legacy POST /v1/completions; `responses`: a Responses API call; `messages`: an Anthropic Messages API call; `guardrails.invoke`: a guardrail run on demand, no model call).
+         * @description What kind of call a log records (`prompts.completions`: a prompt rendered and run; `mcp`: an MCP tool call through the MCP gateway; `proxy`: a `/v1/*` pass-through call; `embeddings` and `completions`: POST /v1/embeddings and the legacy POST /v1/completions; `responses`: a Responses API call; `messages`: an Anthropic Messages API call; `guardrails.invoke`: a guardrail run on demand, no model call; `a2a`: an A2A call through the A2A door).
          * @enum {string}
          */
-        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy" | "embeddings" | "completions" | "responses" | "messages" | "guardrails.invoke";
+        LogEndpoint: "chat.completions" | "prompts.completions" | "mcp" | "proxy" | "embeddings" | "completions" | "responses" | "messages" | "guardrails.invoke" | "a2a";
         LogError: {
             code: string;
             message: string;

@@ -185,12 +185,15 @@ export function pushUrlsOf(params: unknown): string[] {
   return candidates.filter((url): url is string => typeof url === 'string');
 }
 
+/** Keys whose text is not the message's or the answer's own: metadata, structured data, and a task's history (the caller's own turns come back in it). */
+const NOT_CHECKED = new Set(['metadata', 'data', 'history']);
+
 /** The text parts of a message, task or event, in either generation (what guardrails read). */
 export function textsOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(textsOf);
   if (!isObject(value)) return [];
   if (typeof value.text === 'string' && (value.kind === 'text' || value.kind === undefined)) return [value.text];
-  return Object.entries(value).flatMap(([key, item]) => (key === 'metadata' || key === 'data' ? [] : textsOf(item)));
+  return Object.entries(value).flatMap(([key, item]) => (NOT_CHECKED.has(key) ? [] : textsOf(item)));
 }
 
 /** The task state a result or event reports, in 0.3 words (for the log). */
