@@ -155,6 +155,30 @@ for (const engine of fullEngines()) {
       assert.equal((await send('get', `/v2/agent-integrations/${created.body.id}`)).status, 404);
     });
 
+    test('an A2A 1.0 card is accepted; door fields are checked and answered with the gateway URL', async () => {
+      const v1Card = { name: 'Planner', description: 'plans', version: '2', supportedInterfaces: [{ url: 'https://agent.example.com/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], skills: [] };
+      const created = await send('post', '/v2/agent-integrations', { name: 'Planner', url: `${agent.url}/good`, agent_card: v1Card, workspace_ids: ['default'], allowed_skills: ['plan'] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.deepEqual(created.body.agent_card, v1Card);
+      assert.deepEqual(created.body.workspace_ids, [app.boot.workspaceId]);
+      assert.deepEqual(created.body.allowed_skills, ['plan']);
+      assert.deepEqual([created.body.input_guardrails, created.body.output_guardrails], [[], []]);
+      assert.equal(created.body.gateway_url, `${app.services.config.publicUrl}/a2a/planner/`);
+      const noEndpoint = await send('post', '/v2/agent-integrations', { name: 'x', url: `${agent.url}/x`, agent_card: { name: 'x', supportedInterfaces: [{ protocolBinding: 'JSONRPC' }] } });
+      assert.equal(noEndpoint.status, 400);
+      assert.equal(noEndpoint.body.error.code, 'agent_card_missing_field');
+      const unknownWorkspace = await send('put', `/v2/agent-integrations/${created.body.id}`, { workspace_ids: ['nowhere'] });
+      assert.equal(unknownWorkspace.status, 404);
+      const unknownGuardrail = await send('put', `/v2/agent-integrations/${created.body.id}`, { input_guardrails: ['no-such-guardrail'] });
+      assert.equal(unknownGuardrail.status, 400);
+      assert.equal(unknownGuardrail.body.error.code, 'unknown_guardrail');
+      assert.equal(unknownGuardrail.body.error.param, 'input_guardrails[0]');
+      const everyone = await send('put', `/v2/agent-integrations/${created.body.id}`, { workspace_ids: null, allowed_skills: null });
+      assert.equal(everyone.status, 200);
+      assert.deepEqual([everyone.body.workspace_ids, everyone.body.allowed_skills], [null, null]);
+      assert.equal((await send('delete', `/v2/agent-integrations/${created.body.id}`)).status, 200);
+    });
+
     test('fetch-agent-card reads the well-known card with the agent auth, and follows a safe redirect', async () => {
       const fetched = await fetchCard(`${agent.url}/good`, { auth_type: 'bearer', auth_config: { token: AGENT_TOKEN } });
       assert.equal(fetched.status, 200, JSON.stringify(fetched.body));
