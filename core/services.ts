@@ -18,6 +18,7 @@ import type { Store } from '../store/store.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { Credentials } from './auth/credentials.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import type { AgentDirectory } from '../gateway/a2a/agent-directory.js';
 import type { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
 import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import type { Config } from './config.js';
@@ -51,6 +52,8 @@ export interface Services {
   identityFetch: GuardedFetch;
   /** Reads A2A agent cards through the outbound guard, capped at 1 MB. */
   agentCards: AgentCardFetcher;
+  /** Agent integrations as the A2A door reads them: cached, emptied on every write. */
+  agents: AgentDirectory;
   /** Calls to A2A agents through the A2A door: through the outbound guard, answers capped at GW_MAX_UPSTREAM_ANSWER_BYTES. */
   agentFetch: GuardedFetch;
   logger: Logger;

@@ -47,6 +47,7 @@ import { OAuthTokenAuthenticator } from './auth/oauth-token-authenticator.js';
 import { ScimTokenAuthenticator } from './auth/scim-token-authenticator.js';
 import { SessionAuthenticator } from './auth/session-authenticator.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
+import { AgentDirectory } from '../gateway/a2a/agent-directory.js';
 import { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
 import type { ResolveHost } from '../gateway/outbound/url-guard.js';
 import type { Config } from '../core/config.js';
@@ -157,6 +158,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       outbound.fetch('agent_card_url_refused'),
       config.agentCardTimeoutMs,
     ),
+    agents: new AgentDirectory(store, bus),
     agentFetch: outbound.fetch('agent_url_refused'),
     logger,
     requestLogs,

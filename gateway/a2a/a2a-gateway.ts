@@ -213,7 +213,7 @@ async function relayStream(context: A2aCall, id: RpcId, response: Response, outc
 }
 
 export async function serveA2aPost(call: Call, principal: Principal, slug: string, body: unknown): Promise<void> {
-  const target = await resolveA2aTarget(call.services.store, principal, slug);
+  const target = await resolveA2aTarget(call.services.agents, principal, slug);
   let request: RpcRequest;
   try {
     request = parseRequest(body);
@@ -275,6 +275,6 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
 
 /** The agent's card as gw serves it (GET `{base}/a2a/{slug}/.well-known/agent-card.json`). */
 export async function a2aCardFor(call: Call, principal: Principal, slug: string): Promise<Record<string, unknown>> {
-  const target = await resolveA2aTarget(call.services.store, principal, slug);
+  const target = await resolveA2aTarget(call.services.agents, principal, slug);
   return gatewayCard(target.integration, agentGatewayUrl(call.services.config.publicUrl, slug));
 }

@@ -1,7 +1,7 @@
 import type { Principal } from '../../core/auth/principal.js';
 import { NotFoundError } from '../../core/errors.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
-import type { Store } from '../../store/store.js';
+import type { AgentDirectory } from './agent-directory.js';
 
 /** The agent a door request is for, and the workspace the call counts in. */
 export interface A2aTarget {
@@ -15,9 +15,9 @@ export interface A2aTarget {
  * Organisation-wide callers count in the organisation's default workspace, as their model calls
  * do. An agent the caller may not use is not found, as another organisation's is.
  */
-export async function resolveA2aTarget(store: Store, principal: Principal, slug: string): Promise<A2aTarget> {
-  const integration = await store.agentIntegrations.find(principal.organisationId, slug);
-  if (!integration || integration.slug !== slug) throw new NotFoundError('Agent', slug);
+export async function resolveA2aTarget(agents: AgentDirectory, principal: Principal, slug: string): Promise<A2aTarget> {
+  const integration = await agents.bySlug(principal.organisationId, slug);
+  if (!integration) throw new NotFoundError('Agent', slug);
   const workspaceId = principal.workspaceId ?? principal.gatewayWorkspaceId;
   if (integration.workspace_ids !== null && !integration.workspace_ids.includes(workspaceId)) throw new NotFoundError('Agent', slug);
   return { integration, workspaceId };

@@ -4,6 +4,7 @@ import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { body, pathId, query, type Handler } from '../types.js';
+import { AGENT_INTEGRATIONS_TOPIC } from '../../gateway/a2a/agent-directory.js';
 import { agentGatewayUrl } from '../../gateway/a2a/gateway-url.js';
 import { resolveWorkspaceIds, slugFromName } from '../workspace-target.js';
 import { agentHeaders, assertAuthFits, sealAgentAuth, type AgentAuthConfig, type AgentAuthType } from './auth-config.js';
@@ -108,6 +109,7 @@ export const createAgentIntegration: Handler = async (c, call) => {
     },
     isoNow(call),
   );
+  await call.services.bus.publish(AGENT_INTEGRATIONS_TOPIC, record.id);
   return { status: 201, body: present(call, record) };
 };
 
@@ -144,6 +146,7 @@ export const updateAgentIntegration: Handler = async (c, call) => {
   if (input.input_guardrails !== undefined) changes.input_guardrails = await guardrailNames(call, input.input_guardrails, 'input_guardrails');
   if (input.output_guardrails !== undefined) changes.output_guardrails = await guardrailNames(call, input.output_guardrails, 'output_guardrails');
   await store.agentIntegrations.update(principal.organisationId, record.id, changes, isoNow(call));
+  await call.services.bus.publish(AGENT_INTEGRATIONS_TOPIC, record.id);
   return { body: present(call, (await store.agentIntegrations.find(principal.organisationId, record.id))!) };
 };
 
@@ -151,6 +154,7 @@ export const deleteAgentIntegration: Handler = async (c, call) => {
   const principal = principalOf(call);
   const record = await find(call, pathId(c));
   await call.services.store.agentIntegrations.delete(principal.organisationId, record.id);
+  await call.services.bus.publish(AGENT_INTEGRATIONS_TOPIC, record.id);
   return { body: { id: record.id, object: 'agent-integration', deleted: true } };
 };
 

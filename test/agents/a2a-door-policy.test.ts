@@ -87,6 +87,12 @@ for (const engine of fullEngines()) {
       const allowed = await post('open', send('hi', { skill: 'echo' }));
       assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
       assert.equal(allowed.body.result.status.state, 'completed');
+      // An update reaches the door at once (its cached integration is dropped on the write).
+      const widen = await app.http.put('/v2/agent-integrations/open').set(admin()).send({ allowed_skills: ['echo', 'secret'] });
+      assert.equal(widen.status, 200);
+      assert.equal((await post('open', send('hi', { skill: 'secret' }))).status, 200);
+      assert.equal((await app.http.put('/v2/agent-integrations/open').set(admin()).send({ allowed_skills: ['echo'] })).status, 200);
+      assert.equal((await post('open', send('hi', { skill: 'secret' }))).status, 400);
     });
 
     test('an agents rate limit admits its count, then answers 429 with a JSON-RPC error', async () => {
