@@ -108,6 +108,18 @@ for (const engine of fullEngines()) {
           assert.ok(seen.every((event) => event.taskId === seen[0]!.taskId && event.contextId === seen[0]!.contextId));
         });
 
+        test(`${label}: push-notification configs are set, read, listed and deleted on the agent`, async () => {
+          const client = await testClient(clientVersion, app, slug, { 'x-gw-api-key': key });
+          const task = await client.send('a task to watch');
+          const hook = 'http://127.0.0.1:9/hook';
+          const configs = await client.pushConfigs(task.taskId!, hook);
+          const expected = { taskId: task.taskId, id: 'hook-1', url: hook, token: 'push-token' };
+          assert.deepEqual(configs.set, expected);
+          assert.deepEqual(configs.got, expected);
+          assert.deepEqual(configs.listed, ['hook-1']);
+          assert.deepEqual(configs.afterDelete, []);
+        });
+
         test(`${label}: after a dropped stream, resubscribe follows the task and sees it cancelled`, async () => {
           const client = await testClient(clientVersion, app, slug, { 'x-gw-api-key': key });
           let taskId: string | undefined;

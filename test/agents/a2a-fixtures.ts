@@ -68,6 +68,15 @@ export interface TestClient {
   get(taskId: string): Promise<Seen>;
   cancel(taskId: string): Promise<Seen>;
   resubscribe(taskId: string): AsyncGenerator<Seen>;
+  /** Sets a push-notification config on the task, reads it back, lists, deletes and lists again. */
+  pushConfigs(taskId: string, url: string): Promise<{ set: PushSeen; got: PushSeen; listed: string[]; afterDelete: string[] }>;
+}
+
+export interface PushSeen {
+  taskId: string;
+  id: string;
+  url: string;
+  token: string | undefined;
 }
 
 type V1Task = Awaited<ReturnType<V1Client['getTask']>>;
@@ -116,6 +125,15 @@ export function v1TestClient(client: V1Client): TestClient {
     async *resubscribe(taskId) {
       for await (const event of client.resubscribeTask({ tenant: '', id: taskId })) yield fromV1Event(event as never);
     },
+    async pushConfigs(taskId, url) {
+      const seen = (config: { taskId: string; id: string; url: string; token: string }): PushSeen => ({ taskId: config.taskId, id: config.id, url: config.url, token: config.token || undefined });
+      const set = seen(await client.createTaskPushNotificationConfig({ tenant: '', taskId, id: 'hook-1', url, token: 'push-token', authentication: undefined }));
+      const got = seen(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'hook-1' }));
+      const list = async () => (await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs.map((config) => config.id);
+      const listed = await list();
+      await client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: 'hook-1' });
+      return { set, got, listed, afterDelete: await list() };
+    },
   };
 }
 
@@ -147,6 +165,18 @@ export function v03TestClient(client: V03Client): TestClient {
     cancel: async (taskId) => fromV03((await client.cancelTask({ id: taskId })) as unknown as V03Event),
     async *resubscribe(taskId) {
       for await (const event of client.resubscribeTask({ id: taskId })) yield fromV03(event as unknown as V03Event);
+    },
+    async pushConfigs(taskId, url) {
+      type Config = { taskId: string; pushNotificationConfig: { id?: string; url: string; token?: string } };
+      const seen = (config: Config): PushSeen => ({ taskId: config.taskId, id: config.pushNotificationConfig.id ?? '', url: config.pushNotificationConfig.url, token: config.pushNotificationConfig.token });
+      const set = seen(await client.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { id: 'hook-1', url, token: 'push-token' } }));
+      // The 0.3 client's type names only the task id; the wire (and the agent) take the config id too.
+      const named = { id: taskId, pushNotificationConfigId: 'hook-1' } as unknown as Parameters<V03Client['getTaskPushNotificationConfig']>[0];
+      const got = seen(await client.getTaskPushNotificationConfig(named));
+      const list = async () => (await client.listTaskPushNotificationConfig({ id: taskId })).map((config) => config.pushNotificationConfig.id ?? '');
+      const listed = await list();
+      await client.deleteTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: 'hook-1' });
+      return { set, got, listed, afterDelete: await list() };
     },
   };
 }

@@ -5,6 +5,7 @@
  * - `steps`: a task that reports `working` ("step 1"), then waits for `release()` before its
  *   artifact ("step 2") and completion, so a test can see events arrive before the agent is done;
  * - `wait`: a task that works until it is cancelled.
+ * Push-notification configs are stored (set, get, list, delete) but nothing is pushed.
  * Each records the headers of every request it receives.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,9 +13,9 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Role, TaskState, type Message as V1Message, type Part as V1Part } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler as V1Handler, InMemoryTaskStore as V1Store, type AgentExecutor as V1Executor } from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultRequestHandler as V1Handler, InMemoryPushNotificationStore as V1PushStore, InMemoryTaskStore as V1Store, type AgentExecutor as V1Executor } from '@a2a-js/sdk/server';
 import { agentCardHandler as v1CardHandler, jsonRpcHandler as v1JsonRpc, UserBuilder as V1Users } from '@a2a-js/sdk/server/express';
-import { DefaultRequestHandler as V03Handler, InMemoryTaskStore as V03Store, type AgentExecutor as V03Executor } from 'a2a-sdk-v03/server';
+import { DefaultRequestHandler as V03Handler, InMemoryPushNotificationStore as V03PushStore, InMemoryTaskStore as V03Store, type AgentExecutor as V03Executor } from 'a2a-sdk-v03/server';
 import { agentCardHandler as v03CardHandler, jsonRpcHandler as v03JsonRpc, UserBuilder as V03Users } from 'a2a-sdk-v03/server/express';
 
 export interface FakeA2aAgent {
@@ -111,6 +112,9 @@ function v03Executor(waits: Waits): V03Executor {
   };
 }
 
+/** Push-notification configs are kept (so their calls can be relayed and checked); nothing is sent to them. */
+const noPushes = { send: async () => undefined };
+
 async function listen(app: express.Express): Promise<{ server: Server; url: string }> {
   const server = await new Promise<Server>((resolve) => {
     const started = app.listen(0, '127.0.0.1', () => resolve(started));
@@ -136,7 +140,7 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
       version: '1.0.0',
       supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
       provider: undefined,
-      capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+      capabilities: { streaming: true, pushNotifications: true, extensions: [] },
       securitySchemes: {},
       securityRequirements: [],
       defaultInputModes: ['text/plain'],
@@ -144,7 +148,7 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
       skills: AGENT_SKILLS.map((skill) => ({ ...skill, examples: [], inputModes: [], outputModes: [], securityRequirements: [] })),
       signatures: [],
     };
-    const handler = new V1Handler(card as unknown as ConstructorParameters<typeof V1Handler>[0], new V1Store(), v1Executor(waits));
+    const handler = new V1Handler(card as unknown as ConstructorParameters<typeof V1Handler>[0], new V1Store(), v1Executor(waits), undefined, new V1PushStore(), noPushes);
     app.use('/.well-known/agent-card.json', v1CardHandler({ agentCardProvider: handler }));
     app.use('/rpc', v1JsonRpc({ requestHandler: handler, userBuilder: V1Users.noAuthentication }));
   } else {
@@ -154,12 +158,12 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
       protocolVersion: '0.3.0',
       version: '1.0.0',
       url: `${url}/rpc`,
-      capabilities: { streaming: true, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: true },
       defaultInputModes: ['text'],
       defaultOutputModes: ['text'],
       skills: AGENT_SKILLS,
     };
-    const handler = new V03Handler(card, new V03Store(), v03Executor(waits));
+    const handler = new V03Handler(card, new V03Store(), v03Executor(waits), undefined, new V03PushStore(), noPushes);
     app.use('/.well-known/agent-card.json', v03CardHandler({ agentCardProvider: handler }));
     app.use('/rpc', v03JsonRpc({ requestHandler: handler, userBuilder: V03Users.noAuthentication }));
   }

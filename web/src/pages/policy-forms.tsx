@@ -174,6 +174,7 @@ export function RateLimitForm({ existing, onSaved, onCancel }: FormProps<RateLim
           <select value={target} onChange={(e) => setTarget(e.target.value)} disabled={Boolean(existing)}>
             <option value="llm">Model calls</option>
             <option value="mcp_tools">MCP tool calls</option>
+            <option value="agents">A2A agent calls</option>
           </select>
         </Field>
         <Field label="Limit">
