@@ -1,7 +1,8 @@
 /*
  * `make bench`: gw's chat path against the bare upstream and a bare Node proxy, in one run,
  * each server and the load generator in its own process, all on 127.0.0.1; then MCP tools/call
- * through gw against the same call made directly (scripts/bench/mcp-latency.ts); then an assistant
+ * through gw against the same call made directly (scripts/bench/mcp-latency.ts), and A2A
+ * SendMessage the same way (scripts/bench/a2a-latency.ts); then an assistant
  * run of one model turn against the same turn as a chat call (scripts/bench/run-latency.ts). The
  * `gw responses` row sends a Responses API call that gw translates to the chat row's request; the
  * embeddings rows send one embeddings call straight to the upstream, through the bare proxy and through gw;
@@ -45,6 +46,7 @@ import {
 } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
 import { measureMcp, reportMcp } from './bench/mcp-latency.js';
+import { measureA2a, reportA2a } from './bench/a2a-latency.js';
 import { measureRuns, reportRuns } from './bench/run-latency.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -54,6 +56,8 @@ const connectionCounts = (process.env.BENCH_CONNECTIONS ?? '32,4').split(',').ma
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 // BENCH_MCP_CALLS (default 1000, 0 skips): sequential tools/call per path for the MCP row.
 const mcpCalls = Number(process.env.BENCH_MCP_CALLS ?? 1000);
+// BENCH_A2A_CALLS (default 1000, 0 skips): sequential SendMessage calls per path for the A2A row.
+const a2aCalls = Number(process.env.BENCH_A2A_CALLS ?? 1000);
 // BENCH_RUN_CALLS (default 500, 0 skips): sequential turns per way for the assistant-run row.
 const runCalls = Number(process.env.BENCH_RUN_CALLS ?? 500);
 // BENCH_ONLY (comma-separated target names, e.g. "upstream embeddings,gw embeddings"): run just those rows.
@@ -185,6 +189,13 @@ async function main(): Promise<void> {
       reportMcp(measured);
       gwMcpCalls = Math.min(100, mcpCalls) + mcpCalls;
     }
+    let gwA2aCalls = 0;
+    if (a2aCalls > 0) {
+      const agent = await start('fake-a2a.ts');
+      const measured = await measureA2a(`http://127.0.0.1:${gwPort}`, adminKey, `http://127.0.0.1:${agent.port}`, { warmup: Math.min(100, a2aCalls), calls: a2aCalls });
+      reportA2a(measured);
+      gwA2aCalls = Math.min(100, a2aCalls) + a2aCalls;
+    }
     let gwRunTurns = 0;
     if (runCalls > 0) {
       const measured = await measureRuns(`http://127.0.0.1:${gwPort}`, adminKey, upstreamPort, {
@@ -199,7 +210,7 @@ async function main(): Promise<void> {
       gwRunTurns = measured.logged;
     }
     await stopAll(children);
-    reportLogged(dataDir, gwRequests + gwMcpCalls + gwRunTurns);
+    reportLogged(dataDir, gwRequests + gwMcpCalls + gwA2aCalls + gwRunTurns);
     for (const file of profiles) {
       const summary = profileKind === 'heapprofile' ? summariseAllocations(file, 30) : summarise(file, 20);
       console.log(`\ngw profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summary}`);

@@ -11,7 +11,7 @@ import type { Call } from '../core/call.js';
  * Only paths without a query string come here; everything else takes the general route. A hot
  * operation may have one path parameter that is a whole segment (`/v1/prompts/{id}/completions`).
  */
-const HOT_OPERATIONS = ['createChatCompletion', 'createEmbedding', 'createCompletion', 'listModels', 'createPromptCompletion', 'createResponse', 'createAnthropicMessage'] as const;
+const HOT_OPERATIONS = ['createChatCompletion', 'createEmbedding', 'createCompletion', 'listModels', 'createPromptCompletion', 'createResponse', 'createAnthropicMessage', 'postA2aGateway'] as const;
 
 export type HotOperation = (call: Call, body: unknown, params?: Record<string, string>) => Promise<void>;
 
@@ -48,7 +48,9 @@ export function createHotOperations(api: OpenAPIBackend): HotOperations {
       if (!url || url.includes('?')) return undefined;
       for (const op of templated) {
         if (op.method !== method || !url.startsWith(op.prefix) || !url.endsWith(op.suffix)) continue;
-        const segment = url.slice(op.prefix.length, url.length - op.suffix.length);
+        let segment = url.slice(op.prefix.length, url.length - op.suffix.length);
+        // `/a2a/{agentSlug}/`: A2A clients call the agent's URL with the slash its card resolution needs.
+        if (!op.suffix && segment.endsWith('/')) segment = segment.slice(0, -1);
         if (!segment || segment.includes('/')) continue;
         try {
           return { run: op.run, params: { [op.param]: decodeURIComponent(segment) } };
