@@ -18,7 +18,19 @@ import { agentEndpoint } from './agent-endpoint.js';
 import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf, textsOf } from './bridge.js';
 import { gatewayCard } from './gateway-card.js';
 import { agentGatewayUrl } from './gateway-url.js';
-import { A2A_VERSION_HEADER, callerVersion, canonicalMethod, isKnownMethod, isPushConfigSet, isSendingMethod, isStreamingMethod, methodIn, type A2aVersion } from './protocol.js';
+import {
+  A2A_VERSION_HEADER,
+  callerVersion,
+  canonicalMethod,
+  isKnownMethod,
+  isPushConfigSet,
+  isSendingMethod,
+  isStreamingMethod,
+  isUnsupportedVersion,
+  methodIn,
+  VERSION_NOT_SUPPORTED,
+  type A2aVersion,
+} from './protocol.js';
 import { A2aRefusal, RPC, rpcError, sendRefusal, type RpcId } from './rpc-errors.js';
 import { sseData } from './sse-events.js';
 
@@ -220,6 +232,11 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
   } catch (error) {
     if (!(error instanceof A2aRefusal)) throw error;
     sendRefusal(call, (error as A2aRefusal & { id: RpcId }).id, error);
+    return;
+  }
+  const versionHeader = header(call, A2A_VERSION_HEADER);
+  if (isUnsupportedVersion(versionHeader)) {
+    sendRefusal(call, request.id, new A2aRefusal(400, VERSION_NOT_SUPPORTED, `A2A version ${versionHeader} is not supported: gw serves 0.3 and 1.0`, { type: 'invalid_request_error', code: 'a2a_version_not_supported' }));
     return;
   }
   const endpoint = agentEndpoint(target.integration.agent_card, target.integration.url);

@@ -26,12 +26,18 @@ const V1_ONLY = new Set(['ListTasks']);
 
 const STREAMING = new Set(['message/stream', 'tasks/resubscribe', 'SendStreamingMessage', 'SubscribeToTask']);
 const SENDING = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
+/** A2A's VersionNotSupportedError. */
+export const VERSION_NOT_SUPPORTED = -32009;
+
 const PUSH_CONFIG_SET = new Set(['tasks/pushNotificationConfig/set', 'CreateTaskPushNotificationConfig']);
 
 export const isKnownMethod = (method: string) => method in V03_TO_V1 || method in V1_TO_V03 || V1_ONLY.has(method);
 export const isStreamingMethod = (method: string) => STREAMING.has(method);
 export const isSendingMethod = (method: string) => SENDING.has(method);
 export const isPushConfigSet = (method: string) => PUSH_CONFIG_SET.has(method);
+
+/** An A2A-Version header gw cannot serve (neither 0.x nor 1.x); absent is fine. */
+export const isUnsupportedVersion = (header: string | undefined) => header !== undefined && header.trim() !== '' && !/^\s*(0|1)\./.test(header);
 
 /** The caller's generation: its A2A-Version header, else what its method name says. */
 export function callerVersion(header: string | undefined, method: string): A2aVersion {

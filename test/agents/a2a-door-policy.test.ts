@@ -162,6 +162,10 @@ for (const engine of fullEngines()) {
       const notRpc = await post('open', { hello: 'world' });
       assert.equal(notRpc.status, 400);
       assert.equal(notRpc.body.error.code, -32600);
+      const future = await post('open', send('hi'), { 'x-gw-api-key': key, 'a2a-version': '2.0' });
+      assert.equal(future.status, 400);
+      assert.equal(future.body.error.code, -32009);
+      assert.match(future.body.error.message, /A2A version 2\.0 is not supported/);
       const badParams = await post('open', { jsonrpc: '2.0', id: 'x', method: 'message/send', params: [1, 2] });
       assert.equal(badParams.status, 400);
       assert.equal(badParams.body.error.code, -32602);
