@@ -1,12 +1,12 @@
 import { ApiError, type ErrorType } from './errors.js';
 
 /**
- * SCIM (RFC 7644 section 3.12), OAuth (RFC 6749 section 5.2) and Anthropic (the Messages door)
- * clients parse their protocol's own error bodies, so operations that speak those protocols
+ * SCIM (RFC 7644 section 3.12), OAuth (RFC 6749 section 5.2), Anthropic (the Messages door) and
+ * A2A (JSON-RPC, the A2A door) clients parse their protocol's own error bodies, so operations that speak those protocols
  * (`x-gw-error-format` in the spec) answer errors in that shape instead of gw's error body.
  * Everything else is unchanged.
  */
-export type ErrorFormat = 'scim' | 'oauth' | 'anthropic';
+export type ErrorFormat = 'scim' | 'oauth' | 'anthropic' | 'jsonrpc';
 
 const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
@@ -77,9 +77,22 @@ export function anthropicError(error: ApiError): ProtocolError {
   return new ProtocolError(error.status, error.code, error.message, error.type, body, error.headers);
 }
 
+/**
+ * A JSON-RPC 2.0 error answer with the HTTP status kept: a body that is not JSON is -32700 (Parse
+ * error); anything else gw refuses before the request is read (no credential, no scope, no such
+ * agent, a body too large) is -32000 (server error) with gw's code and type in `data`. The id is
+ * null: the request was not read, or not as a JSON-RPC request.
+ */
+export function jsonRpcError(error: ApiError): ProtocolError {
+  const code = error.code === 'invalid_json' ? -32700 : -32000;
+  const body = { jsonrpc: '2.0', id: null, error: { code, message: error.message, data: { type: error.type, code: error.code, status: error.status } } };
+  return new ProtocolError(error.status, error.code, error.message, error.type, body, error.headers);
+}
+
 /** Any error thrown on an operation of that format, in the format's shape. */
 export function inErrorFormat(format: ErrorFormat | undefined, error: unknown): unknown {
   if (format === 'anthropic' && error instanceof ApiError && !(error instanceof ProtocolError)) return anthropicError(error);
+  if (format === 'jsonrpc' && error instanceof ApiError && !(error instanceof ProtocolError)) return jsonRpcError(error);
   if (!format || !(error instanceof ApiError) || error instanceof ProtocolError || error.status >= 500) return error;
   if (format === 'scim') {
     const scimType: ScimType | undefined = error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined;

@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * A2A JSON-RPC to the agent (0.3 or 1.0 methods), checked, rate limited, guarded, logged; streams pass through as SSE.
-         * @description Errors after authentication leave as JSON-RPC errors carrying the request's id: a rate limit answers HTTP 429 with code -32029, a guardrail deny HTTP 446 with code -32046. See docs/agents.md.
+         * @description Every error leaves as a JSON-RPC error with its HTTP status: those about the request carry its id (a rate limit answers HTTP 429 with code -32029, a guardrail deny HTTP 446 with code -32046); those before it is read (no credential 401, no scope 403, no such agent 404, a body that is not JSON -32700) have a null id and gw's error code in `error.data`. See docs/agents.md.
          */
         post: operations["postA2aGateway"];
         delete?: never;
@@ -7692,12 +7692,12 @@ export interface operations {
                 };
             };
             400: components["responses"]["JsonRpcError"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            401: components["responses"]["JsonRpcError"];
+            403: components["responses"]["JsonRpcError"];
+            404: components["responses"]["JsonRpcError"];
             429: components["responses"]["JsonRpcError"];
             446: components["responses"]["JsonRpcError"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["JsonRpcError"];
         };
     };
     getA2aAgentCard: {

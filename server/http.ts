@@ -80,11 +80,13 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
 
 /**
  * The x-gw-error-format of the operation a request is for; everything under the SCIM base URL
- * speaks SCIM, unknown paths included. Only used on the error path.
+ * speaks SCIM, unknown paths included (and every POST under /a2a/ JSON-RPC). Only used on the error path.
  */
 function errorFormatOfRequest(api: OpenAPIBackend, req: IncomingMessage): ErrorFormat | undefined {
   const path = (req.url ?? '/').split('?')[0]!;
   if (path.startsWith('/v1/scim/v2/')) return 'scim';
+  // A POST under the A2A door's base is an A2A client's call, even to no agent (`/a2a/`).
+  if (req.method === 'POST' && path.startsWith('/a2a/')) return 'jsonrpc';
   try {
     return errorFormatOf(api.router.matchOperation({ method: req.method ?? 'GET', path, headers: {} }));
   } catch {

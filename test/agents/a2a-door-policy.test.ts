@@ -55,12 +55,17 @@ for (const engine of fullEngines()) {
 
     test('no key is 401, a key without agents.invoke is 403, for the card and the calls', async () => {
       assert.equal((await app.http.get('/a2a/open/.well-known/agent-card.json')).status, 401);
-      assert.equal((await post('open', send('hi'), {})).status, 401);
+      const anonymous = await post('open', send('hi'), {});
+      assert.equal(anonymous.status, 401);
+      // The door answers in its own shape, even before it reads the request.
+      assert.deepEqual([anonymous.body.jsonrpc, anonymous.body.id, anonymous.body.error.code, anonymous.body.error.data.status], ['2.0', null, -32000, 401]);
       const unscoped = await workspaceKey(app, ['completions.write']);
       const card = await app.http.get('/a2a/open/.well-known/agent-card.json').set({ 'x-gw-api-key': unscoped });
       assert.equal(card.status, 403);
       assert.match(card.body.error.message, /agents\.invoke/);
-      assert.equal((await post('open', send('hi'), { 'x-gw-api-key': unscoped })).status, 403);
+      const unscopedCall = await post('open', send('hi'), { 'x-gw-api-key': unscoped });
+      assert.equal(unscopedCall.status, 403);
+      assert.match(unscopedCall.body.error.message, /agents\.invoke/);
     });
 
     test("another workspace's agent is not found for this workspace's key, and works for that workspace's", async () => {
@@ -68,7 +73,8 @@ for (const engine of fullEngines()) {
       assert.equal((await app.http.get('/a2a/private/.well-known/agent-card.json').set({ 'x-gw-api-key': key })).status, 404);
       const refused = await post('private', send('hi'));
       assert.equal(refused.status, 404);
-      assert.equal(refused.body.error.code, 'not_found');
+      assert.equal(refused.body.error.code, -32000);
+      assert.equal(refused.body.error.data.code, 'not_found');
       assert.equal(agent.requests.length, seen);
       const otherKey = await workspaceKey(app, ['agents.invoke'], 'other-team');
       const client = await testClient('0.3', app, 'private', { 'x-gw-api-key': otherKey });
@@ -159,6 +165,9 @@ for (const engine of fullEngines()) {
       assert.equal((await post('open', inline)).status, 400);
       assert.equal(agent.requests.length, seen);
 
+      const notJson = await app.http.post('/a2a/open/').set({ 'x-gw-api-key': key, 'content-type': 'application/json' }).send('{"jsonrpc": "2.0", "method":');
+      assert.equal(notJson.status, 400);
+      assert.equal(notJson.body.error.code, -32700);
       const notRpc = await post('open', { hello: 'world' });
       assert.equal(notRpc.status, 400);
       assert.equal(notRpc.body.error.code, -32600);

@@ -35,8 +35,8 @@ interface Operation {
   path: string;
   parameters: Parameter[];
   bodyProperties: string[] | undefined;
-  /** SCIM, OAuth and Anthropic operations answer errors in their protocol's shape (x-gw-error-format). */
-  errorFormat: 'scim' | 'oauth' | 'anthropic' | undefined;
+  /** SCIM, OAuth, Anthropic and JSON-RPC (A2A) operations answer errors in their protocol's shape (x-gw-error-format). */
+  errorFormat: 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | undefined;
 }
 
 const spec = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi.json'), 'utf8')) as Json;
@@ -135,6 +135,11 @@ function assertAnswer(operation: Operation, where: string, response: supertest.R
     const body = response.body as { schemas?: string[]; status?: unknown };
     assert.deepEqual(body.schemas, ['urn:ietf:params:scim:api:messages:2.0:Error'], `${where} without the SCIM error body: ${response.text.slice(0, 300)}`);
     assert.equal(body.status, String(response.status), `${where}: SCIM status`);
+  } else if (response.status >= 400 && operation.errorFormat === 'jsonrpc') {
+    const body = response.body as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } };
+    assert.equal(body.jsonrpc, '2.0', `${where} without the JSON-RPC error body: ${response.text.slice(0, 300)}`);
+    assert.ok(Number.isInteger(body.error?.code), `${where}: error.code`);
+    assert.equal(typeof body.error?.message, 'string', `${where}: error.message`);
   } else if (response.status >= 400 && operation.errorFormat === 'oauth') {
     assert.equal(typeof (response.body as { error?: unknown }).error, 'string', `${where} without the OAuth error body: ${response.text.slice(0, 300)}`);
   } else if (response.status >= 400) {
