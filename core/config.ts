@@ -84,6 +84,11 @@ export interface Config {
   logRetentionDays: number;
   /** Days stored Responses API responses are kept (OpenAI keeps them 30); 0 keeps them forever. */
   responsesRetentionDays: number;
+  /**
+   * GW_RESPONSES_REFUSE_HOSTED_TOOLS: a Responses call offering a hosted tool (web_search, file_search, ...)
+   * is refused with 400; by default the tool is left out of the upstream call and the omission reported.
+   */
+  responsesRefuseHostedTools: boolean;
   /** Tests only: validate every response against the spec and fail loudly. */
   validateResponses: boolean;
   /** Where users and identity providers reach gw (redirect URLs, the OAuth issuer); https makes session cookies Secure. */
@@ -376,6 +381,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rollupMetadataKeys: rollupMetadataKeys(env),
     logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
     responsesRetentionDays: integer(env, 'GW_RESPONSES_RETENTION_DAYS', 30, 0, 36_500),
+    responsesRefuseHostedTools: boolean(env, 'GW_RESPONSES_REFUSE_HOSTED_TOOLS', false),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),
     publicUrl: (url(env, 'GW_PUBLIC_URL', ['https:', 'http:']) ?? `http://localhost:${integer(env, 'GW_PORT', 8787, 0, 65535)}`).replace(/\/+$/, ''),
     jwt: jwtConfig(env),

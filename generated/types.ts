@@ -4478,6 +4478,9 @@ export interface components {
              * @enum {boolean|null}
              */
             background?: false | null;
+            /** @description Accepted (Codex sends it) and not forwarded. */
+            client_metadata?: Record<string, never> | null;
+            frequency_penalty?: number | null;
             /** @description Accepted; gw adds no optional output data. */
             include?: string[] | null;
             /** @description A text (one user message) or a list of input items. */
@@ -4485,15 +4488,23 @@ export interface components {
             /** @description A system message placed first; not carried over by `previous_response_id`. */
             instructions?: string | null;
             max_output_tokens?: number | null;
+            /** @description Echoed on the response; gw makes one model call per response, so it never runs more tool calls than the model asks for. */
+            max_tool_calls?: number | null;
             metadata?: components["schemas"]["Metadata"];
             /** @description gw extension, as on chat: the answer is this text, made by gw itself with no upstream call and no provider key; the rest of the pipeline runs as usual. */
             mock_response?: string;
             /** @description A model id, or `@provider-slug/model` to select a saved provider. */
             model: string;
             parallel_tool_calls?: boolean | null;
+            presence_penalty?: number | null;
             /** @description Continue the conversation of a stored response (its input and output come before this input). */
             previous_response_id?: string | null;
+            /** @description Sent to providers that take it (OpenAI's `prompt_cache_key`), echoed on the response. */
+            prompt_cache_key?: string | null;
             reasoning?: components["schemas"]["ReasoningConfig"];
+            safety_identifier?: string | null;
+            /** @enum {string|null} */
+            service_tier?: "auto" | "default" | "flex" | "scale" | "priority" | null;
             /**
              * @description Keep the response (and its input) for GET, input_items and `previous_response_id`. Default true.
              * @default true
@@ -4509,7 +4520,8 @@ export interface components {
                 type: "enabled" | "disabled";
             } | null;
             tool_choice?: components["schemas"]["responses_ToolChoice"];
-            tools?: components["schemas"]["FunctionTool"][];
+            tools?: components["schemas"]["ResponseTool"][];
+            top_logprobs?: number | null;
             top_p?: number | null;
             /** @enum {string|null} */
             truncation?: "auto" | "disabled" | null;
@@ -4632,6 +4644,41 @@ export interface components {
             trace_id?: string;
             /** @description Workspace id or slug (admin keys; defaults to the default workspace). */
             workspace_id?: string;
+        };
+        /** @description A tool whose input is free text; providers get it as a function with one string argument, `input`. */
+        CustomTool: {
+            description?: string | null;
+            format?: Record<string, never> | null;
+            name: string;
+            /** @enum {string} */
+            type: "custom";
+        };
+        CustomToolCallItem: {
+            call_id: string;
+            id?: string;
+            input: string;
+            name: string;
+            namespace?: string;
+            /** @enum {string} */
+            type: "custom_tool_call";
+        };
+        CustomToolCallOutput: {
+            call_id: string;
+            id: string;
+            input: string;
+            name: string;
+            namespace?: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "incomplete";
+            /** @enum {string} */
+            type: "custom_tool_call";
+        };
+        CustomToolCallOutputItem: {
+            call_id: string;
+            id?: string | null;
+            output: components["schemas"]["ToolOutput"];
+            /** @enum {string} */
+            type: "custom_tool_call_output";
         };
         Deleted: {
             deleted: boolean;
@@ -4863,6 +4910,7 @@ export interface components {
             call_id: string;
             id?: string;
             name: string;
+            namespace?: string;
             /** @enum {string} */
             status?: "in_progress" | "completed" | "incomplete";
             /** @enum {string} */
@@ -4873,6 +4921,7 @@ export interface components {
             call_id: string;
             id: string;
             name: string;
+            namespace?: string;
             /** @enum {string} */
             status: "in_progress" | "completed" | "incomplete";
             /** @enum {string} */
@@ -4881,7 +4930,7 @@ export interface components {
         FunctionCallOutputItem: {
             call_id: string;
             id?: string | null;
-            output: string;
+            output: components["schemas"]["ToolOutput"];
             /** @enum {string|null} */
             status?: "in_progress" | "completed" | "incomplete" | null;
             /** @enum {string} */
@@ -4908,10 +4957,7 @@ export interface components {
             name: string;
             parameters?: Record<string, never> | null;
             strict?: boolean | null;
-            /**
-             * @description Function tools only; gw hosts no built-in tools (web search, file search, ...).
-             * @enum {string}
-             */
+            /** @enum {string} */
             type: "function";
         };
         /** @description Keys whose values split the policy into one counter per entity (none given -> one shared counter). */
@@ -5064,6 +5110,15 @@ export interface components {
             after_request_hooks: components["schemas"]["HookResult"][];
             before_request_hooks: components["schemas"]["HookResult"][];
         };
+        HostedCallItem: {
+            /** @enum {string} */
+            type: "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "local_shell_call" | "local_shell_call_output" | "shell_call" | "shell_call_output" | "apply_patch_call" | "apply_patch_call_output" | "mcp_call" | "mcp_list_tools" | "mcp_approval_request" | "mcp_approval_response" | "computer_call" | "computer_call_output" | "tool_search_call" | "tool_search_output" | "compaction";
+        };
+        /** @description A tool the model's host runs; gw leaves it out of the upstream call (see ResponseTool). */
+        HostedTool: {
+            /** @enum {string} */
+            type: "web_search" | "web_search_2025_08_26" | "web_search_preview" | "web_search_preview_2025_03_11" | "file_search" | "code_interpreter" | "mcp" | "image_generation" | "local_shell" | "shell" | "apply_patch" | "computer" | "computer_use" | "computer_use_preview" | "tool_search" | "programmatic_tool_calling";
+        };
         ImagePart: {
             cache_control?: components["schemas"]["CacheControl"];
             image_url: {
@@ -5098,9 +5153,18 @@ export interface components {
             refusal: string;
             /** @enum {string} */
             type: "refusal";
+        } | components["schemas"]["InputFile"];
+        /** @description A document: `file_data` (base64, or a data: URL) or `file_id` (a file uploaded to gw). PDFs go to the provider as a document (OpenAI file part, Anthropic document block, Gemini inline data, Bedrock document); text files (text/*, JSON, or a name ending .txt, .md, .csv, .json) are sent as text. A provider that takes no documents answers 400 naming it. */
+        InputFile: {
+            file_data?: string | null;
+            file_id?: string | null;
+            file_url?: string | null;
+            filename?: string | null;
+            /** @enum {string} */
+            type: "input_file";
         };
-        /** @description A message, a function call the model made, the output of a function call, or a reasoning item (replayed and dropped). */
-        InputItem: components["schemas"]["InputMessage"] | components["schemas"]["FunctionCallItem"] | components["schemas"]["FunctionCallOutputItem"] | components["schemas"]["ReasoningItem"];
+        /** @description A message, a function or custom tool call the model made and its output, a reasoning item (replayed and dropped), or a hosted tool's call item (replayed and dropped: gw runs no hosted tool). */
+        InputItem: components["schemas"]["InputMessage"] | components["schemas"]["FunctionCallItem"] | components["schemas"]["FunctionCallOutputItem"] | components["schemas"]["CustomToolCallItem"] | components["schemas"]["CustomToolCallOutputItem"] | components["schemas"]["ReasoningItem"] | components["schemas"]["HostedCallItem"];
         InputMessage: {
             content: string | components["schemas"]["InputContent"][];
             id?: string;
@@ -5686,6 +5750,14 @@ export interface components {
             metadata?: components["schemas"]["AssistantsMetadata"];
             tool_resources?: components["schemas"]["ToolResources"];
         };
+        /** @description A group of function and custom tools. Providers get each as a function named `<namespace>__<name>`; calls come back with `namespace` and the tool's own `name`. */
+        NamespaceTool: {
+            description?: string | null;
+            name: string;
+            tools: (components["schemas"]["FunctionTool"] | components["schemas"]["CustomTool"])[];
+            /** @enum {string} */
+            type: "namespace";
+        };
         NetworkSecurity: {
             allowed_ip_ranges?: string[];
         } | null;
@@ -5780,7 +5852,7 @@ export interface components {
          * @description An http(s) URL gw calls. Checked when saved by the outbound address guard the gateway's calls use (host names resolved): loopback, private, link-local, metadata and reserved addresses are refused then, and again whenever the gateway uses it, unless TRUSTED_CUSTOM_HOSTS lists the host.
          */
         OutboundUrl: string;
-        OutputItem: components["schemas"]["OutputMessage"] | components["schemas"]["FunctionCallOutput"] | components["schemas"]["ReasoningOutput"];
+        OutputItem: components["schemas"]["OutputMessage"] | components["schemas"]["FunctionCallOutput"] | components["schemas"]["CustomToolCallOutput"] | components["schemas"]["ReasoningOutput"];
         OutputMessage: {
             content: ({
                 annotations: unknown[];
@@ -6197,41 +6269,55 @@ export interface components {
             /** @default 7 */
             expires_in_days: number;
         };
-        /** @description OpenAI's Response object. Output items are assistant messages (`output_text`), function calls, and reasoning summaries when the provider returned its reasoning (configs with `strict_openai_compliance: false`). */
+        /** @description OpenAI's Response object, with every field OpenAI's schema and the Open Responses specification require. Output items are assistant messages (`output_text`), function and custom tool calls, and reasoning summaries when the provider returned its reasoning (configs with `strict_openai_compliance: false`). */
         Response: {
+            background: boolean;
+            /** @description When the response completed; null while in progress and when it did not complete. */
+            completed_at: number | null;
             created_at: number;
             error: null | {
                 code: string;
                 message: string;
             };
+            frequency_penalty: number;
             hook_results?: components["schemas"]["HookResults"];
             id: string;
             incomplete_details: null | {
                 /** @enum {string} */
-                reason?: "max_output_tokens" | "content_filter";
+                reason: "max_output_tokens" | "content_filter";
             };
             instructions: string | null;
-            max_output_tokens?: number | null;
+            max_output_tokens: number | null;
+            max_tool_calls: number | null;
             metadata: components["schemas"]["Metadata"];
             model: string;
             /** @enum {string} */
             object: "response";
             output: components["schemas"]["OutputItem"][];
             parallel_tool_calls: boolean;
-            previous_response_id?: string | null;
-            reasoning?: components["schemas"]["ReasoningConfig"];
+            presence_penalty: number;
+            previous_response_id: string | null;
+            prompt_cache_key: string | null;
+            reasoning: {
+                effort: string | null;
+                summary: string | null;
+            };
+            safety_identifier: string | null;
+            service_tier: string;
             /** @enum {string} */
             status: "completed" | "failed" | "in_progress" | "cancelled" | "queued" | "incomplete";
-            store?: boolean;
-            temperature: number | null;
-            text?: components["schemas"]["TextConfig"];
+            store: boolean;
+            temperature: number;
+            text: components["schemas"]["TextConfig"];
             tool_choice: components["schemas"]["responses_ToolChoice"];
-            tools: components["schemas"]["FunctionTool"][];
-            top_p: number | null;
-            /** @enum {string|null} */
-            truncation?: "auto" | "disabled" | null;
-            usage?: components["schemas"]["ResponseUsage"];
-            user?: string | null;
+            tools: components["schemas"]["ResponseTool"][];
+            top_logprobs: number;
+            top_p: number;
+            /** @enum {string} */
+            truncation: "auto" | "disabled";
+            /** @description Null in the `response.created` and `response.in_progress` snapshots. */
+            usage: null | components["schemas"]["ResponseUsage"];
+            user: string | null;
         };
         ResponseFormat: {
             /** @enum {string} */
@@ -6253,7 +6339,7 @@ export interface components {
         ResponseItem: {
             id: string;
             /** @enum {string} */
-            type: "message" | "function_call" | "function_call_output" | "reasoning";
+            type: "message" | "function_call" | "function_call_output" | "custom_tool_call" | "custom_tool_call_output" | "reasoning" | "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "local_shell_call" | "local_shell_call_output" | "shell_call" | "shell_call_output" | "apply_patch_call" | "apply_patch_call_output" | "mcp_call" | "mcp_list_tools" | "mcp_approval_request" | "mcp_approval_response" | "computer_call" | "computer_call_output" | "tool_search_call" | "tool_search_output" | "compaction";
         };
         /** @description OpenAI's list envelope; pass `last_id` as `after` for the next page. */
         ResponseItemList: {
@@ -6278,10 +6364,14 @@ export interface components {
             tool_calls?: components["schemas"]["ToolCall"][];
         };
         responses_ToolChoice: ("none" | "auto" | "required") | {
-            name: string;
             /** @enum {string} */
-            type: "function";
+            mode?: "auto" | "required";
+            name?: string;
+            namespace?: string;
+            type: string;
         };
+        /** @description Every tool type of OpenAI's Responses schema. Function and custom tools, and the functions of a namespace, go to every provider (as chat function tools). Hosted tools (web search, file search, code interpreter, MCP, image generation, shells, computer use, ...) are left out of the upstream call, named in the `x-gw-omitted-tools` header and the log, or refused with 400 when `GW_RESPONSES_HOSTED_TOOLS=refuse`. */
+        ResponseTool: components["schemas"]["FunctionTool"] | components["schemas"]["CustomTool"] | components["schemas"]["NamespaceTool"] | components["schemas"]["HostedTool"];
         ResponseUsage: {
             input_tokens: number;
             input_tokens_details: {
@@ -6810,6 +6900,11 @@ export interface components {
             role: "tool";
             tool_call_id: string;
         };
+        /** @description A text, or content parts (their text is sent; other parts are named by type). */
+        ToolOutput: string | {
+            text?: string;
+            type: string;
+        }[];
         ToolResources: {
             code_interpreter?: {
                 file_ids?: string[];

@@ -84,7 +84,7 @@ export function chatLogEntry(state: ChatState): RequestLogEntry {
     cache_status: state.cacheStatus,
     retry_count: state.route?.retries ?? 0,
     route: state.route?.steps ?? [],
-    metadata: headers?.metadata ?? {},
+    metadata: state.origin.logMetadata ? { ...headers?.metadata, ...state.origin.logMetadata } : (headers?.metadata ?? {}),
     request_headers: flatHeaders(call.req.headers),
     request_body: state.request,
     response_body: loggedAnswer(state),

@@ -41,6 +41,8 @@ export interface ChatOrigin {
   textCompletion?: CompletionRequest;
   /** POST /v1/messages: the client's body for Anthropic-wire targets, and where their answer goes (messages-wire.ts). */
   messages?: MessagesOrigin;
+  /** Notes from the door for the log row's metadata (gw's own keys start with `_`, as `_prompt` does). */
+  logMetadata?: Record<string, string>;
 }
 
 const CHAT: ChatOrigin = { endpoint: 'chat.completions' };

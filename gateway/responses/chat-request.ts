@@ -1,13 +1,16 @@
 /**
  * A Responses request as the chat request the pipeline runs: `instructions` the system message,
  * then the conversation of `previous_response_id`, then this request's input items as chat
- * messages (function_call items the assistant's tool_calls, function_call_output items tool
- * messages, reasoning items dropped), with tools, tool_choice, text.format, reasoning and the
- * sampling settings in their chat names.
+ * messages (function and custom tool call items the assistant's tool_calls, their outputs tool
+ * messages, reasoning items and hosted tools' call items dropped, input_file parts documents or
+ * text), with the tools (tools.ts), tool_choice, text.format, reasoning and the sampling settings
+ * in their chat names.
  */
 import type { ChatRequest } from '../providers/types.js';
 import { newItemId } from './ids.js';
-import type { CreateResponseRequest, InputItem, StoredInputItem } from './wire.js';
+import { chatFilePart, type InputFilePart, type LoadedFiles } from './input-files.js';
+import { chatCallOf, chatToolChoice, type ToolPlan } from './tools.js';
+import type { CreateResponseRequest, InputItem, StoredInputItem, ToolOutput } from './wire.js';
 
 export type ChatMessage = ChatRequest['messages'][number];
 type InputPart = { type: string; text?: string; image_url?: string | null; detail?: string; refusal?: string };
@@ -17,34 +20,41 @@ function textOf(content: string | InputPart[]): string {
   return content.map((part) => part.text ?? part.refusal ?? '').join('');
 }
 
-function userContent(content: string | InputPart[]): ChatMessage['content'] {
+function userContent(content: string | InputPart[], files: LoadedFiles, param: string): ChatMessage['content'] {
   if (typeof content === 'string') return content;
-  return content.map((part) =>
-    part.type === 'input_image'
-      ? { type: 'image_url' as const, image_url: { url: part.image_url ?? '', ...(part.detail ? { detail: part.detail as 'auto' } : {}) } }
-      : { type: 'text' as const, text: part.text ?? '' },
-  ) as ChatMessage['content'];
+  return content.map((part, index) => {
+    if (part.type === 'input_image') return { type: 'image_url' as const, image_url: { url: part.image_url ?? '', ...(part.detail ? { detail: part.detail as 'auto' } : {}) } };
+    if (part.type === 'input_file') return chatFilePart(part as InputFilePart, files, `${param}.content[${index}]`);
+    return { type: 'text' as const, text: part.text ?? '' };
+  }) as ChatMessage['content'];
+}
+
+/** A tool's output as the tool message's text: content parts give their text, other parts their type. */
+function toolOutputText(output: ToolOutput): string {
+  if (typeof output === 'string') return output;
+  return output.map((part) => part.text ?? `[${part.type}]`).join('');
 }
 
 /** The request's input as chat messages appended to `messages`. */
-function appendInput(messages: ChatMessage[], items: readonly InputItem[]): void {
-  for (const item of items) {
-    if (item.type === 'function_call') {
-      const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+function appendInput(messages: ChatMessage[], items: readonly InputItem[], files: LoadedFiles): void {
+  items.forEach((item, index) => {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      const call = chatCallOf(item);
       const last = messages.at(-1);
       // Parallel calls arrive as consecutive items: they belong to one assistant message.
       if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-    } else if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
-    } else if (item.type === 'reasoning') {
-      continue;
-    } else if (item.role === 'user') {
-      messages.push({ role: 'user', content: userContent(item.content as string | InputPart[]) } as ChatMessage);
-    } else {
+    } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content: toolOutputText(item.output) });
+    } else if (item.type && item.type !== 'message') {
+      // Reasoning, compaction and hosted tools' call items: nothing a chat provider can be shown.
+      return;
+    } else if ('role' in item && item.role === 'user') {
+      messages.push({ role: 'user', content: userContent(item.content as string | InputPart[], files, `input[${index}]`) } as ChatMessage);
+    } else if ('role' in item) {
       messages.push({ role: item.role, content: textOf(item.content as string | InputPart[]) } as ChatMessage);
     }
-  }
+  });
 }
 
 export function inputItemsOf(request: CreateResponseRequest): InputItem[] {
@@ -57,42 +67,37 @@ export function storedInputItems(items: readonly InputItem[]): StoredInputItem[]
   return items.map((item) => {
     if (item.type === 'function_call') return { ...item, id: item.id ?? newItemId('fc'), status: item.status ?? 'completed' };
     if (item.type === 'function_call_output') return { ...item, id: item.id ?? newItemId('fco'), status: item.status ?? 'completed' };
+    if (item.type === 'custom_tool_call') return { ...item, id: item.id ?? newItemId('ctc') };
+    if (item.type === 'custom_tool_call_output') return { ...item, id: item.id ?? newItemId('ctco') };
     if (item.type === 'reasoning') return { ...item, id: item.id ?? newItemId('rs') };
+    if (item.type && item.type !== 'message') return { ...item, id: (item as { id?: string }).id ?? newItemId('msg') };
+    if (!('role' in item)) return item;
     const content = typeof item.content === 'string' ? [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.content }] : item.content;
     return { type: 'message', id: item.id ?? newItemId('msg'), status: 'completed', role: item.role, content };
   }) as StoredInputItem[];
 }
 
 /** The conversation before this request's answer: what came before and this input (no instructions). */
-export function conversationOf(history: readonly ChatMessage[], items: readonly InputItem[]): ChatMessage[] {
+export function conversationOf(history: readonly ChatMessage[], items: readonly InputItem[], files: LoadedFiles = new Map()): ChatMessage[] {
   const messages = structuredClone(history) as ChatMessage[];
-  appendInput(messages, items);
+  appendInput(messages, items, files);
   return messages;
 }
 
-export function chatRequestOf(request: CreateResponseRequest, conversation: readonly ChatMessage[]): ChatRequest {
+export function chatRequestOf(request: CreateResponseRequest, conversation: readonly ChatMessage[], tools: ToolPlan): ChatRequest {
   const messages: ChatMessage[] = request.instructions ? [{ role: 'system', content: request.instructions }, ...conversation] : [...conversation];
   const chat: ChatRequest = { model: request.model, messages };
   if (request.stream === true) {
     chat.stream = true;
     chat.stream_options = { include_usage: true };
   }
-  if (request.tools?.length) {
-    chat.tools = request.tools.map((tool) => ({
-      type: 'function' as const,
-      function: {
-        name: tool.name,
-        ...(tool.description ? { description: tool.description } : {}),
-        ...(tool.parameters ? { parameters: tool.parameters } : {}),
-        ...(typeof tool.strict === 'boolean' ? { strict: tool.strict } : {}),
-      },
-    }));
+  if (tools.chatTools.length) {
+    chat.tools = tools.chatTools;
     if (typeof request.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = request.parallel_tool_calls;
   }
-  const choice = request.tool_choice;
-  if (choice !== undefined && (chat.tools || typeof choice === 'string')) {
-    chat.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
-  }
+  const choice = request.tool_choice == null ? undefined : chatToolChoice(request.tool_choice, tools);
+  // A choice with no tool left to choose from (only hosted ones were offered) is not sent.
+  if (choice !== undefined && (chat.tools || (typeof choice === 'string' && tools.omitted.length === 0))) chat.tool_choice = choice;
   const format = request.text?.format;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
@@ -107,6 +112,8 @@ export function chatRequestOf(request: CreateResponseRequest, conversation: read
   if (typeof request.max_output_tokens === 'number') chat.max_completion_tokens = request.max_output_tokens;
   if (typeof request.temperature === 'number') chat.temperature = request.temperature;
   if (typeof request.top_p === 'number') chat.top_p = request.top_p;
+  if (typeof request.presence_penalty === 'number') chat.presence_penalty = request.presence_penalty;
+  if (typeof request.frequency_penalty === 'number') chat.frequency_penalty = request.frequency_penalty;
   if (request.user) chat.user = request.user;
   return chat;
 }

@@ -4,17 +4,20 @@
  * with its content part or a refusal, function call arguments) and its `.done` events, then
  * `response.completed` (or `response.incomplete`) with the whole response. A stream that fails
  * midway ends with `response.failed` and an `error` event. Every event carries its sequence_number.
+ * A custom tool's input arrives inside its function's JSON arguments, so it is told whole when the
+ * call ends (`response.custom_tool_call_input.delta` and `.done`).
  */
 import type { ChatCompletionChunk, FinishReason, Usage } from '../providers/types.js';
 import type { SseWriter } from '../chat/sse-writer.js';
 import { newItemId } from './ids.js';
 import { finishedResponse } from './response-object.js';
-import type { FunctionCallOutput, OutputItem, OutputMessage, ReasoningOutput, ResponseObject } from './wire.js';
+import { callItemOf, type ToolPlan } from './tools.js';
+import type { CustomToolCallOutput, FunctionCallOutput, OutputItem, OutputMessage, ReasoningOutput, ResponseObject } from './wire.js';
 
 type Open =
   | { kind: 'reasoning'; index: number; item: ReasoningOutput; text: string }
   | { kind: 'message'; index: number; item: OutputMessage; text: string; refusal?: boolean }
-  | { kind: 'function_call'; index: number; item: FunctionCallOutput; toolIndex: number };
+  | { kind: 'function_call'; index: number; item: FunctionCallOutput | CustomToolCallOutput; toolIndex: number; chatName: string; args: string };
 
 export interface StreamFailure {
   code?: string;
@@ -34,6 +37,8 @@ export class ResponseEventStream {
   constructor(
     private readonly writer: SseWriter,
     private readonly pending: ResponseObject,
+    private readonly tools: ToolPlan,
+    private readonly now: () => number,
   ) {}
 
   private async emit(type: string, fields: Record<string, unknown>): Promise<void> {
@@ -60,7 +65,7 @@ export class ResponseEventStream {
   /** Closes every open item and returns the final response (to store before `finish` announces it). */
   async closeOutput(usage: Usage | undefined): Promise<ResponseObject> {
     await this.closeAll();
-    return finishedResponse({ ...this.pending, model: this.model ?? this.pending.model }, this.output, this.finishReason, usage);
+    return finishedResponse({ ...this.pending, model: this.model ?? this.pending.model }, this.output, this.finishReason, usage, this.now());
   }
 
   async finish(response: ResponseObject): Promise<void> {
@@ -70,10 +75,13 @@ export class ResponseEventStream {
   async fail(failure: StreamFailure, usage: Usage | undefined): Promise<void> {
     const code = failure.code ?? 'server_error';
     const message = failure.message ?? 'The model stream ended early';
-    const response: ResponseObject = { ...finishedResponse(this.pending, this.output, null, usage), status: 'failed', error: { code, message } };
+    const response: ResponseObject = { ...finishedResponse(this.pending, this.output, null, usage, this.now()), status: 'failed', completed_at: null, error: { code, message } };
     await this.emit('response.failed', { response });
     // Last: the official client raises the `error` event as an APIError, so it reads response.failed first.
-    await this.emit('error', failure.param ? { code, message, param: failure.param } : { code, message });
+    // OpenAI's error event has the fields at the top; the Open Responses one nests them under `error`.
+    // Both schemas require `param` here (null when no field is at fault), unlike gw's error bodies.
+    const param = failure.param ?? null;
+    await this.emit('error', { code, message, param, error: { type: 'server_error', code, message, param } });
   }
 
   private async openItem(entry: Open): Promise<void> {
@@ -114,14 +122,18 @@ export class ResponseEventStream {
     let entry = this.open.find((open): open is Extract<Open, { kind: 'function_call' }> => open.kind === 'function_call' && open.toolIndex === call.index);
     if (!entry) {
       await this.closeKind('reasoning');
-      const item: FunctionCallOutput = { type: 'function_call', id: newItemId('fc'), call_id: call.id ?? newItemId('fc'), name: call.function?.name ?? '', arguments: '', status: 'in_progress' };
-      entry = { kind: 'function_call', index: this.output.length, item, toolIndex: call.index };
+      const chatName = call.function?.name ?? '';
+      const item = callItemOf({ id: call.id ?? newItemId('fc'), type: 'function', function: { name: chatName, arguments: '' } }, this.tools, 'in_progress');
+      entry = { kind: 'function_call', index: this.output.length, item, toolIndex: call.index, chatName, args: '' };
       await this.openItem(entry);
-    } else if (call.function?.name) entry.item.name += call.function.name;
+    } else if (call.function?.name) entry.chatName += call.function.name;
     const args = call.function?.arguments;
     if (args) {
-      entry.item.arguments += args;
-      await this.emit('response.function_call_arguments.delta', { item_id: entry.item.id, output_index: entry.index, delta: args });
+      entry.args += args;
+      if (entry.item.type === 'function_call') {
+        entry.item.arguments += args;
+        await this.emit('response.function_call_arguments.delta', { item_id: entry.item.id, output_index: entry.index, delta: args });
+      }
     }
   }
 
@@ -152,7 +164,13 @@ export class ResponseEventStream {
       await this.emit('response.output_text.done', { ...at, content_index: 0, text: entry.text, logprobs: [] });
       await this.emit('response.content_part.done', { ...at, content_index: 0, part });
     } else {
-      await this.emit('response.function_call_arguments.done', { ...at, name: entry.item.name, arguments: entry.item.arguments });
+      // The whole name is known now (a provider may split it across chunks).
+      const final = callItemOf({ id: entry.item.call_id, type: 'function', function: { name: entry.chatName, arguments: entry.args } }, this.tools);
+      entry.item = { ...final, id: entry.item.id, status: 'in_progress' };
+      if (entry.item.type === 'custom_tool_call') {
+        await this.emit('response.custom_tool_call_input.delta', { ...at, delta: entry.item.input });
+        await this.emit('response.custom_tool_call_input.done', { ...at, input: entry.item.input });
+      } else await this.emit('response.function_call_arguments.done', { ...at, name: entry.item.name, arguments: entry.item.arguments });
     }
     entry.item.status = entry.kind === 'message' && this.finishReason === 'length' ? 'incomplete' : 'completed';
     const item = entry.item;

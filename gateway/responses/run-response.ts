@@ -14,11 +14,24 @@ import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/ty
 import { chatRequestOf, conversationOf, inputItemsOf, storedInputItems, type ChatMessage } from './chat-request.js';
 import { ResponseEventStream } from './event-stream.js';
 import { newItemId } from './ids.js';
+import { loadInputFiles } from './input-files.js';
 import { PipelineSink } from '../chat/pipeline-sink.js';
 import { assistantMessageOf, pendingResponse, responseOf, type ResponseFrame } from './response-object.js';
+import { planTools, type ToolPlan } from './tools.js';
 import type { CreateResponseRequest, InputItem, ResponseObject } from './wire.js';
 
 const ORIGIN: ChatOrigin = { endpoint: 'responses' };
+
+/** The hosted tools left out, told in a header and in the log row's metadata. */
+const OMITTED_HEADER = 'x-gw-omitted-tools';
+
+function originFor(tools: ToolPlan): ChatOrigin {
+  return tools.omitted.length ? { ...ORIGIN, logMetadata: { _omitted_tools: tools.omitted.join(',') } } : ORIGIN;
+}
+
+function omittedHeaders(tools: ToolPlan): Record<string, string> {
+  return tools.omitted.length ? { [OMITTED_HEADER]: tools.omitted.join(', ') } : {};
+}
 
 export interface ResponseResult {
   /** Undefined when the answer was streamed. */
@@ -56,12 +69,17 @@ async function save(call: Call, turn: Turn, response: ResponseObject): Promise<v
   });
 }
 
-/** The conversation the request continues, with its input; a refusal here is logged as the pipeline's would be. */
-async function conversationFor(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<ChatMessage[]> {
+/**
+ * The tools and the conversation the request continues, with its input (files read); a refusal
+ * here is logged as the pipeline's would be.
+ */
+async function prepare(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<{ tools: ToolPlan; conversation: ChatMessage[] }> {
   try {
-    const conversation = conversationOf(await previousConversation(call, request.previous_response_id), items);
+    const tools = planTools(request.tools, call.services.config.responsesRefuseHostedTools);
+    const files = await loadInputFiles(call, items);
+    const conversation = conversationOf(await previousConversation(call, request.previous_response_id), items, files);
     if (conversation.length === 0 && !request.instructions) throw new ValidationError('input is required (or instructions, or a previous_response_id).', 'input');
-    return conversation;
+    return { tools, conversation };
   } catch (error) {
     if (error instanceof ApiError) logRefusedChat(call, request, error, ORIGIN.endpoint);
     throw error;
@@ -70,16 +88,16 @@ async function conversationFor(call: Call, request: CreateResponseRequest, items
 
 export async function runResponse(call: Call, request: CreateResponseRequest): Promise<ResponseResult> {
   const items = inputItemsOf(request);
-  const conversation = await conversationFor(call, request, items);
-  const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false }, items, conversation };
-  const chat = chatRequestOf(request, conversation);
+  const { tools, conversation } = await prepare(call, request, items);
+  const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false, tools }, items, conversation };
+  const chat = chatRequestOf(request, conversation, tools);
   if (chat.stream) return streamResponse(call, turn, chat);
-  const result = await runChat(call, chat, ORIGIN);
+  const result = await runChat(call, chat, originFor(tools));
   const completion = result.completion as ChatCompletion & { hook_results?: ResponseObject['hook_results'] };
-  const body = responseOf(turn.frame, completion);
+  const body = responseOf(turn.frame, completion, call.services.now());
   if (completion.hook_results) body.hook_results = completion.hook_results;
   await save(call, turn, body);
-  return { body, status: result.status, headers: result.headers };
+  return { body, status: result.status, headers: { ...result.headers, ...omittedHeaders(tools) } };
 }
 
 /**
@@ -98,9 +116,9 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
       await events!.push(chunk);
     },
     async (headers) => {
-      writer.start(headers);
+      writer.start({ ...headers, ...omittedHeaders(turn.frame.tools) });
       // The model as the provider knows it (without a `@slug/` prefix) until the chunks name theirs.
-      events = new ResponseEventStream(writer, pendingResponse(turn.frame, chat.model.replace(/^@[^/]+\//, '')));
+      events = new ResponseEventStream(writer, pendingResponse(turn.frame, chat.model.replace(/^@[^/]+\//, '')), turn.frame.tools, call.services.now);
       await events.start();
     },
   );
@@ -111,7 +129,7 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
   call.res.once('close', onClose);
   try {
     try {
-      await runChat({ ...call, res: sink as unknown as ServerResponse }, chat, ORIGIN);
+      await runChat({ ...call, res: sink as unknown as ServerResponse }, chat, originFor(turn.frame.tools));
     } catch (error) {
       if (!sink.opened) {
         for (const [name, value] of Object.entries(sink.headers)) if (!call.res.headersSent) call.res.setHeader(name, value);

@@ -8,6 +8,7 @@ import type { SseWriter } from '../../gateway/chat/sse-writer.js';
 import type { ChatCompletionChunk } from '../../gateway/providers/types.js';
 import { ResponseEventStream } from '../../gateway/responses/event-stream.js';
 import { pendingResponse } from '../../gateway/responses/response-object.js';
+import { planTools } from '../../gateway/responses/tools.js';
 import { responseSchemaErrors } from './response-schema.js';
 
 type Written = { name: string; payload: Record<string, unknown> };
@@ -27,12 +28,14 @@ const chunk = (delta: Delta, finish: ChatCompletionChunk['choices'][number]['fin
   choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
 });
 
-const frame = { id: 'resp_test', createdAt: 1_700_000_000_000, request: { model: 'gpt-4o', store: false }, store: false };
+const tools = planTools(undefined, false);
+const frame = { id: 'resp_test', createdAt: 1_700_000_000_000, request: { model: 'gpt-4o', store: false }, store: false, tools };
+const now = () => 1_700_000_001_000;
 
 describe('Responses event stream', () => {
   it('streams a refusal as a refusal content part with refusal.delta and refusal.done', async () => {
     const { writer, events } = recorder();
-    const stream = new ResponseEventStream(writer, pendingResponse(frame, 'gpt-4o'));
+    const stream = new ResponseEventStream(writer, pendingResponse(frame, 'gpt-4o'), tools, now);
     await stream.start();
     await stream.push(chunk({ role: 'assistant', content: '', refusal: null }));
     await stream.push(chunk({ refusal: "I can't " }));
@@ -54,7 +57,7 @@ describe('Responses event stream', () => {
 
   it('keeps parallel tool calls apart by index, each its own function_call item', async () => {
     const { writer, events } = recorder();
-    const stream = new ResponseEventStream(writer, pendingResponse(frame, 'gpt-4o'));
+    const stream = new ResponseEventStream(writer, pendingResponse(frame, 'gpt-4o'), tools, now);
     await stream.start();
     await stream.push(chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] }));
     await stream.push(chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{"city"' } }] }));

@@ -309,7 +309,7 @@ for (const engine of fullEngines()) {
       assert.notEqual(second.data.id, first.data.id);
     });
 
-    it('answers errors in the spec error shape: upstream failure, unknown previous_response_id, unsupported tool', async () => {
+    it('answers errors in the spec error shape: upstream failure, unknown previous_response_id, unknown tool type', async () => {
       const logged = gw.logs.length;
       gw.fake.next({ kind: 'error', status: 500, message: 'fake upstream down' });
       const down = await gw.app.http
@@ -329,7 +329,7 @@ for (const engine of fullEngines()) {
       const builtIn = await gw.app.http
         .post('/v1/responses')
         .set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-provider': 'openai', 'x-gw-custom-host': gw.fake.url, authorization: 'Bearer sk-upstream' })
-        .send({ model: 'gpt-4o', input: 'hi', tools: [{ type: 'web_search' }] });
+        .send({ model: 'gpt-4o', input: 'hi', tools: [{ type: 'web_browser' }] });
       assert.equal(builtIn.status, 400);
       assert.match(builtIn.body.error.param, /tools/);
       // gw has no background mode: asking for one is refused, not silently answered in the foreground.
