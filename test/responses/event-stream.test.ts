@@ -1,6 +1,8 @@
 /**
  * The chat-chunk to Responses-event translation on its own, for answers the fake upstreams do not
- * give: a refusal streamed by an OpenAI model, and parallel tool calls interleaved by index.
+ * give: a refusal streamed by an OpenAI model, parallel tool calls interleaved by index, a stream
+ * failing midway (its events valid in OpenAI's and the Open Responses shape), and a namespace's
+ * and a custom tool's calls mapped back to the names the client offered.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,6 +11,7 @@ import type { ChatCompletionChunk } from '../../gateway/providers/types.js';
 import { ResponseEventStream } from '../../gateway/responses/event-stream.js';
 import { pendingResponse } from '../../gateway/responses/response-object.js';
 import { planTools } from '../../gateway/responses/tools.js';
+import { openResponsesEventErrors } from './open-responses-schema.js';
 import { responseSchemaErrors } from './response-schema.js';
 
 type Written = { name: string; payload: Record<string, unknown> };
@@ -79,6 +82,44 @@ describe('Responses event stream', () => {
       [0, '{"city":"Oslo"}'],
       [1, ':"Rome"}'],
     ]);
+    assert.equal(responseSchemaErrors(response), '');
+  });
+
+  it('ends a stream that fails midway with response.failed and an error event, both valid Open Responses events', async () => {
+    const { writer, events } = recorder();
+    const stream = new ResponseEventStream(writer, pendingResponse(frame, 'gpt-4o'), tools, now);
+    await stream.start();
+    await stream.push(chunk({ content: 'Half an ans' }));
+    await stream.fail({ code: 'upstream_error', message: 'the upstream cut the stream' }, undefined);
+    assert.deepEqual(events.slice(-2).map((event) => event.name), ['response.failed', 'error']);
+    for (const event of events) assert.equal(openResponsesEventErrors(event.payload), '', event.name);
+    const failed = events.at(-2)!.payload.response as { status: string; completed_at: unknown; error: unknown };
+    assert.deepEqual([failed.status, failed.completed_at, failed.error], ['failed', null, { code: 'upstream_error', message: 'the upstream cut the stream' }]);
+    // OpenAI's error event keeps its fields at the top, as the official client reads them.
+    assert.deepEqual([events.at(-1)!.payload.code, events.at(-1)!.payload.message], ['upstream_error', 'the upstream cut the stream']);
+  });
+
+  it("maps a namespace's and a custom tool's streamed calls back to the names offered", async () => {
+    const offered = planTools(
+      [
+        { type: 'namespace', name: 'crm', description: 'CRM', tools: [{ type: 'function', name: 'find', parameters: { type: 'object' } }] },
+        { type: 'custom', name: 'apply_patch', description: 'Apply a patch' },
+      ],
+      false,
+    );
+    const { writer, events } = recorder();
+    const stream = new ResponseEventStream(writer, pendingResponse({ ...frame, tools: offered }, 'gpt-4o'), offered, now);
+    await stream.start();
+    await stream.push(chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'crm__find', arguments: '{"q":"ada"}' } }] }));
+    await stream.push(chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }] }));
+    await stream.push(chunk({ tool_calls: [{ index: 1, function: { arguments: ' Patch"}' } }] }));
+    await stream.push(chunk({}, 'tool_calls'));
+    const response = await stream.closeOutput(undefined);
+    const [find, patch] = response.output as Array<Record<string, unknown>>;
+    assert.deepEqual([find!.type, find!.namespace, find!.name, find!.arguments], ['function_call', 'crm', 'find', '{"q":"ada"}']);
+    assert.deepEqual([patch!.type, patch!.name, patch!.input, patch!.call_id], ['custom_tool_call', 'apply_patch', '*** Begin Patch', 'call_b']);
+    const done = events.find((event) => event.name === 'response.custom_tool_call_input.done')!;
+    assert.equal(done.payload.input, '*** Begin Patch');
     assert.equal(responseSchemaErrors(response), '');
   });
 });
