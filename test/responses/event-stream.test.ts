@@ -102,7 +102,7 @@ describe('Responses event stream', () => {
   it("maps a namespace's and a custom tool's streamed calls back to the names offered", async () => {
     const offered = planTools(
       [
-        { type: 'namespace', name: 'crm', description: 'CRM', tools: [{ type: 'function', name: 'find', parameters: { type: 'object' } }] },
+        { type: 'namespace', name: 'crm', description: 'CRM', tools: [{ type: 'function', name: 'find', parameters: {} }] },
         { type: 'custom', name: 'apply_patch', description: 'Apply a patch' },
       ],
       false,
