@@ -49,6 +49,8 @@ export interface OpenAiCompatibleOptions {
   modelsUrl?: (target: ProviderTarget, base: string) => string;
   /** Full pass-through URL for a path below /v1 (Azure's deployment URL); default `<base><path>`. */
   proxyUrl?: (target: ProviderTarget, base: string, path: string) => string;
+  /** The host takes `file` content parts (PDF documents) as OpenAI does; default true. Otherwise they are refused with 400 naming the host. */
+  documents?: boolean;
   /** The host serves OpenAI's files and batches API (native batches); default `<base><path>` for its URLs. */
   batchApi?: boolean | { url: (target: ProviderTarget, base: string, path: string) => string; endpoint: (endpoint: string) => string };
 }
@@ -58,6 +60,16 @@ export interface OpenAiCompatibleAdapter extends ProviderAdapter {
 }
 
 type Json = Record<string, unknown>;
+
+/** A host without document input: a file part is refused here, naming the host, rather than by the host in its own words. */
+function refuseDocuments(name: string, request: ChatRequest): void {
+  request.messages.forEach((message, index) => {
+    const content = (message as { content?: unknown }).content;
+    if (!Array.isArray(content)) return;
+    const part = content.findIndex((item: { type?: string }) => item?.type === 'file');
+    if (part >= 0) throw new ValidationError(`${name} does not take documents (file content parts); send the text instead, or use a provider that takes PDFs`, `messages[${index}].content[${part}]`, 'unsupported_content');
+  });
+}
 
 export function parseOpenAiError(status: number, body: unknown): ProviderError {
   if (typeof body === 'string' && body.trim() !== '') return { message: body.slice(0, 1000) };
@@ -117,6 +129,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
 
     buildChatRequest(context: ChatContext): UpstreamRequest {
       options.checkRequest?.(context.request, context.target);
+      if (options.documents === false) refuseDocuments(options.name, context.request);
       const target = context.target;
       return {
         method: 'POST',

@@ -1,13 +1,14 @@
 /**
  * OpenAI-compatible hosts. Each drops `store` and `metadata` (OpenAI-platform features these
- * hosts do not take) plus the fields listed, and renames what it names differently.
+ * hosts do not take) plus the fields listed, and renames what it names differently. Only OpenRouter
+ * takes OpenAI's `file` content parts (PDFs); the others refuse them with 400.
  */
 import { createOpenAiCompatibleAdapter, type OpenAiCompatibleOptions } from './adapter.js';
 
 const PLATFORM_ONLY = ['store', 'metadata'] as const;
 
 function host(options: OpenAiCompatibleOptions) {
-  return createOpenAiCompatibleAdapter({ ...options, dropFields: [...PLATFORM_ONLY, ...(options.dropFields ?? [])] });
+  return createOpenAiCompatibleAdapter({ documents: false, ...options, dropFields: [...PLATFORM_ONLY, ...(options.dropFields ?? [])] });
 }
 
 export const groq = host({ name: 'groq', baseUrl: 'https://api.groq.com/openai/v1', dropFields: ['logit_bias', 'logprobs', 'top_logprobs'], batchApi: true });
@@ -23,7 +24,7 @@ export const mistralAi = host({
 export const togetherAi = host({ name: 'together-ai', baseUrl: 'https://api.together.xyz/v1' });
 export const fireworksAi = host({ name: 'fireworks-ai', baseUrl: 'https://api.fireworks.ai/inference/v1' });
 export const deepseek = host({ name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', maxTokensOnly: true });
-export const openrouter = host({ name: 'openrouter', baseUrl: 'https://openrouter.ai/api/v1' });
+export const openrouter = host({ name: 'openrouter', baseUrl: 'https://openrouter.ai/api/v1', documents: true });
 // Local by default: reached only through the custom-host guard (TRUSTED_CUSTOM_HOSTS or a custom host).
 export const ollama = host({ name: 'ollama', defaultCustomHost: 'http://localhost:11434/v1', auth: 'none', maxTokensOnly: true });
 export const vllm = host({ name: 'vllm', auth: 'none' });
