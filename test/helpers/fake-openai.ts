@@ -13,8 +13,11 @@ import type { AddressInfo } from 'node:net';
 import { answerLegacyOrEmbeddings } from './fake-openai-more.js';
 
 export type FakeBehaviour =
-  /** A normal answer: a tool call when the request has tools, else text (JSON or stream as asked). */
-  | { kind: 'reply'; content?: string; finishReason?: 'stop' | 'length' }
+  /**
+   * A normal answer: a tool call when the request has tools, else text (JSON or stream as asked).
+   * `toolCall` names the call to make instead (its arguments a JSON text), or `null` for text even when tools are offered.
+   */
+  | { kind: 'reply'; content?: string; finishReason?: 'stop' | 'length'; toolCall?: { name: string; arguments: string } | null }
   | { kind: 'error'; status: number; message?: string; code?: string; headers?: Record<string, string> }
   /** Accepts the connection and never answers (released at close). */
   | { kind: 'hang' }
@@ -43,6 +46,8 @@ export interface FakeOpenAi {
   /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
   readonly connections: number;
   next(...behaviours: FakeBehaviour[]): void;
+  /** How to answer when no behaviour is queued (default: a plain reply): for clients that decide their own calls. */
+  script(answer: ((request: FakeRequest) => FakeBehaviour) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -57,7 +62,9 @@ function lastUserText(body: Json): string {
   return typeof last?.content === 'string' ? last.content : 'hello';
 }
 
-function toolCallFor(body: Json): { id: string; type: 'function'; function: { name: string; arguments: string } } | undefined {
+function toolCallFor(body: Json, chosen?: { name: string; arguments: string } | null): { id: string; type: 'function'; function: { name: string; arguments: string } } | undefined {
+  if (chosen === null) return undefined;
+  if (chosen) return { id: 'call_fake_1', type: 'function', function: chosen };
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
   // Once the tool's result is in (the last message is a tool message), the model answers in text.
   const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
@@ -67,8 +74,8 @@ function toolCallFor(body: Json): { id: string; type: 'function'; function: { na
   return { id: 'call_fake_1', type: 'function', function: { name: first.name, arguments: JSON.stringify({ location: 'Paris' }) } };
 }
 
-function completion(body: Json, content: string) {
-  const toolCall = toolCallFor(body);
+function completion(body: Json, content: string, chosen?: { name: string; arguments: string } | null) {
+  const toolCall = toolCallFor(body, chosen);
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
@@ -92,9 +99,9 @@ function chunk(body: Json, delta: Json, finish: string | null): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
-function streamEvents(body: Json, content: string, finishReason: string = 'stop'): string[] {
+function streamEvents(body: Json, content: string, finishReason: string = 'stop', chosen?: { name: string; arguments: string } | null): string[] {
   const events = [chunk(body, { role: 'assistant', content: '', refusal: null }, null)];
-  const toolCall = toolCallFor(body);
+  const toolCall = toolCallFor(body, chosen);
   if (toolCall) {
     events.push(chunk(body, { tool_calls: [{ index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] }, null));
     events.push(chunk(body, { tool_calls: [{ index: 0, function: { arguments: toolCall.function.arguments } }] }, null));
@@ -123,11 +130,11 @@ function answer(res: ServerResponse, behaviour: FakeBehaviour, request: FakeRequ
     case 'reply':
       if (body.stream === true) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const event of streamEvents(body, content, behaviour.finishReason)) res.write(event);
+        for (const event of streamEvents(body, content, behaviour.finishReason, behaviour.toolCall)) res.write(event);
         res.end();
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(completion(body, content)));
+        res.end(JSON.stringify(completion(body, content, behaviour.toolCall)));
       }
       return;
     case 'error':
@@ -160,6 +167,7 @@ function answer(res: ServerResponse, behaviour: FakeBehaviour, request: FakeRequ
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: FakeRequest[] = [];
   const queue: FakeBehaviour[] = [];
+  let scripted: ((request: FakeRequest) => FakeBehaviour) | undefined;
   const hanging = new Set<ServerResponse>();
   let abortedByCaller = 0;
   let connections = 0;
@@ -173,7 +181,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       const raw = Buffer.concat(parts).toString('utf8');
       const request: FakeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: raw ? (JSON.parse(raw) as Json) : {} };
       requests.push(request);
-      answer(res, queue.shift() ?? { kind: 'reply' }, request, hanging);
+      answer(res, queue.shift() ?? scripted?.(request) ?? { kind: 'reply' }, request, hanging);
     });
   });
   server.on('connection', () => connections++);
@@ -190,6 +198,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       return connections;
     },
     next: (...behaviours) => queue.push(...behaviours),
+    script: (answer) => {
+      scripted = answer;
+    },
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

@@ -44,6 +44,21 @@ describe('fake OpenAI upstream, read by the official openai client', () => {
     assert.deepEqual(JSON.parse(call.function.arguments), { location: 'Paris' });
   });
 
+  it('answers as its script says: a chosen tool call, or text even when tools are offered', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    fake.script((request) => ((request.body.messages as unknown[]).length > 1 ? { kind: 'reply', content: 'Sunny', toolCall: null } : { kind: 'reply', toolCall: { name: 'exec_command', arguments: '{"cmd":"ls"}' } }));
+    try {
+      const runner = client.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'weather' }], tools });
+      const call = (await runner.finalChatCompletion()).choices[0]!.message.tool_calls?.[0];
+      assert.ok(call && call.type === 'function');
+      assert.deepEqual([call.function.name, JSON.parse(call.function.arguments)], ['exec_command', { cmd: 'ls' }]);
+      const text = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'weather' }, { role: 'assistant', content: 'Looking' }], tools });
+      assert.equal(text.choices[0]!.message.content, 'Sunny');
+    } finally {
+      fake.script(undefined);
+    }
+  });
+
   it('fails with the OpenAI error body and status', async () => {
     fake.next({ kind: 'error', status: 429, message: 'slow down', code: 'rate_limit_exceeded' });
     await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }), (error: unknown) => {
