@@ -5114,6 +5114,12 @@ export interface components {
             /** @enum {string} */
             type: "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "local_shell_call" | "local_shell_call_output" | "shell_call" | "shell_call_output" | "apply_patch_call" | "apply_patch_call_output" | "mcp_call" | "mcp_list_tools" | "mcp_approval_request" | "mcp_approval_response" | "computer_call" | "computer_call_output" | "tool_search_call" | "tool_search_output" | "compaction";
         };
+        /** @description A hosted tool's call, as the provider that ran it returned it (OpenAI's Responses API). */
+        HostedCallOutput: {
+            id: string;
+            /** @enum {string} */
+            type: "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "local_shell_call" | "shell_call" | "apply_patch_call" | "mcp_call" | "mcp_list_tools" | "mcp_approval_request" | "computer_call" | "tool_search_call" | "compaction";
+        };
         /** @description A tool the model's host runs; gw leaves it out of the upstream call (see ResponseTool). */
         HostedTool: {
             /** @enum {string} */
@@ -5852,7 +5858,7 @@ export interface components {
          * @description An http(s) URL gw calls. Checked when saved by the outbound address guard the gateway's calls use (host names resolved): loopback, private, link-local, metadata and reserved addresses are refused then, and again whenever the gateway uses it, unless TRUSTED_CUSTOM_HOSTS lists the host.
          */
         OutboundUrl: string;
-        OutputItem: components["schemas"]["OutputMessage"] | components["schemas"]["FunctionCallOutput"] | components["schemas"]["CustomToolCallOutput"] | components["schemas"]["ReasoningOutput"];
+        OutputItem: components["schemas"]["OutputMessage"] | components["schemas"]["FunctionCallOutput"] | components["schemas"]["CustomToolCallOutput"] | components["schemas"]["ReasoningOutput"] | components["schemas"]["HostedCallOutput"];
         OutputMessage: {
             content: ({
                 annotations: unknown[];

@@ -8,6 +8,7 @@ import { principalOf, type Call } from '../../core/call.js';
 import { redactedError } from '../../core/request-secrets.js';
 import type { CompletionRequest } from '../providers/types.js';
 import type { MessagesOrigin } from './messages-wire.js';
+import type { ResponsesOrigin } from './responses-wire.js';
 import { isChatRequest, type GatewayAnswer, type GatewayRequest } from './upstream-answer.js';
 import type { LogEndpoint, PromptRun } from '../../core/request-log.js';
 import { ClientGone } from '../transport/client-gone.js';
@@ -41,6 +42,8 @@ export interface ChatOrigin {
   textCompletion?: CompletionRequest;
   /** POST /v1/messages: the client's body for Anthropic-wire targets, and where their answer goes (messages-wire.ts). */
   messages?: MessagesOrigin;
+  /** POST /v1/responses with hosted tools: the Responses body for targets with OpenAI's Responses API (responses-wire.ts). */
+  responses?: ResponsesOrigin;
   /** Notes from the door for the log row's metadata (gw's own keys start with `_`, as `_prompt` does). */
   logMetadata?: Record<string, string>;
 }

@@ -1,8 +1,9 @@
 /**
  * What one attempt sends and how it reads the answer, by operation: a chat call; a legacy
  * completion (the provider's native endpoint, else the chat call it was translated to); a
- * Messages call (Anthropic's wire where the target has it, else chat: messages-wire.ts); or an
- * embeddings call. The attempt itself (credentials, limits, timeouts, errors) is the same for all
+ * Messages call (Anthropic's wire where the target has it, else chat: messages-wire.ts); a
+ * Responses call offering hosted tools (OpenAI's Responses API where the target has it, else chat:
+ * responses-wire.ts); or an embeddings call. The attempt itself (credentials, limits, timeouts, errors) is the same for all
  * (call-target.ts).
  */
 import { ValidationError } from '../../core/errors.js';
@@ -10,6 +11,7 @@ import type { ChatContext, EmbeddingRequest, GatewayAnswer, ProviderAdapter, Str
 import type { ChatOrigin } from './run-chat.js';
 import { assertTranslatable, nativeRequestOf } from './text-completion.js';
 import { messagesWire } from './messages-wire.js';
+import { responsesWire } from './responses-wire.js';
 
 export interface TargetWire {
   build(context: ChatContext): Promise<UpstreamRequest> | UpstreamRequest;
@@ -49,6 +51,7 @@ function embeddingsWire(adapter: ProviderAdapter): TargetWire {
 export function wireFor(origin: ChatOrigin, adapter: ProviderAdapter): TargetWire {
   if (origin.endpoint === 'embeddings') return embeddingsWire(adapter);
   if (origin.messages) return messagesWire(origin.messages, adapter, chatWire(adapter));
+  if (origin.responses) return responsesWire(origin.responses, adapter, chatWire(adapter));
   const legacy = origin.textCompletion;
   if (!legacy) return chatWire(adapter);
   const { buildTextCompletionRequest, parseTextCompletionResponse, createTextCompletionStreamTranslator } = adapter;

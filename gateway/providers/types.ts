@@ -172,6 +172,12 @@ export interface ProviderAdapter {
    * Answers are Anthropic messages and Anthropic's server-sent events, read by the anthropic adapter.
    */
   buildMessagesRequest?(context: MessagesContext): Promise<UpstreamRequest | undefined> | UpstreamRequest | undefined;
+  /**
+   * OpenAI's Responses API, where the provider has it: the upstream call carrying a Responses body
+   * as given (gateway/chat/responses-wire.ts sends Responses calls with hosted tools this way). Its
+   * answers are read by the openai-compatible Responses reader.
+   */
+  buildResponsesRequest?(context: ChatContext, body: Record<string, unknown>): UpstreamRequest;
   /** A stream on the Messages wire that is not framed as server-sent events (Bedrock): its decoder. */
   createMessagesStreamDecoder?(): MessagesStreamDecoder;
   /** Anthropic's count_tokens for the model, when the provider has it (the body as for buildMessagesRequest). */

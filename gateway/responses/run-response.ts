@@ -12,9 +12,11 @@ import { runChat, type ChatOrigin } from '../chat/run-chat.js';
 import { SseWriter } from '../chat/sse-writer.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/types.js';
 import { chatRequestOf, conversationOf, inputItemsOf, storedInputItems, type ChatMessage } from './chat-request.js';
-import { ResponseEventStream } from './event-stream.js';
+import type { ResponsesOrigin } from '../chat/responses-wire.js';
+import { ResponseEventStream, type StreamFailure } from './event-stream.js';
 import { newItemId } from './ids.js';
-import { loadInputFiles } from './input-files.js';
+import { loadInputFiles, type LoadedFiles } from './input-files.js';
+import { nativeBody, nativeResponseOf } from './native-call.js';
 import { PipelineSink } from '../chat/pipeline-sink.js';
 import { assistantMessageOf, pendingResponse, responseOf, type ResponseFrame } from './response-object.js';
 import { planTools, type ToolPlan } from './tools.js';
@@ -25,12 +27,33 @@ const ORIGIN: ChatOrigin = { endpoint: 'responses' };
 /** The hosted tools left out, told in a header and in the log row's metadata. */
 const OMITTED_HEADER = 'x-gw-omitted-tools';
 
-function originFor(tools: ToolPlan): ChatOrigin {
-  return tools.omitted.length ? { ...ORIGIN, logMetadata: { _omitted_tools: tools.omitted.join(',') } } : ORIGIN;
+/**
+ * How a call runs in the pipeline. With hosted tools, a target with OpenAI's Responses API gets
+ * the call as it is (native: its answer comes back as it came, relayed for a stream); any other
+ * target gets the chat translation without them, and the omission is told.
+ */
+interface Routing {
+  origin: ChatOrigin;
+  native(): boolean;
+  /** Native answer's JSON; undefined otherwise. */
+  answered(): Record<string, unknown> | undefined;
+  headers(): Record<string, string>;
 }
 
-function omittedHeaders(tools: ToolPlan): Record<string, string> {
-  return tools.omitted.length ? { [OMITTED_HEADER]: tools.omitted.join(', ') } : {};
+function routingFor(turn: Turn, history: readonly ChatMessage[], files: LoadedFiles, relay: ResponsesOrigin['relay']): Routing {
+  const { tools } = turn.frame;
+  if (tools.omitted.length === 0) return { origin: ORIGIN, native: () => false, answered: () => undefined, headers: () => ({}) };
+  const responses: ResponsesOrigin = { body: nativeBody(turn.frame.request, history, turn.items, files), relay };
+  const native = () => responses.answered !== undefined;
+  const origin: ChatOrigin = {
+    ...ORIGIN,
+    responses,
+    // Read when the log row is made, after the target that served is known.
+    get logMetadata() {
+      return native() ? undefined : { _omitted_tools: tools.omitted.join(',') };
+    },
+  };
+  return { origin, native, answered: () => responses.answered, headers: (): Record<string, string> => (native() ? {} : { [OMITTED_HEADER]: tools.omitted.join(', ') }) };
 }
 
 export interface ResponseResult {
@@ -41,7 +64,7 @@ export interface ResponseResult {
 }
 
 /** What the store keeps besides the response: the input items and the conversation so far. */
-interface Turn {
+export interface Turn {
   frame: ResponseFrame;
   items: InputItem[];
   conversation: ChatMessage[];
@@ -73,13 +96,14 @@ async function save(call: Call, turn: Turn, response: ResponseObject): Promise<v
  * The tools and the conversation the request continues, with its input (files read); a refusal
  * here is logged as the pipeline's would be.
  */
-async function prepare(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<{ tools: ToolPlan; conversation: ChatMessage[] }> {
+async function prepare(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<{ tools: ToolPlan; history: ChatMessage[]; conversation: ChatMessage[]; files: LoadedFiles }> {
   try {
     const tools = planTools(request.tools, call.services.config.responsesRefuseHostedTools);
     const files = await loadInputFiles(call, items);
-    const conversation = conversationOf(await previousConversation(call, request.previous_response_id), items, files);
+    const history = await previousConversation(call, request.previous_response_id);
+    const conversation = conversationOf(history, items, files);
     if (conversation.length === 0 && !request.instructions) throw new ValidationError('input is required (or instructions, or a previous_response_id).', 'input');
-    return { tools, conversation };
+    return { tools, history, conversation, files };
   } catch (error) {
     if (error instanceof ApiError) logRefusedChat(call, request, error, ORIGIN.endpoint);
     throw error;
@@ -88,16 +112,18 @@ async function prepare(call: Call, request: CreateResponseRequest, items: readon
 
 export async function runResponse(call: Call, request: CreateResponseRequest): Promise<ResponseResult> {
   const items = inputItemsOf(request);
-  const { tools, conversation } = await prepare(call, request, items);
+  const { tools, history, conversation, files } = await prepare(call, request, items);
   const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false, tools }, items, conversation };
   const chat = chatRequestOf(request, conversation, tools);
-  if (chat.stream) return streamResponse(call, turn, chat);
-  const result = await runChat(call, chat, originFor(tools));
+  if (chat.stream) return streamResponse(call, turn, chat, (relay) => routingFor(turn, history, files, relay));
+  const routing = routingFor(turn, history, files, () => undefined);
+  const result = await runChat(call, chat, routing.origin);
   const completion = result.completion as ChatCompletion & { hook_results?: ResponseObject['hook_results'] };
-  const body = responseOf(turn.frame, completion, call.services.now());
+  const native = routing.answered();
+  const body = native ? nativeResponseOf(pendingResponse(turn.frame, completion.model), native) : responseOf(turn.frame, completion, call.services.now());
   if (completion.hook_results) body.hook_results = completion.hook_results;
   await save(call, turn, body);
-  return { body, status: result.status, headers: { ...result.headers, ...omittedHeaders(tools) } };
+  return { body, status: result.status, headers: { ...result.headers, ...routing.headers() } };
 }
 
 /**
@@ -105,20 +131,28 @@ export async function runResponse(call: Call, request: CreateResponseRequest): P
  * Responses events as the chunks arrive. A refusal before the pipeline's stream opened (bad key,
  * limits, a guardrail, an upstream error) is thrown and answered as JSON in the error shape.
  */
-async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof chatRequestOf>): Promise<ResponseResult> {
+async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof chatRequestOf>, route: (relay: ResponsesOrigin['relay']) => Routing): Promise<ResponseResult> {
   const writer = new SseWriter(call.res);
   let events: ResponseEventStream | undefined;
   let usage: Usage | undefined;
+  // A native target's events, relayed in order (each written once the one before it is).
+  let relayed: Promise<void> = Promise.resolve();
+  const pending = () => pendingResponse(turn.frame, chat.model.replace(/^@[^/]+\//, ''));
+  const routing = route((event) => {
+    relayed = relayed.then(() => relayEvent(call, turn, writer, pending, event));
+  });
   const sink = new PipelineSink(
     async (chunk: ChatCompletionChunk) => {
       await sink.opened;
       if (chunk.usage) usage = chunk.usage;
-      await events!.push(chunk);
+      if (routing.native()) await relayed;
+      else await events!.push(chunk);
     },
     async (headers) => {
-      writer.start({ ...headers, ...omittedHeaders(turn.frame.tools) });
+      writer.start({ ...headers, ...routing.headers() });
+      if (routing.native()) return;
       // The model as the provider knows it (without a `@slug/` prefix) until the chunks name theirs.
-      events = new ResponseEventStream(writer, pendingResponse(turn.frame, chat.model.replace(/^@[^/]+\//, '')), turn.frame.tools, call.services.now);
+      events = new ResponseEventStream(writer, pending(), turn.frame.tools, call.services.now);
       await events.start();
     },
   );
@@ -129,21 +163,26 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
   call.res.once('close', onClose);
   try {
     try {
-      await runChat({ ...call, res: sink as unknown as ServerResponse }, chat, originFor(turn.frame.tools));
+      await runChat({ ...call, res: sink as unknown as ServerResponse }, chat, routing.origin);
     } catch (error) {
       if (!sink.opened) {
         for (const [name, value] of Object.entries(sink.headers)) if (!call.res.headersSent) call.res.setHeader(name, value);
         throw error;
       }
       await sink.opened;
-      await events!.fail(error as { code?: string; message?: string }, usage);
+      await relayed;
+      if (routing.native()) await relayedFailure(writer, error as StreamFailure);
+      else await events!.fail(error as StreamFailure, usage);
       return { status: 200, headers: {} };
     }
     await sink.settled();
     // Every streamed answer of the pipeline (upstream, cache, mock) opens its stream; a pipeline that did not has failed.
     if (!sink.opened) throw new InternalError(call.traceId);
     await sink.opened;
-    if (sink.streamError) await events!.fail(sink.streamError, usage);
+    await relayed;
+    if (routing.native()) {
+      if (sink.streamError) await relayedFailure(writer, sink.streamError);
+    } else if (sink.streamError) await events!.fail(sink.streamError, usage);
     else {
       const response = await events!.closeOutput(usage);
       // Stored before the client hears it is complete, so a retrieve right after finds it.
@@ -156,4 +195,27 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
     // A refusal before the stream opened is answered by the error handler, on a response still unsent.
     if (sink.opened) writer.end();
   }
+}
+
+/**
+ * One event of a native target's stream, as the client gets it: its response snapshots as gw's
+ * (gw's id, the request's settings), the final one stored before the client hears of it.
+ */
+async function relayEvent(call: Call, turn: Turn, writer: SseWriter, pending: () => ResponseObject, event: Record<string, unknown>): Promise<void> {
+  if (!writer.open || typeof event.type !== 'string') return;
+  if (event.response && typeof event.response === 'object') {
+    const response = nativeResponseOf(pending(), event.response as Record<string, unknown>);
+    if (event.type === 'response.completed' || event.type === 'response.incomplete') await save(call, turn, response);
+    await writer.event(event.type, { ...event, response });
+    return;
+  }
+  await writer.event(event.type, event);
+}
+
+/** A native stream that failed after it opened, unless the upstream said so itself: an `error` event. */
+async function relayedFailure(writer: SseWriter, failure: StreamFailure): Promise<void> {
+  const code = failure.code ?? 'server_error';
+  const message = failure.message ?? 'The model stream ended early';
+  const param = failure.param ?? null;
+  await writer.event('error', { type: 'error', code, message, param, error: { type: 'server_error', code, message, param } });
 }

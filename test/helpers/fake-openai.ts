@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerLegacyOrEmbeddings } from './fake-openai-more.js';
+import { answerResponses, chatViewOf } from './fake-openai-responses.js';
 
 export type FakeBehaviour =
   /**
@@ -181,6 +182,14 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       const raw = Buffer.concat(parts).toString('utf8');
       const request: FakeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: raw ? (JSON.parse(raw) as Json) : {} };
       requests.push(request);
+      if (request.method === 'POST' && request.path.split('?')[0]!.endsWith('/responses')) {
+        // The Responses API decides as the chat endpoint would, shown the input as chat messages.
+        const view = { ...request, body: chatViewOf(request.body) };
+        const behaviour = queue.shift() ?? scripted?.(view) ?? { kind: 'reply' };
+        if (behaviour.kind !== 'reply') return answer(res, behaviour, request, hanging);
+        answerResponses(res, request.body, { text: behaviour.content ?? `You said: ${lastUserText(view.body)}`, toolCall: toolCallFor(view.body, behaviour.toolCall)?.function });
+        return;
+      }
       answer(res, queue.shift() ?? scripted?.(request) ?? { kind: 'reply' }, request, hanging);
     });
   });

@@ -59,6 +59,17 @@ describe('fake OpenAI upstream, read by the official openai client', () => {
     }
   });
 
+  it('serves the Responses API: a hosted search item then the answer, as JSON and as the event stream', async () => {
+    const plain = await client.responses.create({ model: 'gpt-4o', input: 'news', tools: [{ type: 'web_search' }] });
+    assert.deepEqual(plain.output.map((item) => item.type), ['web_search_call', 'message']);
+    assert.equal(plain.output_text, 'You said: news');
+    assert.equal(plain.usage?.total_tokens, 30);
+    const stream = client.responses.stream({ model: 'gpt-4o', input: [{ role: 'user', content: 'weather' }], tools: [{ type: 'function', name: 'get_weather', parameters: {}, strict: false }] });
+    const final = await stream.finalResponse();
+    const call = final.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
+    assert.deepEqual([call.type, call.name, JSON.parse(call.arguments)], ['function_call', 'get_weather', { location: 'Paris' }]);
+  });
+
   it('fails with the OpenAI error body and status', async () => {
     fake.next({ kind: 'error', status: 429, message: 'slow down', code: 'rate_limit_exceeded' });
     await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }), (error: unknown) => {

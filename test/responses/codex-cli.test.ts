@@ -6,7 +6,9 @@
  * one on a fake Messages upstream. For each: a one-turn answer, and a shell round trip (the fake
  * model asks for Codex's `exec_command`, Codex runs it and resends the whole conversation with the
  * output), streamed, logged with tokens and cost. Codex sends every tool type it has (functions, a
- * namespace, web_search): gw leaves web_search out and says so. Codex runs with a temporary HOME and
+ * namespace, web_search): the OpenAI-type provider gets the call as it is on its own Responses API
+ * (it hosts web_search); the Anthropic-type one gets the chat translation without web_search, and
+ * gw says so in the log. Codex runs with a temporary HOME and
  * CODEX_HOME, analytics, feedback and update checks off, and a dead loopback proxy for anything not
  * addressed to loopback, so nothing leaves the machine.
  */
@@ -142,7 +144,7 @@ describe('The Codex CLI through the Responses door', () => {
   }
 
   const upstreams = [
-    { name: 'an OpenAI-type saved provider', model: '@oai/gpt-4o', provider: 'openai', calls: () => gw.fake.requests.filter((request) => request.path.endsWith('/chat/completions')).map((request) => request.body as Json) },
+    { name: 'an OpenAI-type saved provider', model: '@oai/gpt-4o', provider: 'openai', calls: () => gw.fake.requests.filter((request) => request.path.endsWith('/responses')).map((request) => request.body as Json) },
     { name: 'an Anthropic-type saved provider', model: '@claude/claude-sonnet-4-5', provider: 'anthropic', calls: () => anthropic.received.filter((request) => request.path.startsWith('/v1/messages')).map((request) => request.body as Json) },
   ];
 
@@ -160,8 +162,12 @@ describe('The Codex CLI through the Responses door', () => {
       assert.equal(entry.provider, upstream.provider);
       assert.ok(entry.prompt_tokens > 0 && entry.completion_tokens > 0, `tokens ${entry.prompt_tokens}/${entry.completion_tokens}`);
       assert.ok(entry.cost > 0, `cost ${entry.cost}`);
-      // Codex offers web_search on every call: left out upstream, said in the log.
-      assert.match(entry.metadata._omitted_tools ?? '', /web_search/);
+      // Codex offers web_search on every call: OpenAI runs it; elsewhere it is left out, said in the log.
+      if (upstream.provider === 'openai') {
+        assert.equal(entry.metadata._omitted_tools, undefined);
+        assert.ok((sent.tools as Array<{ type: string }>).some((tool) => tool.type === 'web_search'));
+        assert.equal(sent.store, false);
+      } else assert.match(entry.metadata._omitted_tools ?? '', /web_search/);
       const request = entry.request_body as { tools?: Array<{ function: { name: string } }> };
       assert.ok(request.tools?.some((tool) => tool.function.name === 'exec_command'), 'Codex shell tool sent upstream');
     });

@@ -1,8 +1,10 @@
 /**
  * Every tool type of OpenAI's Responses schema, and input_file parts, over an OpenAI-type and an
  * Anthropic-type fake with the official `openai` client: function, custom and namespace tools go to
- * the provider as functions and their calls come back under the names offered; hosted tools are left
- * out (x-gw-omitted-tools, the log row's `_omitted_tools`) or refused with
+ * the provider as functions and their calls come back under the names offered; a call offering
+ * hosted tools goes as it is to a provider with OpenAI's Responses API (the host runs them, its
+ * items come back, streamed as they came), and elsewhere the hosted tools are left out
+ * (x-gw-omitted-tools, the log row's `_omitted_tools`) or refused with
  * GW_RESPONSES_REFUSE_HOSTED_TOOLS; a tool turn resent whole (reasoning, function calls of a
  * namespace, outputs as content parts, hosted call items) becomes chat messages; PDFs become the
  * provider's document, text files text, from file_data or a gw file_id; a host without documents
@@ -51,7 +53,7 @@ interface Upstream {
   name: string;
   provider: string;
   model: string;
-  start(): Promise<{ url: string; requests: () => Array<{ body: Json }>; close(): Promise<void> }>;
+  start(): Promise<{ url: string; requests: () => Array<{ path: string; body: Json }>; close(): Promise<void> }>;
   /** The upstream's tool names, in the order sent. */
   toolNames(body: Json): string[];
   /** How the upstream got the document part of its last user message. */
@@ -78,7 +80,7 @@ const UPSTREAMS: Upstream[] = [
     model: 'claude-sonnet-4-5',
     async start() {
       const fake: RecordingServer = await startFakeAnthropic(anthropicScript);
-      return { url: fake.url, requests: () => fake.received as Array<{ body: Json }>, close: () => fake.close() };
+      return { url: fake.url, requests: () => fake.received as Array<{ path: string; body: Json }>, close: () => fake.close() };
     },
     toolNames: (body) => (body.tools as Array<{ name: string }>).map((tool) => tool.name),
     documentOf: (body) => ((body.messages as Array<{ content: Json[] }>).at(-1)!.content.find((part) => part.type === 'document') as Json).source,
@@ -110,20 +112,52 @@ for (const engine of fullEngines())
         await fake?.close();
       });
 
-      it('sends function, namespace and custom tools as functions, leaves web_search out and says so in a header and the log', async () => {
+      it('sends function, namespace and custom tools as functions; hosted tools to the host that runs them, else left out and said so', async () => {
         const before = logs.length;
         const { data: response, response: raw } = await client.responses
           .create({ model: upstream.model, input: 'Find Ada', tools: [crm, shell, patchTool, { type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs_1'] }] })
           .withResponse();
-        assert.equal(raw.headers.get('x-gw-omitted-tools'), 'web_search, file_search');
-        assert.deepEqual(upstream.toolNames(sent()), ['crm__find_customer', 'exec_command', 'apply_patch']);
         const call = response.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
-        assert.deepEqual([call.name, call.namespace, JSON.parse(call.arguments).name ?? JSON.parse(call.arguments).location], ['find_customer', 'crm', upstream.provider === 'openai' ? 'Paris' : 'Ada']);
+        // The Anthropic fake calls the first tool it is offered (the namespace's, mapped back); OpenAI's fake its first plain function.
+        assert.deepEqual([call.name, call.namespace], upstream.provider === 'openai' ? ['exec_command', undefined] : ['find_customer', 'crm']);
         assert.deepEqual(response.tools.map((tool) => tool.type), ['namespace', 'function', 'custom', 'web_search', 'file_search']);
+        assert.match(response.id, /^resp_[0-9a-f]{48}$/, "gw's own id");
         assert.equal(responseSchemaErrors(response), '');
         const entry = await loggedAfter(before);
-        assert.equal(entry.metadata._omitted_tools, 'web_search,file_search');
-        assert.ok(entry.total_tokens > 0);
+        assert.ok(entry.total_tokens > 0 && entry.cost > 0);
+        if (upstream.provider === 'openai') {
+          // OpenAI hosts web_search: the call goes to its Responses API as it is, nothing left out.
+          assert.equal(fake.requests().at(-1)!.path, '/v1/responses');
+          assert.equal(raw.headers.get('x-gw-omitted-tools'), null);
+          assert.deepEqual((sent().tools as Json[]).map((tool) => tool.type), ['namespace', 'function', 'custom', 'web_search', 'file_search']);
+          assert.equal(sent().store, false);
+          assert.deepEqual(response.output.map((item) => item.type), ['web_search_call', 'function_call']);
+          assert.equal(entry.metadata._omitted_tools, undefined);
+          assert.deepEqual([entry.prompt_tokens, entry.completion_tokens], [21, 9]);
+        } else {
+          assert.equal(raw.headers.get('x-gw-omitted-tools'), 'web_search, file_search');
+          assert.deepEqual(upstream.toolNames(sent()), ['crm__find_customer', 'exec_command', 'apply_patch']);
+          assert.equal(entry.metadata._omitted_tools, 'web_search,file_search');
+        }
+      });
+
+      it('continues a conversation with hosted tools from previous_response_id, and streams it', async () => {
+        const first = await client.responses.create({ model: upstream.model, input: 'Search the news', tools: [{ type: 'web_search' }] });
+        const stream = client.responses.stream({ model: upstream.model, previous_response_id: first.id, input: 'And more?', tools: [{ type: 'web_search' }] });
+        const types: string[] = [];
+        for await (const event of stream) types.push(event.type);
+        const final = await stream.finalResponse();
+        assert.equal(final.id.startsWith('resp_'), true);
+        assert.equal(responseSchemaErrors(final), '');
+        assert.equal(types.at(-1), 'response.completed');
+        const stored = await client.responses.retrieve(final.id);
+        assert.deepEqual([stored.output_text, stored.output.map((item) => item.id)], [final.output_text, final.output.map((item) => item.id)]);
+        if (upstream.provider === 'openai') {
+          assert.deepEqual(final.output.map((item) => item.type), ['web_search_call', 'message']);
+          const input = sent().input as Array<{ role?: string; type?: string }>;
+          // The first turn (its input and answer) comes first, as items, then the new input.
+          assert.deepEqual(input.map((item) => item.role ?? item.type), ['user', 'assistant', 'user']);
+        } else assert.equal(final.output_text, 'Done.');
       });
 
       it('streams a custom tool call back as a custom_tool_call with its input', async () => {

@@ -49,6 +49,8 @@ export interface OpenAiCompatibleOptions {
   modelsUrl?: (target: ProviderTarget, base: string) => string;
   /** Full pass-through URL for a path below /v1 (Azure's deployment URL); default `<base><path>`. */
   proxyUrl?: (target: ProviderTarget, base: string, path: string) => string;
+  /** The host serves OpenAI's Responses API at `<base>/responses` (hosted tools run there). */
+  responsesApi?: boolean;
   /** The host takes `file` content parts (PDF documents) as OpenAI does; default true. Otherwise they are refused with 400 naming the host. */
   documents?: boolean;
   /** The host serves OpenAI's files and batches API (native batches); default `<base><path>` for its URLs. */
@@ -138,6 +140,14 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
         body: JSON.stringify(openAiCompatibleBody(context.request, context.stream, rules)),
       };
     },
+
+    ...(options.responsesApi
+      ? {
+          buildResponsesRequest(context: ChatContext, body: Record<string, unknown>): UpstreamRequest {
+            return { method: 'POST', url: urlFor(context.target, 'responses'), headers: postHeaders(context.target, context.stream), body: JSON.stringify(body) };
+          },
+        }
+      : {}),
 
     parseChatResponse(body: unknown, context: ChatContext): ChatCompletion {
       const fallback = { id: context.id, created: context.created, model: context.request.model };

@@ -7,4 +7,5 @@ export const openai = createOpenAiCompatibleAdapter({
   baseUrl: 'https://api.openai.com/v1',
   checkRequest: assertTokenLimitField,
   batchApi: true,
+  responsesApi: true,
 });
