@@ -2284,6 +2284,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation into a shorter list of items (OpenAI's /v1/responses/compact), on any provider.
+         * @description The conversation (`input`, after the stored turns of `previous_response_id`) is summarised by the model through the chat pipeline (provider selection, limits, guardrails, logs and cost as for a response; the log's endpoint is `responses`). The answer keeps the user's messages and ends with a `compaction` item holding the summary; send the output back as the input of the next response to go on from it (gw reads its own compaction items as a developer message with the summary). Not streamed, not stored.
+         */
+        post: operations["compactResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scim/groups": {
         parameters: {
             query?: never;
@@ -4187,6 +4207,22 @@ export interface components {
         /** @description Free-form string map. */
         common_Metadata: {
             [key: string]: string;
+        };
+        /** @description The summary, base64-encoded (gw's own compaction items are not encrypted; send them back as they are). */
+        CompactionItem: {
+            encrypted_content: string;
+            id: string;
+            /** @enum {string} */
+            type: "compaction";
+        };
+        CompactResponseRequest: {
+            input?: string | components["schemas"]["InputItem"][];
+            /** @description Shown to the model with the conversation, as context for the summary. */
+            instructions?: string | null;
+            /** @description A model id, or `@provider-slug/model` to select a saved provider. */
+            model: string;
+            previous_response_id?: string | null;
+            prompt_cache_key?: string | null;
         };
         ComparisonFilter: {
             key: string;
@@ -6324,6 +6360,18 @@ export interface components {
             /** @description Null in the `response.created` and `response.in_progress` snapshots. */
             usage: null | components["schemas"]["ResponseUsage"];
             user: string | null;
+        };
+        ResponseCompaction: {
+            created_at: number;
+            id: string;
+            /** @enum {string} */
+            object: "response.compaction";
+            output: (components["schemas"]["CompactionItem"] | {
+                id: string;
+                /** @enum {string} */
+                type: "message";
+            })[];
+            usage: components["schemas"]["ResponseUsage"];
         };
         ResponseFormat: {
             /** @enum {string} */
@@ -14008,6 +14056,97 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    compactResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context. The request's span becomes a child of this one (its span id is logged as the parent span id unless `x-gw-parent-span-id` is sent), and upstream calls carry a traceparent of their own span (tracing on) or this one unchanged (tracing off), with `tracestate`. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Google Vertex AI request type. */
+                "X-Cloud2-LLM-Request-Type"?: components["parameters"]["Cloud2RequestType"];
+                "x-gw-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                "x-gw-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description Azure OpenAI API version. */
+                "x-gw-cloud1-api-version"?: components["parameters"]["Cloud1ApiVersion"];
+                /** @description Azure OpenAI deployment id. */
+                "x-gw-cloud1-deployment-id"?: components["parameters"]["Cloud1DeploymentId"];
+                /** @description The model behind the Azure OpenAI deployment (for pricing and logs). */
+                "x-gw-cloud1-model-name"?: components["parameters"]["Cloud1ModelName"];
+                /** @description Azure OpenAI resource name (provider `azure-openai`). */
+                "x-gw-cloud1-resource-name"?: components["parameters"]["Cloud1ResourceName"];
+                /** @description Google Vertex AI project id (provider `vertex-ai`). */
+                "x-gw-cloud2-project-id"?: components["parameters"]["Cloud2ProjectId"];
+                /** @description Google Vertex AI region. */
+                "x-gw-cloud2-region"?: components["parameters"]["Cloud2Region"];
+                /** @description AWS region for Bedrock. */
+                "x-gw-cloud3-region"?: components["parameters"]["Cloud3Region"];
+                /** @description AWS secret access key for Bedrock (the access key id travels in `Authorization`); hashed in logs. */
+                "x-gw-cloud3-secret-access-key"?: components["parameters"]["Cloud3SecretAccessKey"];
+                /** @description AWS session token for Bedrock (provider `bedrock`); hashed in logs. */
+                "x-gw-cloud3-session-token"?: components["parameters"]["Cloud3SessionToken"];
+                /** @description A saved config id or slug, or a config as inline JSON. */
+                "x-gw-config"?: components["parameters"]["Config"];
+                /** @description Base URL of an upstream; private and reserved addresses are refused unless trusted. */
+                "x-gw-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description Names of request headers sent upstream unprocessed, as a JSON array of strings (`["x-team","x-tenant"]`) or a comma-separated list (`x-team, x-tenant`); anything else is refused with 400 naming this header. A forwarded header whose name marks a credential is hashed in logs. */
+                "x-gw-forward-headers"?: components["parameters"]["ForwardHeaders"];
+                /** @description A JSON object of string values. Special keys, each 1 to 128 characters and a request-log column of its own (filter with `metadata=_environment=prod`, group with `group_by=environment`): `_user` (your end user), `_environment`, `_organisation` (your customer's organisation) and `_prompt` (the prompt that produced the request). */
+                "x-gw-metadata"?: components["parameters"]["Metadata"];
+                /** @description The span this request belongs under, kept in its log. */
+                "x-gw-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description A provider name (openai, anthropic, ...) or a saved provider `@slug`. */
+                "x-gw-provider"?: components["parameters"]["Provider"];
+                /** @description Milliseconds; covers the wait for upstream headers and the body. */
+                "x-gw-request-timeout"?: components["parameters"]["RequestTimeout"];
+                /** @description Names (case-insensitive) of request headers whose values are hashed in logs, as a JSON array of strings or a comma-separated list; anything else is refused with 400 naming this header. Nothing is forwarded because of it. */
+                "x-gw-sensitive-headers"?: components["parameters"]["SensitiveHeaders"];
+                /** @description Your span id for this request, kept in its log. */
+                "x-gw-span-id"?: components["parameters"]["SpanId"];
+                /** @description A name for this request's span, kept in its log. */
+                "x-gw-span-name"?: components["parameters"]["SpanName"];
+                /** @description Returned on every response. When absent it is the trace id of a valid `traceparent`, else generated. A UUID or 32 hex digits is also the OpenTelemetry trace id of the request's spans. */
+                "x-gw-trace-id"?: components["parameters"]["TraceId"];
+                /**
+                 * @deprecated
+                 * @description Legacy form of a saved provider slug.
+                 */
+                "x-gw-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompactResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The compacted conversation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseCompaction"];
+                };
+            };
+            /** @description A monitor-only guardrail failed; the compaction passes. */
+            246: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseCompaction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            446: components["responses"]["GuardrailDenied"];
             default: components["responses"]["Error"];
         };
     };

@@ -22,7 +22,7 @@ import { authorizationIsProviderCredential } from '../gateway/resolve/provider-p
 import { assertTokenResource, withResourceChallenge } from './auth/oauth/resource-challenge.js';
 
 /** Gateway calls that run the chat pipeline are logged whatever their outcome, refusals before the handler included. */
-const PIPELINE_OPERATIONS: Record<string, LogEndpoint> = { createChatCompletion: 'chat.completions', createResponse: 'responses', createAnthropicMessage: 'messages' };
+const PIPELINE_OPERATIONS: Record<string, LogEndpoint> = { createChatCompletion: 'chat.completions', createResponse: 'responses', compactResponse: 'responses', createAnthropicMessage: 'messages' };
 
 function logRefused(c: Context, call: Call, error: ApiError): void {
   const endpoint = PIPELINE_OPERATIONS[c.operation.operationId ?? ''];

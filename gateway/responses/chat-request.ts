@@ -8,6 +8,7 @@
  */
 import type { ChatRequest } from '../providers/types.js';
 import { newItemId } from './ids.js';
+import { summaryOfCompaction } from './compaction-item.js';
 import { chatFilePart, type InputFilePart, type LoadedFiles } from './input-files.js';
 import { chatCallOf, chatToolChoice, type ToolPlan } from './tools.js';
 import type { CreateResponseRequest, InputItem, StoredInputItem, ToolOutput } from './wire.js';
@@ -46,8 +47,12 @@ function appendInput(messages: ChatMessage[], items: readonly InputItem[], files
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       messages.push({ role: 'tool', tool_call_id: item.call_id, content: toolOutputText(item.output) });
+    } else if (item.type === 'compaction') {
+      // gw's own compaction: its summary goes on as context; anyone else's is opaque here.
+      const summary = summaryOfCompaction((item as { encrypted_content?: unknown }).encrypted_content);
+      if (summary !== undefined) messages.push({ role: 'developer', content: `Summary of the conversation so far:\n${summary}` });
     } else if (item.type && item.type !== 'message') {
-      // Reasoning, compaction and hosted tools' call items: nothing a chat provider can be shown.
+      // Reasoning and hosted tools' call items: nothing a chat provider can be shown.
       return;
     } else if ('role' in item && item.role === 'user') {
       messages.push({ role: 'user', content: userContent(item.content as string | InputPart[], files, `input[${index}]`) } as ChatMessage);

@@ -3,10 +3,11 @@
  * call offers hosted tools, which only such a host runs: gateway/chat/responses-wire.ts), and its
  * answer as gw's Response. gw keeps the conversation, so the upstream gets it whole (the stored turns
  * of `previous_response_id` as items, then this input) with `store: false`; files uploaded to gw go
- * inline. The answer keeps the upstream's output items (hosted tools' calls included) and usage
+ * inline, gw's compaction items as their summary. The answer keeps the upstream's output items (hosted tools' calls included) and usage
  * under gw's response id and the request's echoed settings.
  */
 import type { ChatMessage } from './chat-request.js';
+import { summaryOfCompaction } from './compaction-item.js';
 import type { LoadedFiles } from './input-files.js';
 import type { CreateResponseRequest, InputItem, ResponseObject } from './wire.js';
 
@@ -39,10 +40,13 @@ export function historyItems(history: readonly ChatMessage[]): Json[] {
   return items;
 }
 
-/** The input with parts naming gw files carried inline (the upstream has no such file ids). */
-function withInlineFiles(items: readonly InputItem[], files: LoadedFiles): InputItem[] {
-  if (files.size === 0) return [...items];
+/** The input with parts naming gw files carried inline, and gw's compactions as their summary (the upstream knows neither). */
+function forUpstream(items: readonly InputItem[], files: LoadedFiles): InputItem[] {
   return items.map((item) => {
+    if (item.type === 'compaction') {
+      const summary = summaryOfCompaction((item as { encrypted_content?: unknown }).encrypted_content);
+      return (summary === undefined ? item : { type: 'message', role: 'developer', content: `Summary of the conversation so far:\n${summary}` }) as InputItem;
+    }
     const content = (item as { content?: unknown }).content;
     if (!Array.isArray(content)) return item;
     const parts = content.map((part: Json) => {
@@ -59,7 +63,7 @@ function withInlineFiles(items: readonly InputItem[], files: LoadedFiles): Input
 export function nativeBody(request: CreateResponseRequest, history: readonly ChatMessage[], items: readonly InputItem[], files: LoadedFiles): Json {
   // gw's own fields stay here; gw keeps the conversation, so nothing is stored upstream.
   const { previous_response_id: _previous, store: _store, thinking: _thinking, mock_response: _mock, input: _input, ...rest } = request;
-  return { ...rest, input: [...historyItems(history), ...withInlineFiles(items, files)], store: false };
+  return { ...rest, input: [...historyItems(history), ...forUpstream(items, files)], store: false };
 }
 
 /** The upstream's Response as gw's: its outcome, output and usage; gw's id and the request's settings. */

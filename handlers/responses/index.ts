@@ -1,5 +1,6 @@
 import { principalOf, type Call } from '../../core/call.js';
 import { NotFoundError } from '../../core/errors.js';
+import { runCompaction } from '../../gateway/responses/compact.js';
 import { runResponse } from '../../gateway/responses/run-response.js';
 import { inputItemsPage } from '../../gateway/responses/input-items.js';
 import { STREAMED, body, query, type Handler } from '../types.js';
@@ -31,3 +32,5 @@ export const listResponseInputItems: Handler = async (c, call) => {
   const stored = await storedResponse(call, responseId(c));
   return { body: inputItemsPage(stored.input_items, query<'listResponseInputItems'>(c)) };
 };
+
+export const compactResponse: Handler = async (c, call) => runCompaction(call, body<'compactResponse'>(c));
