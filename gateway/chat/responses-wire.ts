@@ -6,6 +6,7 @@
  * as it came: the Response object, or each stream event as it arrives. Any other target gets the
  * chat translation, without the hosted tools (the door says which were left out).
  */
+import { ValidationError } from '../../core/errors.js';
 import { chatCompletionOfResponse, ResponsesStreamTranslator } from '../providers/openai-compatible/responses-api.js';
 import type { ChatContext, ProviderAdapter } from '../providers/types.js';
 import type { TargetWire } from './target-wire.js';
@@ -18,6 +19,8 @@ export interface ResponsesOrigin {
   relay(event: Record<string, unknown>): void;
   /** Set when a native target answered: the upstream's Response object (JSON), or `{}` for a stream. */
   answered?: Record<string, unknown>;
+  /** GW_RESPONSES_REFUSE_HOSTED_TOOLS: a target that cannot run them refuses the call (400), and a fallback moves on. */
+  refuseHosted?: { tools: readonly string[]; param: string };
 }
 
 export function responsesWire(origin: ResponsesOrigin, adapter: ProviderAdapter, chat: TargetWire): TargetWire {
@@ -28,6 +31,8 @@ export function responsesWire(origin: ResponsesOrigin, adapter: ProviderAdapter,
       build(context) {
         // An earlier attempt's answer (a fallback's failed native target) is not this one's.
         origin.answered = undefined;
+        const refused = origin.refuseHosted;
+        if (refused) throw new ValidationError(`${adapter.name} cannot run hosted tools (${refused.tools.join(', ')}) and this gateway refuses to send the call without them`, refused.param, 'unsupported_tool');
         return chat.build(context);
       },
     };

@@ -40,10 +40,11 @@ interface Routing {
   headers(): Record<string, string>;
 }
 
-function routingFor(turn: Turn, history: readonly ChatMessage[], files: LoadedFiles, relay: ResponsesOrigin['relay']): Routing {
+function routingFor(call: Call, turn: Turn, history: readonly ChatMessage[], files: LoadedFiles, relay: ResponsesOrigin['relay']): Routing {
   const { tools } = turn.frame;
   if (tools.omitted.length === 0) return { origin: ORIGIN, native: () => false, answered: () => undefined, headers: () => ({}) };
-  const responses: ResponsesOrigin = { body: nativeBody(turn.frame.request, history, turn.items, files), relay };
+  const refuse = call.services.config.responsesRefuseHostedTools ? { refuseHosted: { tools: tools.omitted, param: tools.firstHosted ?? 'tools' } } : {};
+  const responses: ResponsesOrigin = { body: nativeBody(turn.frame.request, history, turn.items, files), relay, ...refuse };
   const native = () => responses.answered !== undefined;
   const origin: ChatOrigin = {
     ...ORIGIN,
@@ -98,7 +99,7 @@ async function save(call: Call, turn: Turn, response: ResponseObject): Promise<v
  */
 async function prepare(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<{ tools: ToolPlan; history: ChatMessage[]; conversation: ChatMessage[]; files: LoadedFiles }> {
   try {
-    const tools = planTools(request.tools, call.services.config.responsesRefuseHostedTools);
+    const tools = planTools(request.tools);
     const files = await loadInputFiles(call, items);
     const history = await previousConversation(call, request.previous_response_id);
     const conversation = conversationOf(history, items, files);
@@ -115,8 +116,8 @@ export async function runResponse(call: Call, request: CreateResponseRequest): P
   const { tools, history, conversation, files } = await prepare(call, request, items);
   const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false, tools }, items, conversation };
   const chat = chatRequestOf(request, conversation, tools);
-  if (chat.stream) return streamResponse(call, turn, chat, (relay) => routingFor(turn, history, files, relay));
-  const routing = routingFor(turn, history, files, () => undefined);
+  if (chat.stream) return streamResponse(call, turn, chat, (relay) => routingFor(call, turn, history, files, relay));
+  const routing = routingFor(call, turn, history, files, () => undefined);
   const result = await runChat(call, chat, routing.origin);
   const completion = result.completion as ChatCompletion & { hook_results?: ResponseObject['hook_results'] };
   const native = routing.answered();

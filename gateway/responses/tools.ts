@@ -3,11 +3,10 @@
  * function tools, so: a function stays a function; a custom tool (free-text input) becomes a function
  * with one string argument, `input`; a namespace's tools become functions named
  * `<namespace>__<name>`. Hosted tools (web_search, file_search, ...) run on the model's host, which
- * a chat call has not: they are left out and named (`omitted`), or refused when the setting says so.
+ * a chat call has not: they are left out of it and named (`omitted`).
  * The calls the model makes are mapped back to the names and item types the client offered.
  */
 import { createHash } from 'node:crypto';
-import { ValidationError } from '../../core/errors.js';
 import type { ChatRequest } from '../providers/types.js';
 import { newItemId } from './ids.js';
 import type { CreateResponseRequest, CustomTool, CustomToolCallOutput, FunctionCallOutput, FunctionTool, ResponseTool } from './wire.js';
@@ -24,8 +23,10 @@ export interface OfferedTool {
 
 export interface ToolPlan {
   chatTools: ChatTool[];
-  /** Hosted tool types left out of the upstream call, in the order offered. */
+  /** Hosted tool types left out of a chat call, in the order offered. */
   omitted: string[];
+  /** Where the first hosted tool is in `tools` (`tools[2]`), for a refusal to name. */
+  firstHosted?: string;
   /** By chat function name. */
   offered: Map<string, OfferedTool>;
 }
@@ -66,7 +67,7 @@ function chatFunction(tool: FunctionTool | CustomTool, namespace?: string): Chat
   };
 }
 
-export function planTools(tools: readonly ResponseTool[] | undefined, refuseHosted: boolean): ToolPlan {
+export function planTools(tools: readonly ResponseTool[] | undefined): ToolPlan {
   const plan: ToolPlan = { chatTools: [], omitted: [], offered: new Map() };
   const add = (tool: FunctionTool | CustomTool, namespace?: string) => {
     const chat = chatFunction(tool, namespace);
@@ -76,8 +77,10 @@ export function planTools(tools: readonly ResponseTool[] | undefined, refuseHost
   (tools ?? []).forEach((tool, index) => {
     if (tool.type === 'function' || tool.type === 'custom') add(tool);
     else if (tool.type === 'namespace') for (const inner of tool.tools) add(inner, tool.name);
-    else if (refuseHosted) throw new ValidationError(`gw runs no hosted tools and this gateway refuses them: remove the ${tool.type} tool`, `tools[${index}]`, 'unsupported_tool');
-    else if (!plan.omitted.includes(tool.type)) plan.omitted.push(tool.type);
+    else {
+      plan.firstHosted ??= `tools[${index}]`;
+      if (!plan.omitted.includes(tool.type)) plan.omitted.push(tool.type);
+    }
   });
   return plan;
 }

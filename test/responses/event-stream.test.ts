@@ -31,7 +31,7 @@ const chunk = (delta: Delta, finish: ChatCompletionChunk['choices'][number]['fin
   choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
 });
 
-const tools = planTools(undefined, false);
+const tools = planTools(undefined);
 const frame = { id: 'resp_test', createdAt: 1_700_000_000_000, request: { model: 'gpt-4o', store: false }, store: false, tools };
 const now = () => 1_700_000_001_000;
 
@@ -105,7 +105,6 @@ describe('Responses event stream', () => {
         { type: 'namespace', name: 'crm', description: 'CRM', tools: [{ type: 'function', name: 'find', parameters: {} }] },
         { type: 'custom', name: 'apply_patch', description: 'Apply a patch' },
       ],
-      false,
     );
     const { writer, events } = recorder();
     const stream = new ResponseEventStream(writer, pendingResponse({ ...frame, tools: offered }, 'gpt-4o'), offered, now);

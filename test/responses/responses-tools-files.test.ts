@@ -246,13 +246,17 @@ for (const engine of fullEngines())
     const post = (provider: string, body: Json) =>
       app.http.post('/v1/responses').set({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': provider, 'x-gw-custom-host': fake.url, authorization: 'Bearer sk-upstream' }).send(body);
 
-    it('refuses a hosted tool with 400 naming it when GW_RESPONSES_REFUSE_HOSTED_TOOLS is set', async () => {
+    it('with GW_RESPONSES_REFUSE_HOSTED_TOOLS, refuses a hosted tool a provider cannot run (400 naming both), and still forwards it to one that can', async () => {
+      const tools = [shell, { type: 'code_interpreter', container: { type: 'auto' } }];
       const calls = fake.requests.length;
-      const refused = await post('openai', { model: 'gpt-4o', input: 'hi', tools: [shell, { type: 'code_interpreter', container: { type: 'auto' } }] });
+      const refused = await post('anthropic', { model: 'claude-sonnet-4-5', input: 'hi', tools });
       assert.equal(refused.status, 400);
       assert.equal(refused.body.error.param, 'tools[1]');
-      assert.match(refused.body.error.message, /code_interpreter/);
+      assert.match(refused.body.error.message, /^anthropic cannot run hosted tools \(code_interpreter\)/);
       assert.equal(fake.requests.length, calls, 'no upstream call');
+      const forwarded = await post('openai', { model: 'gpt-4o', input: 'hi', tools });
+      assert.equal(forwarded.status, 200, JSON.stringify(forwarded.body));
+      assert.equal(fake.requests.at(-1)!.path, '/v1/responses');
     });
 
     it('answers 400 naming the provider when the host takes no documents', async () => {
