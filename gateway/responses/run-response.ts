@@ -51,7 +51,7 @@ function routingFor(call: Call, turn: Turn, history: readonly ChatMessage[], fil
     responses,
     // Read when the log row is made, after the target that served is known.
     get logMetadata() {
-      return native() ? undefined : { _omitted_tools: tools.omitted.join(',') };
+      return native() ? undefined : { _omitted_tools: tools.omitted.join(' ') };
     },
   };
   return { origin, native, answered: () => responses.answered, headers: (): Record<string, string> => (native() ? {} : { [OMITTED_HEADER]: tools.omitted.join(', ') }) };
