@@ -6247,10 +6247,10 @@ export interface components {
         };
         ReasoningConfig: {
             /**
-             * @description Sent to chat as `reasoning_effort` (each adapter maps it for its model).
+             * @description Sent to chat as `reasoning_effort` (each adapter maps it for its model; `none` and `xhigh` are OpenAI's newer levels, passed on as they are).
              * @enum {string|null}
              */
-            effort?: "minimal" | "low" | "medium" | "high" | null;
+            effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
             /** @enum {string|null} */
             summary?: "auto" | "concise" | "detailed" | null;
         } | null;

@@ -111,7 +111,8 @@ export function chatRequestOf(request: CreateResponseRequest, conversation: read
       json_schema: { name: format.name, schema: format.schema, ...(format.description ? { description: format.description } : {}), ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}) },
     };
   }
-  if (request.reasoning?.effort) chat.reasoning_effort = request.reasoning.effort;
+  // OpenAI's newer levels (none, xhigh) go on as they are: the adapters pass or refuse them as on chat.
+  if (request.reasoning?.effort) chat.reasoning_effort = request.reasoning.effort as ChatRequest['reasoning_effort'];
   if (request.thinking) chat.thinking = request.thinking;
   if (request.mock_response !== undefined) chat.mock_response = request.mock_response;
   if (typeof request.max_output_tokens === 'number') chat.max_completion_tokens = request.max_output_tokens;

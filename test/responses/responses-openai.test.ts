@@ -71,6 +71,14 @@ for (const engine of fullEngines()) {
       assert.match(item!.id, /^msg_/);
     });
 
+    it("passes OpenAI's newer reasoning levels (none, xhigh) on as they are", async () => {
+      for (const effort of ['none', 'xhigh'] as const) {
+        const response = await client.responses.create({ model: 'gpt-5', input: 'think', reasoning: { effort } });
+        assert.equal(response.reasoning?.effort, effort);
+        assert.equal(upstream().body.reasoning_effort, effort);
+      }
+    });
+
     it('sends message items with input_text and input_image parts as chat content parts', async () => {
       await client.responses.create({
         model: 'gpt-4o',
