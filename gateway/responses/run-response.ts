@@ -138,20 +138,27 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
   let usage: Usage | undefined;
   // A native target's events, relayed in order (each written once the one before it is).
   let relayed: Promise<void> = Promise.resolve();
+  // Events read before the client's stream opened (an output guardrail holding the stream) are not
+  // relayed: the client then gets the events made from the pipeline's chunks, as for chat.
+  let missed = false;
   const pending = () => pendingResponse(turn.frame, chat.model.replace(/^@[^/]+\//, ''));
   const routing = route((event) => {
+    // The client's stream opens with the pipeline's (PipelineSink): before that nothing may be written.
+    if (!call.res.headersSent) missed = true;
+    if (missed) return;
     relayed = relayed.then(() => relayEvent(call, turn, writer, pending, event));
   });
+  const relaying = () => routing.native() && !missed;
   const sink = new PipelineSink(
     async (chunk: ChatCompletionChunk) => {
       await sink.opened;
       if (chunk.usage) usage = chunk.usage;
-      if (routing.native()) await relayed;
+      if (relaying()) await relayed;
       else await events!.push(chunk);
     },
     async (headers) => {
       writer.start({ ...headers, ...routing.headers() });
-      if (routing.native()) return;
+      if (relaying()) return;
       // The model as the provider knows it (without a `@slug/` prefix) until the chunks name theirs.
       events = new ResponseEventStream(writer, pending(), turn.frame.tools, call.services.now);
       await events.start();
@@ -172,7 +179,7 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
       }
       await sink.opened;
       await relayed;
-      if (routing.native()) await relayedFailure(writer, error as StreamFailure);
+      if (relaying()) await relayedFailure(writer, error as StreamFailure);
       else await events!.fail(error as StreamFailure, usage);
       return { status: 200, headers: {} };
     }
@@ -181,7 +188,7 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
     if (!sink.opened) throw new InternalError(call.traceId);
     await sink.opened;
     await relayed;
-    if (routing.native()) {
+    if (relaying()) {
       if (sink.streamError) await relayedFailure(writer, sink.streamError);
     } else if (sink.streamError) await events!.fail(sink.streamError, usage);
     else {

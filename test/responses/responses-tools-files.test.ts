@@ -232,7 +232,7 @@ for (const engine of fullEngines())
     });
 
 for (const engine of fullEngines())
-  describe(`Responses hosted tools and documents refused (${engine.name})`, () => {
+  describe(`Responses hosted tools refused, held native streams, documents refused (${engine.name})`, () => {
     let app: TestApp;
     let fake: FakeOpenAi;
     before(async () => {
@@ -257,6 +257,25 @@ for (const engine of fullEngines())
       const forwarded = await post('openai', { model: 'gpt-4o', input: 'hi', tools });
       assert.equal(forwarded.status, 200, JSON.stringify(forwarded.body));
       assert.equal(fake.requests.at(-1)!.path, '/v1/responses');
+    });
+
+    it('holds a native stream for an output guardrail: denied as 446 before it opens, or passed as events made from the answer', async () => {
+      const config = (words: string[]) => ({ provider: 'openai', api_key: 'sk-upstream', custom_host: fake.url, output_guardrails: [{ checks: [{ id: 'default.contains', parameters: { words, operator: 'none' } }], actions: { deny: true, hold_stream: true } }] });
+      const send = (words: string[]) =>
+        app.http
+          .post('/v1/responses')
+          .set({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-config': JSON.stringify(config(words)) })
+          .send({ model: 'gpt-4o', input: 'hold me', stream: true, tools: [{ type: 'web_search' }] });
+      const denied = await send(['said']);
+      assert.equal(denied.status, 446);
+      assert.equal(fake.requests.at(-1)!.path, '/v1/responses');
+      const passed = await send(['nothing-like-this']);
+      assert.equal(passed.status, 200);
+      const events = passed.text.split('\n\n').filter((block) => block.includes('data: ')).map((block) => JSON.parse(/^data: (.+)$/m.exec(block)![1]!) as { type: string; response?: { output_text?: string; output: Array<{ type: string; content?: Array<{ text: string }> }> } });
+      assert.deepEqual(events.slice(0, 2).map((event) => event.type), ['response.created', 'response.in_progress']);
+      const final = events.at(-1)!;
+      assert.equal(final.type, 'response.completed');
+      assert.equal(final.response!.output.find((item) => item.type === 'message')!.content![0]!.text, 'You said: hold me');
     });
 
     it('answers 400 naming the provider when the host takes no documents', async () => {
