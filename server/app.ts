@@ -22,6 +22,16 @@ export interface App {
  * ceiling. Matched as express mounts `/console` (any case).
  */
 const CONSOLE_PATH = /^\/console(?:[/?]|$)/i;
+/**
+ * The bare root, with or without a query: a person who opens gw's address lands in the console.
+ * GET only: HEAD / stays the spec's probe (200, for Claude Code).
+ */
+const ROOT_PATH = /^\/(?:\?|$)/;
+
+function redirectToConsole(res: ServerResponse): void {
+  res.writeHead(302, { location: '/console/', 'cache-control': 'no-cache', 'content-length': '0' });
+  res.end();
+}
 
 export async function createApp(services: Services): Promise<App> {
   const api = await createApi(loadSpec(), handlers, services);
@@ -35,7 +45,9 @@ export async function createApp(services: Services): Promise<App> {
   consoleApp.use((req, res) => void dispatch(req, res));
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (CONSOLE_PATH.test(req.url ?? '')) consoleApp(req, res);
+    const url = req.url ?? '';
+    if (CONSOLE_PATH.test(url)) consoleApp(req, res);
+    else if (req.method === 'GET' && ROOT_PATH.test(url)) redirectToConsole(res);
     else void dispatch(req, res);
   };
   return { listener };

@@ -132,6 +132,28 @@ describe('the console in a browser', () => {
       .map((el) => el.outerHTML.slice(0, 160))`);
   }
 
+  test('gw\'s address leads to the console, whose first load is quiet: no failed call, nothing in the browser\'s console', async () => {
+    const tab = await browser.newPage();
+    const logged: string[] = [];
+    const failed: string[] = [];
+    tab.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') logged.push(message.text());
+    });
+    tab.on('response', (res) => {
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
+    });
+    try {
+      await tab.goto(`${gw.app.url}/`);
+      assert.equal(new URL(tab.url()).pathname, '/console/');
+      await tab.getByLabel('API key').waitFor();
+      await tab.getByRole('link', { name: 'Sign in with SSO' }).waitFor();
+      assert.deepEqual(failed, []);
+      assert.deepEqual(logged, []);
+    } finally {
+      await tab.close();
+    }
+  });
+
   test('a wrong key shows the API error; the right one signs in, kept in session storage and never in the URL', async () => {
     await page.goto(`${gw.app.url}/console/`);
     await page.getByRole('heading', { name: 'gw console' }).waitFor();
@@ -515,14 +537,17 @@ describe('the console in a browser', () => {
   test('SSO: with the session cookie the console signs in by itself, sends the CSRF token on writes, and signs out', async () => {
     const tab = await browser.newPage();
     await tab.goto(`${gw.app.url}/console/`);
-    assert.equal(await tab.getByRole('link', { name: 'Sign in with SSO' }).getAttribute('href'), '/v1/auth/sso/login?return_to=%2Fconsole%2F');
+    const login = new URL((await tab.getByRole('link', { name: 'Sign in with SSO' }).getAttribute('href'))!, gw.app.url);
+    assert.equal(login.pathname, '/v1/auth/sso/login');
+    const returnTo = login.searchParams.get('return_to')!;
+    assert.match(returnTo, /^\/console\/\?/, 'back to the console, marked as coming from SSO');
 
     idp.signInAs({ sub: 'idp-owner', email: 'owner@gw.local' });
-    const start = await gw.app.http.get('/v1/auth/sso/login').query({ return_to: '/console/' });
+    const start = await gw.app.http.get('/v1/auth/sso/login').query({ return_to: returnTo });
     assert.equal(start.status, 302, JSON.stringify(start.body));
     const back = await followToCallback(start.headers.location!, CALLBACK);
     const done = await gw.app.http.get(back.pathname + back.search);
-    assert.equal(done.headers.location, '/console/');
+    assert.equal(done.headers.location, returnTo);
     const cookie = ([] as string[]).concat(done.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
     const [name, value] = [cookie.slice(0, cookie.indexOf('=')), cookie.slice(cookie.indexOf('=') + 1)];
     await browser.context.addCookies([{ name, value, url: gw.app.url }]);
@@ -531,6 +556,10 @@ describe('the console in a browser', () => {
     assert.equal(keyOnly.body.error.code, 'api_key_required');
 
     try {
+      // Back from the callback, the console finds the session; a reload (or another tab) finds it again.
+      await tab.goto(`${gw.app.url}${returnTo}`);
+      await tab.getByRole('navigation', { name: 'Console pages' }).waitFor();
+      assert.equal(new URL(tab.url()).search, '', 'the marker is taken out of the address');
       await tab.reload();
       await tab.getByRole('navigation', { name: 'Console pages' }).waitFor();
       assert.match(await tab.locator('.who').innerText(), /owner@gw\.local/);

@@ -107,4 +107,16 @@ describe('gw serves the console at /console', () => {
     assert.equal(res.headers['content-security-policy'], CONSOLE_CSP);
     assert.equal((await app.http.get('/health')).status, 200);
   });
+
+  test('GET / leads to the console; HEAD / stays the API\'s probe and other methods its errors', async () => {
+    for (const url of ['/', '/?from=bookmark']) {
+      const res = await app.http.get(url).redirects(0);
+      assert.equal(res.status, 302, url);
+      assert.equal(res.headers.location, '/console/');
+    }
+    assert.equal((await app.http.head('/').redirects(0)).status, 200);
+    const post = await app.http.post('/').send({});
+    assert.notEqual(post.status, 302);
+    assert.ok(post.body.error, 'an error body from the API');
+  });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { resumeSession, signInWithKey, signOut, storedKey, forgetKey, can, type Identity } from './api/identity';
+import { mayHaveSession, resumeSession, signInWithKey, signOut, storedKey, forgetKey, can, type Identity } from './api/identity';
 import { IdentityContext } from './identity-context';
 import { PAGES } from './pages';
 import { Link, navigate, usePath } from './router';
@@ -10,10 +10,11 @@ export function App() {
   const [identity, setIdentity] = useState<Identity | undefined>();
   const [checking, setChecking] = useState(true);
 
-  // A key kept in this tab's sessionStorage, else a console session cookie from SSO.
+  // A key kept in this tab's sessionStorage, else a console session cookie from SSO (asked
+  // about only after an SSO sign-in, so a first visit makes no call that answers 401).
   useEffect(() => {
     const key = storedKey();
-    const resume = key ? signInWithKey(key).catch(() => (forgetKey(), undefined)) : resumeSession();
+    const resume = key ? signInWithKey(key).catch(() => (forgetKey(), undefined)) : mayHaveSession() ? resumeSession() : Promise.resolve(undefined);
     void resume.then((found) => {
       setIdentity(found);
       setChecking(false);

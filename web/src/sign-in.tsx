@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { signInWithKey, type Identity } from './api/identity';
+import { SSO_RETURN, signInWithKey, type Identity } from './api/identity';
 import { Field } from './components/field';
 import { ErrorNote } from './components/status';
-import { BASE } from './router';
 
 /** Sign in with a gw API key (kept in this tab only), or with the organisation's SSO. */
 export function SignIn({ onSignedIn }: { onSignedIn: (identity: Identity) => void }) {
@@ -39,7 +38,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (identity: Identity) => voi
         <ErrorNote error={error} title="Sign-in failed" />
       </form>
       <p className="or">or</p>
-      <a className="button secondary" href={`/v1/auth/sso/login?return_to=${encodeURIComponent(BASE + '/')}`}>
+      <a className="button secondary" href={`/v1/auth/sso/login?return_to=${encodeURIComponent(SSO_RETURN)}`}>
         Sign in with SSO
       </a>
     </main>

@@ -7,6 +7,26 @@ import { createApi, type Api, type Credential } from './client';
 import type { AuthKey, AuthSelf } from './types';
 
 const KEY_STORAGE = 'gw.console.api_key';
+/**
+ * A hint (no secret) that this browser signed in with SSO. The console asks GET /v1/auth/self only
+ * when it is set, or when gw's SSO callback brings the browser back with SSO_RETURN's marker: a
+ * first visit makes no call that answers 401, so the browser's console stays quiet.
+ */
+const SSO_HINT = 'gw.console.sso';
+const SSO_MARKER = 'signed_in';
+/** Where gw's SSO callback sends the browser back to (the console, with the marker). */
+export const SSO_RETURN = `/console/?${SSO_MARKER}=sso`;
+
+/** May a console session cookie be there? Only after an SSO sign-in in this browser. */
+export function mayHaveSession(): boolean {
+  const url = new URL(window.location.href);
+  if (url.searchParams.get(SSO_MARKER) === 'sso') {
+    localStorage.setItem(SSO_HINT, '1');
+    url.searchParams.delete(SSO_MARKER);
+    window.history.replaceState(null, '', url.pathname + url.search + url.hash);
+  }
+  return localStorage.getItem(SSO_HINT) === '1';
+}
 
 export interface Identity {
   api: Api;
@@ -54,6 +74,8 @@ export async function resumeSession(): Promise<Identity | undefined> {
   try {
     self = await probe.get<AuthSelf>('/v1/auth/self');
   } catch {
+    // The session ended (expired or signed out elsewhere): stop asking on every load.
+    localStorage.removeItem(SSO_HINT);
     return undefined;
   }
   const credential: Credential = { kind: 'session', csrf: self.csrf_token };
@@ -69,5 +91,6 @@ export async function resumeSession(): Promise<Identity | undefined> {
 
 export async function signOut(identity: Identity): Promise<void> {
   forgetKey();
+  localStorage.removeItem(SSO_HINT);
   if (identity.api.credential.kind === 'session') await identity.api.send('POST', '/v1/auth/sign-out').catch(() => undefined);
 }
