@@ -249,6 +249,7 @@ describe('the console in a browser', () => {
 
   test('keys: a new key shows its secret once and works; revoked, it stops working', async () => {
     await open('API keys');
+    await page.getByRole('button', { name: 'New key' }).click();
     await page.getByLabel('Name', { exact: true }).fill('e2e key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = (await page.getByTestId('new-secret').innerText()).trim();
@@ -271,6 +272,44 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Revoke e2e key' }).waitFor({ state: 'detached' });
     assert.equal((await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', rotated)).status, 401);
     await screenshot(page, 'keys');
+  });
+
+  test('keys: one made with a role preset and a budget of two requests works twice, then gw refuses it; the list shows the budget used', async () => {
+    await open('API keys');
+    await page.getByRole('button', { name: 'New key' }).click();
+    await page.getByRole('heading', { name: 'New key' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('budgeted key');
+    await page.getByLabel('Role preset').selectOption('member');
+    assert.ok(await page.getByRole('checkbox', { name: 'list (logs.list)', exact: true }).isChecked(), 'the member preset holds logs.list');
+    assert.equal(await page.getByRole('checkbox', { name: 'list (audit_logs.list)', exact: true }).isChecked(), false, 'but no organisation scope');
+    await page.getByLabel('Budget counts').selectOption('requests');
+    await page.getByLabel('Budget limit').fill('2');
+    await page.getByLabel('Rate limit counts').selectOption('requests');
+    await page.getByLabel('Rate limit', { exact: true }).fill('100');
+    await screenshot(page, 'keys-new');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-secret').innerText()).trim();
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    const held = await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', secret);
+    assert.ok(held.body.scopes.includes('logs.list') && !held.body.scopes.includes('audit_logs.list'), JSON.stringify(held.body.scopes));
+    const call = (trace: string) =>
+      gw.app.http
+        .post('/v1/chat/completions')
+        .set({ 'x-gw-api-key': secret, 'x-gw-provider': `@${PROVIDER}`, 'x-gw-trace-id': trace })
+        .send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'within the budget?' }] });
+    assert.equal((await call('budget-1')).status, 200);
+    assert.equal((await call('budget-2')).status, 200);
+    const refused = await call('budget-3');
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'usage_limit_exceeded');
+    await gw.app.services.requestLogs.flush();
+
+    await page.reload();
+    const row = page.getByRole('row').filter({ hasText: 'budgeted key' });
+    await row.getByText('2 requests (100.0%)').waitFor();
+    assert.match(await row.innerText(), /2 requests in all|2 requests monthly/);
+    await screenshot(page, 'keys-budget');
   });
 
   test('configs: an invalid config is refused in the browser with the schema message; a valid one saves with its history', async () => {

@@ -1,6 +1,8 @@
 /** The spec's schemas the console checks a body against before sending it (compiled at build time). */
 export const VALIDATED_SCHEMAS = [
   'Config',
+  'CreateWorkspaceServiceKey',
+  'CreateOrganisationServiceKey',
   'CreateProvider',
   'UpdateProvider',
   'CreateIntegration',

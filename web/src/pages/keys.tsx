@@ -1,19 +1,61 @@
-import { useState, type FormEvent } from 'react';
+/**
+ * API keys: who holds them, when they were last used, what they spent this period against their
+ * budget; create (key-form.tsx), rotate, revoke. Spend comes from the analytics grouped by key
+ * (answered requests), one call per distinct budget period; last use from each key's newest log row.
+ */
+import { useState } from 'react';
 import { can } from '../api/identity';
-import type { ApiKey, ApiKeyWithSecret, Page, Scope } from '../api/types';
+import { periodStart } from '../api/key-presets';
+import type { AnalyticsGroups, ApiKey, ApiKeyWithSecret, LogSummary, Page, User } from '../api/types';
 import { ConfirmButton } from '../components/confirm-button';
-import { Field } from '../components/field';
 import { SecretOnce } from '../components/secret-once';
 import { ErrorNote, Loading, Empty } from '../components/status';
 import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { useAsync } from '../use-async';
+import { CreateKeyForm } from './key-form';
+
+type Totals = AnalyticsGroups['data'][number];
+
+/** Each key's totals since its period began (undefined where analytics are not readable). */
+async function usageByKey(api: ReturnType<typeof useIdentity>['api'], keys: ApiKey[], now: Date): Promise<Map<string, Totals>> {
+  const starts = new Map<string, ApiKey[]>();
+  for (const key of keys) {
+    const start = periodStart(key, now).toISOString();
+    starts.set(start, [...(starts.get(start) ?? []), key]);
+  }
+  const usage = new Map<string, Totals>();
+  await Promise.all(
+    [...starts.entries()].map(async ([start, group]) => {
+      // Answered requests only: what gw refused (a limit, a guardrail) or failed on is not usage.
+      const answer = await api.get<AnalyticsGroups>('/v1/analytics/groups/api_key', { start_time: start, end_time: now.toISOString(), status: '2xx' });
+      const wanted = new Set(group.map((k) => k.id));
+      for (const row of answer.data) if (row.key && wanted.has(row.key)) usage.set(row.key, row);
+    }),
+  );
+  return usage;
+}
+
+function used(key: ApiKey, totals: Totals | undefined): number {
+  if (!totals) return 0;
+  const type = key.usage_limits?.type ?? 'cost';
+  return type === 'tokens' ? totals.total_tokens : type === 'requests' ? totals.requests : totals.cost;
+}
+
+function amount(type: string, n: number): string {
+  return type === 'cost' ? fmt.usd(n) : `${fmt.count(n)} ${type}`;
+}
 
 export function KeysPage() {
   const identity = useIdentity();
   const { api } = identity;
   const keys = useAsync(() => api.get<Page<ApiKey>>('/v1/api-keys', { limit: 100 }), [api]);
+  const active = keys.data?.data.filter((k) => k.status === 'active') ?? [];
+  const mayAnalyse = can(identity, 'analytics.view');
+  const usage = useAsync(() => (mayAnalyse && active.length ? usageByKey(api, active, new Date()) : Promise.resolve(new Map<string, Totals>())), [api, keys.data]);
+  const users = useAsync(() => (can(identity, 'users.list') ? api.get<Page<User>>('/v1/admin/users', { limit: 100 }).then((p) => new Map(p.data.map((u) => [u.id, u.email]))) : Promise.resolve(new Map<string, string>())), [api]);
   const [secret, setSecret] = useState<{ name: string; key: string }>();
+  const [creating, setCreating] = useState(false);
   const [error, setError] = useState<unknown>();
 
   const act = async (run: () => Promise<void>) => {
@@ -30,141 +72,102 @@ export function KeysPage() {
       const rotated = await api.send<ApiKeyWithSecret>('POST', `/v1/api-keys/${key.id}/rotate`, {});
       setSecret({ name: rotated.name, key: rotated.key });
     });
-  const revoke = (key: ApiKey) =>
-    act(async () => {
-      await api.send('DELETE', `/v1/api-keys/${key.id}`);
-    });
+  const revoke = (key: ApiKey) => act(() => api.send('DELETE', `/v1/api-keys/${key.id}`));
 
   const mayUpdate = can(identity, 'api_keys.update');
   const mayDelete = can(identity, 'api_keys.delete');
-  const active = keys.data?.data.filter((k) => k.status === 'active') ?? [];
+  const owner = (key: ApiKey) => (key.user_id ? (users.data?.get(key.user_id) ?? key.user_id) : `${key.type} service`);
   return (
     <section aria-labelledby="keys-title">
       <h1 id="keys-title" tabIndex={-1}>
         API keys
       </h1>
       {secret && <SecretOnce name={secret.name} secret={secret.key} onDone={() => setSecret(undefined)} />}
-      {can(identity, 'api_keys.create') && <CreateKey onCreated={(k) => (setSecret({ name: k.name, key: k.key }), keys.reload())} />}
+      {can(identity, 'api_keys.create') && !creating && (
+        <button type="button" onClick={() => setCreating(true)}>
+          New key
+        </button>
+      )}
+      {creating && (
+        <CreateKeyForm
+          onCreated={(k) => {
+            setCreating(false);
+            setSecret({ name: k.name, key: k.key });
+            keys.reload();
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      )}
       <ErrorNote error={error ?? keys.error} title="API keys" />
       {keys.loading && !keys.data && <Loading what="Loading keys" />}
       {keys.data && active.length === 0 && <Empty>No active keys.</Empty>}
       {active.length > 0 && (
-        <table aria-label="Active API keys">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Key</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {active.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  {key.type} {key.sub_type}
-                </td>
-                <td className="mono">{key.masked_key}</td>
-                <td>{key.scopes.length}</td>
-                <td>{fmt.time(key.created_at)}</td>
-                <td className="row-actions">
-                  <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs api_keys.update'} onClick={() => void rotate(key)} aria-label={`Rotate ${key.name}`}>
-                    Rotate
-                  </button>
-                  <ConfirmButton verb="Revoke" gerund="revoking" name={key.name} scope="api_keys.delete" allowed={mayDelete} onConfirm={() => revoke(key)} />
-                </td>
+        <div className="table-scroll">
+          <table aria-label="Active API keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Owner</th>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Spend this period</th>
+                <th scope="col">Limit</th>
+                <th scope="col">Used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {active.map((key) => {
+                const totals = usage.data?.get(key.id);
+                const limit = key.usage_limits;
+                const share = limit ? used(key, totals) / limit.credit_limit : undefined;
+                return (
+                  <tr key={key.id}>
+                    <td>{key.name}</td>
+                    <td>{owner(key)}</td>
+                    <td className="mono">{key.masked_key}</td>
+                    <td>{key.scopes.length}</td>
+                    <td>
+                      <LastUsed keyId={key.id} />
+                    </td>
+                    <td>{mayAnalyse ? (usage.data ? fmt.usd(totals?.cost ?? 0) : '…') : '—'}</td>
+                    <td>{limit ? `${amount(limit.type, limit.credit_limit)} ${limit.periodic_reset ?? (limit.periodic_reset_days ? `every ${limit.periodic_reset_days} days` : 'in all')}` : 'none'}</td>
+                    <td>
+                      {limit && share !== undefined && usage.data ? (
+                        <span className="usage">
+                          <meter min={0} max={1} low={0.8} high={0.95} optimum={0} value={Math.min(share, 1)} aria-label={`Budget used by ${key.name}`} />
+                          {amount(limit.type, used(key, totals))} ({fmt.percent(share)})
+                        </span>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td>{key.expires_at ? fmt.time(key.expires_at) : 'never'}</td>
+                    <td className="row-actions">
+                      <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs api_keys.update'} onClick={() => void rotate(key)} aria-label={`Rotate ${key.name}`}>
+                        Rotate
+                      </button>
+                      <ConfirmButton verb="Revoke" gerund="revoking" name={key.name} scope="api_keys.delete" allowed={mayDelete} onConfirm={() => revoke(key)} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
 }
 
-function CreateKey({ onCreated }: { onCreated: (key: ApiKeyWithSecret) => void }) {
+/** The time of the key's newest request log row (needs logs.list). */
+function LastUsed({ keyId }: { keyId: string }) {
   const identity = useIdentity();
-  const own = [...identity.scopes].sort() as Scope[];
-  const [name, setName] = useState('');
-  const [kind, setKind] = useState<'workspace' | 'organisation'>('workspace');
-  const [workspace, setWorkspace] = useState(identity.workspaceId ?? identity.gatewayWorkspaceId ?? '');
-  const [scopes, setScopes] = useState<Set<Scope>>(new Set(own.filter((s) => s === 'completions.write')));
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const body = { name: name.trim(), scopes: [...scopes] };
-      const created =
-        kind === 'organisation'
-          ? await identity.api.send<ApiKeyWithSecret>('POST', '/v1/api-keys/organisation/service', body)
-          : await identity.api.send<ApiKeyWithSecret>('POST', '/v1/api-keys/workspace/service', { ...body, workspace_id: workspace });
-      setName('');
-      onCreated(created);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const toggle = (scope: Scope) =>
-    setScopes((old) => {
-      const next = new Set(old);
-      if (next.has(scope)) next.delete(scope);
-      else next.add(scope);
-      return next;
-    });
-
-  return (
-    <form className="panel" onSubmit={submit} aria-labelledby="new-key-title">
-      <h2 id="new-key-title">New key</h2>
-      <div className="filters">
-        <Field label="Name">
-          <input required value={name} onChange={(e) => setName(e.target.value)} maxLength={255} />
-        </Field>
-        {identity.organisationWide && (
-          <Field label="Kind">
-            <select value={kind} onChange={(e) => setKind(e.target.value as 'workspace' | 'organisation')}>
-              <option value="workspace">Workspace service key</option>
-              <option value="organisation">Organisation (admin) key</option>
-            </select>
-          </Field>
-        )}
-        {kind === 'workspace' && (
-          <Field label="Workspace" hint="Id or slug">
-            <input required value={workspace} onChange={(e) => setWorkspace(e.target.value)} readOnly={!identity.organisationWide} />
-          </Field>
-        )}
-      </div>
-      <fieldset className="scopes">
-        <legend>Scopes (only those this key holds can be given)</legend>
-        <div className="actions">
-          <button type="button" className="link" onClick={() => setScopes(new Set(own))}>
-            Select all
-          </button>
-          <button type="button" className="link" onClick={() => setScopes(new Set())}>
-            Select none
-          </button>
-        </div>
-        <div className="scope-grid">
-          {own.map((scope) => (
-            <label key={scope} className="check">
-              <input type="checkbox" checked={scopes.has(scope)} onChange={() => toggle(scope)} />
-              {scope}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <button type="submit" disabled={busy || !name.trim() || scopes.size === 0}>
-        Create key
-      </button>
-      <ErrorNote error={error} title="Could not create the key" />
-    </form>
-  );
+  const mayRead = can(identity, 'logs.list');
+  const last = useAsync(() => (mayRead ? identity.api.get<Page<LogSummary>>('/v1/logs', { api_key_id: keyId, limit: 1 }).then((p) => p.data[0]?.created_at ?? null) : Promise.resolve(undefined)), [identity.api, keyId]);
+  if (!mayRead) return <>—</>;
+  if (last.data === undefined) return <>{last.error ? '?' : '…'}</>;
+  return <>{last.data ? fmt.time(last.data) : 'never'}</>;
 }

@@ -1,0 +1,204 @@
+/**
+ * The new-key form: a role preset fills the scopes (the caller's own, grouped by resource, each
+ * editable), and the same form sets the key's budget, rate limit and expiry, which gw keeps on
+ * the key itself (`usage_limits`, `rate_limits`, `expires_at` of the create body).
+ */
+import { useState } from 'react';
+import { groupScopes, matchingPreset, presetScopes, ROLE_PRESETS } from '../api/key-presets';
+import { bodyProblem } from '../api/spec-validation';
+import type { ApiKeyWithSecret } from '../api/types';
+import { EditorPanel } from '../components/editor-panel';
+import { Field } from '../components/field';
+import { useIdentity } from '../identity-context';
+import { FormProblem, useAction } from '../use-action';
+
+type BudgetType = '' | 'cost' | 'tokens' | 'requests';
+type Reset = 'monthly' | 'weekly' | 'never';
+
+export interface KeyFormValues {
+  name: string;
+  kind: 'workspace' | 'organisation';
+  workspace: string;
+  scopes: string[];
+  budgetType: BudgetType;
+  budget: string;
+  reset: Reset;
+  rateType: '' | 'requests' | 'tokens';
+  rate: string;
+  rateUnit: 'minute' | 'hour' | 'day';
+  expires: string;
+}
+
+/** The create body the spec takes (CreateWorkspaceServiceKey or CreateOrganisationServiceKey). */
+export function keyBody(values: KeyFormValues): Record<string, unknown> {
+  const body: Record<string, unknown> = { name: values.name.trim(), scopes: values.scopes };
+  if (values.kind === 'workspace') body.workspace_id = values.workspace.trim();
+  if (values.budgetType) {
+    body.usage_limits = { type: values.budgetType, credit_limit: Number(values.budget), ...(values.reset === 'never' ? {} : { periodic_reset: values.reset }) };
+  }
+  if (values.rateType) body.rate_limits = [{ type: values.rateType, unit: values.rateUnit, value: Number(values.rate) }];
+  // The key stops working at the end of the chosen day (UTC).
+  if (values.expires) body.expires_at = new Date(`${values.expires}T23:59:59Z`).toISOString();
+  return body;
+}
+
+export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSecret) => void; onCancel: () => void }) {
+  const identity = useIdentity();
+  const own = [...identity.scopes].sort();
+  const [values, setValues] = useState<KeyFormValues>({
+    name: '',
+    kind: 'workspace',
+    workspace: identity.workspaceId ?? identity.gatewayWorkspaceId ?? '',
+    scopes: own.filter((s) => s === 'completions.write'),
+    budgetType: '',
+    budget: '',
+    reset: 'monthly',
+    rateType: '',
+    rate: '',
+    rateUnit: 'minute',
+    expires: '',
+  });
+  const set = <K extends keyof KeyFormValues>(key: K, value: KeyFormValues[K]) => setValues((old) => ({ ...old, [key]: value }));
+  const chosen = new Set(values.scopes);
+  const preset = matchingPreset(chosen, own);
+  const { busy, error, run } = useAction();
+
+  const toggle = (scopes: string[], on: boolean) => {
+    const next = new Set(chosen);
+    for (const scope of scopes) {
+      if (on) next.add(scope);
+      else next.delete(scope);
+    }
+    set('scopes', own.filter((s) => next.has(s)));
+  };
+
+  const submit = () =>
+    run(async () => {
+      const body = keyBody(values);
+      const organisation = values.kind === 'organisation';
+      const problem = bodyProblem(organisation ? 'CreateOrganisationServiceKey' : 'CreateWorkspaceServiceKey', body);
+      if (problem) throw new FormProblem(problem);
+      const created = await identity.api.send<ApiKeyWithSecret>('POST', organisation ? '/v1/api-keys/organisation/service' : '/v1/api-keys/workspace/service', body);
+      onCreated(created);
+    });
+
+  return (
+    <EditorPanel title="New key" submitLabel="Create key" busy={busy} error={error} onSubmit={() => void submit()} onCancel={onCancel}>
+      <div className="filters">
+        <Field label="Name">
+          <input value={values.name} onChange={(e) => set('name', e.target.value)} maxLength={255} />
+        </Field>
+        {identity.organisationWide && (
+          <Field label="Kind">
+            <select value={values.kind} onChange={(e) => set('kind', e.target.value as KeyFormValues['kind'])}>
+              <option value="workspace">Workspace service key</option>
+              <option value="organisation">Organisation (admin) key</option>
+            </select>
+          </Field>
+        )}
+        {values.kind === 'workspace' && (
+          <Field label="Workspace" hint="Id or slug">
+            <input value={values.workspace} onChange={(e) => set('workspace', e.target.value)} readOnly={!identity.organisationWide} />
+          </Field>
+        )}
+        <Field label="Expires on" hint="Optional; the key stops at the end of that day (UTC)">
+          <input type="date" value={values.expires} onChange={(e) => set('expires', e.target.value)} />
+        </Field>
+      </div>
+
+      <fieldset>
+        <legend>Budget and rate limit (optional, on this key alone)</legend>
+        <div className="filters">
+          <Field label="Budget counts">
+            <select value={values.budgetType} onChange={(e) => set('budgetType', e.target.value as BudgetType)}>
+              <option value="">No budget</option>
+              <option value="cost">Cost (USD)</option>
+              <option value="tokens">Tokens</option>
+              <option value="requests">Requests</option>
+            </select>
+          </Field>
+          {values.budgetType && (
+            <>
+              <Field label="Budget limit">
+                <input type="number" min="0" step="any" inputMode="decimal" value={values.budget} onChange={(e) => set('budget', e.target.value)} />
+              </Field>
+              <Field label="Budget resets">
+                <select value={values.reset} onChange={(e) => set('reset', e.target.value as Reset)}>
+                  <option value="monthly">Monthly (1st, UTC)</option>
+                  <option value="weekly">Weekly</option>
+                  <option value="never">Never</option>
+                </select>
+              </Field>
+            </>
+          )}
+          <Field label="Rate limit counts">
+            <select value={values.rateType} onChange={(e) => set('rateType', e.target.value as KeyFormValues['rateType'])}>
+              <option value="">No rate limit</option>
+              <option value="requests">Requests</option>
+              <option value="tokens">Tokens</option>
+            </select>
+          </Field>
+          {values.rateType && (
+            <>
+              <Field label="Rate limit">
+                <input type="number" min="1" step="1" inputMode="numeric" value={values.rate} onChange={(e) => set('rate', e.target.value)} />
+              </Field>
+              <Field label="Per">
+                <select value={values.rateUnit} onChange={(e) => set('rateUnit', e.target.value as KeyFormValues['rateUnit'])}>
+                  <option value="minute">minute</option>
+                  <option value="hour">hour</option>
+                  <option value="day">day</option>
+                </select>
+              </Field>
+            </>
+          )}
+        </div>
+      </fieldset>
+
+      <fieldset className="scopes">
+        <legend>Scopes (only those you hold can be given)</legend>
+        <Field label="Role preset" hint="Fills the scopes below with the role's set; change any tick after">
+          <select
+            value={preset}
+            onChange={(e) => {
+              const found = ROLE_PRESETS.find((p) => p.id === e.target.value);
+              if (found) set('scopes', presetScopes(found, own));
+            }}
+          >
+            {ROLE_PRESETS.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.label}
+              </option>
+            ))}
+            <option value="custom" disabled>
+              Custom
+            </option>
+          </select>
+        </Field>
+        <p className="hint" role="status">
+          {chosen.size} of {own.length} scopes chosen
+        </p>
+        <div className="scope-groups">
+          {groupScopes(own).map(([group, scopes]) => (
+            <fieldset key={group} className="scope-group">
+              <legend>
+                <label className="check">
+                  <input type="checkbox" checked={scopes.every((s) => chosen.has(s))} onChange={(e) => toggle(scopes, e.target.checked)} aria-label={`Every ${group} scope`} />
+                  {group}
+                </label>
+              </legend>
+              {scopes.map((scope) => (
+                <label key={scope} className="check">
+                  <input type="checkbox" checked={chosen.has(scope)} onChange={(e) => toggle([scope], e.target.checked)} />
+                  {scope.slice(group.length + 1) || scope}
+                  <span className="sr-only"> ({scope})</span>
+                </label>
+              ))}
+            </fieldset>
+          ))}
+        </div>
+      </fieldset>
+    </EditorPanel>
+  );
+}
+
