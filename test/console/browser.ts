@@ -2,7 +2,7 @@
  * Headless Debian Chromium for the console's browser tests, driven by playwright-core from web/
  * (never a downloaded browser). A fresh profile each time; nothing reaches past loopback.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -54,4 +54,21 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   const file = path.join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path: file, fullPage });
   return file;
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now, one line each (rule,
+ * impact, the first offending elements). Evaluated through the debugging protocol, which the
+ * console's CSP (no inline script) does not block, so the page's own policy stays in force.
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  const source = readFileSync(path.join(projectRoot(), 'web', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  await page.evaluate(`${source}\n;undefined`);
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as Array<{ id: string; impact: string | null; nodes: string[] }>;
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.join(', ')}`);
+}
+
+/** Is the page no wider than its window (wide tables scroll in their own box)? */
+export async function fitsWindow(page: Page): Promise<boolean> {
+  return (await page.evaluate(`document.documentElement.scrollWidth <= window.innerWidth + 1`)) as boolean;
 }

@@ -10,6 +10,13 @@ import { PoliciesPage } from './pages/policies';
 import { PromptsPage } from './pages/prompts';
 import { ProvidersPage } from './pages/providers';
 import { WorkspacesPage } from './pages/workspaces';
+import { AssistantsPage } from './pages/house/assistants';
+import { AuditPage } from './pages/house/audit';
+import { FilesPage } from './pages/house/files';
+import { McpPage } from './pages/house/mcp';
+import { ModelsPage } from './pages/house/models';
+import { OrganisationPage } from './pages/house/organisation';
+import { AgentsPage, DeploymentsPage, SecretReferencesPage } from './pages/house/simple';
 
 export interface PageDef {
   path: string;
@@ -29,4 +36,13 @@ export const PAGES: PageDef[] = [
   { path: '/policies', title: 'Policies', scope: 'policies.list', component: PoliciesPage },
   { path: '/workspaces', title: 'Workspaces', scope: 'workspaces.list', component: WorkspacesPage },
   { path: '/prompts', title: 'Prompts', scope: 'prompts.list', component: PromptsPage },
+  { path: '/models', title: 'Models', scope: 'completions.write', component: ModelsPage },
+  { path: '/mcp', title: 'MCP', scope: 'mcp_servers.list', component: McpPage },
+  { path: '/agents', title: 'Agents', scope: 'agent_integrations.list', component: AgentsPage },
+  { path: '/assistants', title: 'Assistants', scope: 'assistants.read', component: AssistantsPage },
+  { path: '/files', title: 'Files and batches', scope: 'completions.write', component: FilesPage },
+  { path: '/deployments', title: 'Deployments', scope: 'deployments.list', component: DeploymentsPage },
+  { path: '/secret-references', title: 'Secret references', scope: 'secret_references.list', component: SecretReferencesPage },
+  { path: '/audit', title: 'Audit log', scope: 'audit_logs.list', component: AuditPage },
+  { path: '/organisation', title: 'Organisation', scope: 'organisation_settings.read', component: OrganisationPage },
 ];

@@ -201,7 +201,7 @@ function LogTable({ rows }: { rows: LogSummary[] }) {
       renderRow={(log) => (
         <div className="log-row">
           <span role="cell">
-            <Link to={`/logs/${encodeURIComponent(log.id)}`} aria-label={`Open the log of ${log.trace_id}`}>
+            <Link to={`/logs/${encodeURIComponent(log.id)}`} aria-label={`${fmt.time(log.created_at)}: open the log of ${log.trace_id}`}>
               {fmt.time(log.created_at)}
             </Link>
           </span>
