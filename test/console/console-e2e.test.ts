@@ -310,6 +310,14 @@ describe('the console in a browser', () => {
     await row.getByText('2 requests (100.0%)').waitFor();
     assert.match(await row.innerText(), /2 requests in all|2 requests monthly/);
     await screenshot(page, 'keys-budget');
+
+    // A larger budget from the list, and gw takes the key's calls again.
+    await row.getByRole('button', { name: 'Edit the limits of budgeted key' }).click();
+    await page.getByRole('heading', { name: 'Limits of budgeted key' }).waitFor();
+    await page.getByLabel('Budget limit').fill('5');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await row.getByText('2 requests (40.0%)').waitFor();
+    assert.equal((await call('budget-4')).status, 200);
   });
 
   test('configs: an invalid config is refused in the browser with the schema message; a valid one saves with its history', async () => {

@@ -3,6 +3,7 @@ export const VALIDATED_SCHEMAS = [
   'Config',
   'CreateWorkspaceServiceKey',
   'CreateOrganisationServiceKey',
+  'UpdateApiKey',
   'CreateProvider',
   'UpdateProvider',
   'CreateIntegration',

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { groupScopes, matchingPreset, presetScopes, ROLE_PRESETS } from '../api/key-presets';
 import { bodyProblem } from '../api/spec-validation';
-import type { ApiKeyWithSecret } from '../api/types';
+import type { ApiKey, ApiKeyWithSecret } from '../api/types';
 import { EditorPanel } from '../components/editor-panel';
 import { Field } from '../components/field';
 import { useIdentity } from '../identity-context';
@@ -15,11 +15,7 @@ import { FormProblem, useAction } from '../use-action';
 type BudgetType = '' | 'cost' | 'tokens' | 'requests';
 type Reset = 'monthly' | 'weekly' | 'never';
 
-export interface KeyFormValues {
-  name: string;
-  kind: 'workspace' | 'organisation';
-  workspace: string;
-  scopes: string[];
+export interface LimitValues {
   budgetType: BudgetType;
   budget: string;
   reset: Reset;
@@ -29,17 +25,45 @@ export interface KeyFormValues {
   expires: string;
 }
 
+export interface KeyFormValues extends LimitValues {
+  name: string;
+  kind: 'workspace' | 'organisation';
+  workspace: string;
+  scopes: string[];
+}
+
+/** The form's view of a key's stored limits (for editing them). */
+export function limitValuesOf(key: ApiKey): LimitValues {
+  const budget = key.usage_limits;
+  const rate = key.rate_limits?.[0];
+  return {
+    budgetType: budget?.type ?? '',
+    budget: budget ? String(budget.credit_limit) : '',
+    reset: budget?.periodic_reset ?? 'never',
+    rateType: rate?.type ?? '',
+    rate: rate ? String(rate.value) : '',
+    rateUnit: rate?.unit ?? 'minute',
+    expires: key.expires_at ? key.expires_at.slice(0, 10) : '',
+  };
+}
+
+/** The key's limits as the spec's fields; `removed` says what an empty choice sends (null removes it on an update). */
+export function limitFields(values: LimitValues, removed: null | undefined): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    usage_limits: values.budgetType ? { type: values.budgetType, credit_limit: Number(values.budget), ...(values.reset === 'never' ? {} : { periodic_reset: values.reset }) } : removed,
+    rate_limits: values.rateType ? [{ type: values.rateType, unit: values.rateUnit, value: Number(values.rate) }] : removed,
+    // The key stops working at the end of the chosen day (UTC).
+    expires_at: values.expires ? new Date(`${values.expires}T23:59:59Z`).toISOString() : removed,
+  };
+  for (const name of Object.keys(body)) if (body[name] === undefined) delete body[name];
+  return body;
+}
+
 /** The create body the spec takes (CreateWorkspaceServiceKey or CreateOrganisationServiceKey). */
 export function keyBody(values: KeyFormValues): Record<string, unknown> {
   const body: Record<string, unknown> = { name: values.name.trim(), scopes: values.scopes };
   if (values.kind === 'workspace') body.workspace_id = values.workspace.trim();
-  if (values.budgetType) {
-    body.usage_limits = { type: values.budgetType, credit_limit: Number(values.budget), ...(values.reset === 'never' ? {} : { periodic_reset: values.reset }) };
-  }
-  if (values.rateType) body.rate_limits = [{ type: values.rateType, unit: values.rateUnit, value: Number(values.rate) }];
-  // The key stops working at the end of the chosen day (UTC).
-  if (values.expires) body.expires_at = new Date(`${values.expires}T23:59:59Z`).toISOString();
-  return body;
+  return { ...body, ...limitFields(values, undefined) };
 }
 
 export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSecret) => void; onCancel: () => void }) {
@@ -101,60 +125,9 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
             <input value={values.workspace} onChange={(e) => set('workspace', e.target.value)} readOnly={!identity.organisationWide} />
           </Field>
         )}
-        <Field label="Expires on" hint="Optional; the key stops at the end of that day (UTC)">
-          <input type="date" value={values.expires} onChange={(e) => set('expires', e.target.value)} />
-        </Field>
       </div>
 
-      <fieldset>
-        <legend>Budget and rate limit (optional, on this key alone)</legend>
-        <div className="filters">
-          <Field label="Budget counts">
-            <select value={values.budgetType} onChange={(e) => set('budgetType', e.target.value as BudgetType)}>
-              <option value="">No budget</option>
-              <option value="cost">Cost (USD)</option>
-              <option value="tokens">Tokens</option>
-              <option value="requests">Requests</option>
-            </select>
-          </Field>
-          {values.budgetType && (
-            <>
-              <Field label="Budget limit">
-                <input type="number" min="0" step="any" inputMode="decimal" value={values.budget} onChange={(e) => set('budget', e.target.value)} />
-              </Field>
-              <Field label="Budget resets">
-                <select value={values.reset} onChange={(e) => set('reset', e.target.value as Reset)}>
-                  <option value="monthly">Monthly (1st, UTC)</option>
-                  <option value="weekly">Weekly</option>
-                  <option value="never">Never</option>
-                </select>
-              </Field>
-            </>
-          )}
-          <Field label="Rate limit counts">
-            <select value={values.rateType} onChange={(e) => set('rateType', e.target.value as KeyFormValues['rateType'])}>
-              <option value="">No rate limit</option>
-              <option value="requests">Requests</option>
-              <option value="tokens">Tokens</option>
-            </select>
-          </Field>
-          {values.rateType && (
-            <>
-              <Field label="Rate limit">
-                <input type="number" min="1" step="1" inputMode="numeric" value={values.rate} onChange={(e) => set('rate', e.target.value)} />
-              </Field>
-              <Field label="Per">
-                <select value={values.rateUnit} onChange={(e) => set('rateUnit', e.target.value as KeyFormValues['rateUnit'])}>
-                  <option value="minute">minute</option>
-                  <option value="hour">hour</option>
-                  <option value="day">day</option>
-                </select>
-              </Field>
-            </>
-          )}
-        </div>
-      </fieldset>
-
+      <LimitFields values={values} set={(key, value) => setValues((old) => ({ ...old, [key]: value }))} />
       <fieldset className="scopes">
         <legend>Scopes (only those you hold can be given)</legend>
         <Field label="Role preset" hint="Fills the scopes below with the role's set; change any tick after">
@@ -202,3 +175,79 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
   );
 }
 
+/** Expiry, budget and rate limit: on the new-key form and on a key's limits form. */
+function LimitFields({ values, set }: { values: LimitValues; set: (key: keyof LimitValues, value: string) => void }) {
+  return (
+    <fieldset>
+      <legend>Expiry, budget and rate limit (optional, on this key alone)</legend>
+      <div className="filters">
+        <Field label="Expires on" hint="Optional; the key stops at the end of that day (UTC)">
+          <input type="date" value={values.expires} onChange={(e) => set('expires', e.target.value)} />
+        </Field>
+        <Field label="Budget counts">
+          <select value={values.budgetType} onChange={(e) => set('budgetType', e.target.value)}>
+            <option value="">No budget</option>
+            <option value="cost">Cost (USD)</option>
+            <option value="tokens">Tokens</option>
+            <option value="requests">Requests</option>
+          </select>
+        </Field>
+        {values.budgetType && (
+          <>
+            <Field label="Budget limit">
+              <input type="number" min="0" step="any" inputMode="decimal" value={values.budget} onChange={(e) => set('budget', e.target.value)} />
+            </Field>
+            <Field label="Budget resets">
+              <select value={values.reset} onChange={(e) => set('reset', e.target.value)}>
+                <option value="monthly">Monthly (1st, UTC)</option>
+                <option value="weekly">Weekly</option>
+                <option value="never">Never</option>
+              </select>
+            </Field>
+          </>
+        )}
+        <Field label="Rate limit counts">
+          <select value={values.rateType} onChange={(e) => set('rateType', e.target.value)}>
+            <option value="">No rate limit</option>
+            <option value="requests">Requests</option>
+            <option value="tokens">Tokens</option>
+          </select>
+        </Field>
+        {values.rateType && (
+          <>
+            <Field label="Rate limit">
+              <input type="number" min="1" step="1" inputMode="numeric" value={values.rate} onChange={(e) => set('rate', e.target.value)} />
+            </Field>
+            <Field label="Per">
+              <select value={values.rateUnit} onChange={(e) => set('rateUnit', e.target.value)}>
+                <option value="minute">minute</option>
+                <option value="hour">hour</option>
+                <option value="day">day</option>
+              </select>
+            </Field>
+          </>
+        )}
+      </div>
+    </fieldset>
+  );
+}
+
+/** Changes a key's expiry, budget and rate limit (emptied, each is removed). */
+export function EditLimitsForm({ apiKey, onSaved, onCancel }: { apiKey: ApiKey; onSaved: () => void; onCancel: () => void }) {
+  const identity = useIdentity();
+  const [values, setValues] = useState<LimitValues>(limitValuesOf(apiKey));
+  const { busy, error, run } = useAction();
+  const submit = () =>
+    run(async () => {
+      const body = limitFields(values, null);
+      const problem = bodyProblem('UpdateApiKey', body);
+      if (problem) throw new FormProblem(problem);
+      await identity.api.send('PUT', `/v1/api-keys/${apiKey.id}`, body);
+      onSaved();
+    });
+  return (
+    <EditorPanel title={`Limits of ${apiKey.name}`} submitLabel="Save limits" busy={busy} error={error} onSubmit={() => void submit()} onCancel={onCancel}>
+      <LimitFields values={values} set={(key, value) => setValues((old) => ({ ...old, [key]: value }))} />
+    </EditorPanel>
+  );
+}

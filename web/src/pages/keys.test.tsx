@@ -88,4 +88,16 @@ describe('the keys page', () => {
     expect(view.container.querySelector('[role="alert"]')?.textContent).toMatch(/^Not saved: usage_limits\.credit_limit/);
     expect(sent).toEqual([]);
   });
+
+  test("a key's limits are edited: a new budget is sent, an emptied rate limit and expiry are removed (null)", async () => {
+    const sent: unknown[][] = [];
+    const view = await open(sent);
+    await click(button(view.container, 'Edit the limits of team key'));
+    expect(byLabel<HTMLInputElement>(view.container, 'Budget limit').value).toBe('4');
+    await typeInto(byLabel(view.container, 'Budget limit'), '10');
+    await typeInto(byLabel(view.container, 'Budget resets'), 'weekly');
+    await click(button(view.container, 'Save limits'));
+    await settle();
+    expect(sent).toEqual([['PUT', '/v1/api-keys/k1', { usage_limits: { type: 'cost', credit_limit: 10, periodic_reset: 'weekly' }, rate_limits: null, expires_at: null }]]);
+  });
 });

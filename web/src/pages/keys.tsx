@@ -13,7 +13,7 @@ import { ErrorNote, Loading, Empty } from '../components/status';
 import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { useAsync } from '../use-async';
-import { CreateKeyForm } from './key-form';
+import { CreateKeyForm, EditLimitsForm } from './key-form';
 
 type Totals = AnalyticsGroups['data'][number];
 
@@ -56,6 +56,7 @@ export function KeysPage() {
   const users = useAsync(() => (can(identity, 'users.list') ? api.get<Page<User>>('/v1/admin/users', { limit: 100 }).then((p) => new Map(p.data.map((u) => [u.id, u.email]))) : Promise.resolve(new Map<string, string>())), [api]);
   const [secret, setSecret] = useState<{ name: string; key: string }>();
   const [creating, setCreating] = useState(false);
+  const [limiting, setLimiting] = useState<ApiKey>();
   const [error, setError] = useState<unknown>();
 
   const act = async (run: () => Promise<void>) => {
@@ -96,6 +97,17 @@ export function KeysPage() {
             keys.reload();
           }}
           onCancel={() => setCreating(false)}
+        />
+      )}
+      {limiting && (
+        <EditLimitsForm
+          key={limiting.id}
+          apiKey={limiting}
+          onSaved={() => {
+            setLimiting(undefined);
+            keys.reload();
+          }}
+          onCancel={() => setLimiting(undefined)}
         />
       )}
       <ErrorNote error={error ?? keys.error} title="API keys" />
@@ -146,6 +158,9 @@ export function KeysPage() {
                     </td>
                     <td>{key.expires_at ? fmt.time(key.expires_at) : 'never'}</td>
                     <td className="row-actions">
+                      <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs api_keys.update'} onClick={() => setLimiting(key)} aria-label={`Edit the limits of ${key.name}`}>
+                        Limits
+                      </button>
                       <button type="button" className="secondary" disabled={!mayUpdate} title={mayUpdate ? undefined : 'Needs api_keys.update'} onClick={() => void rotate(key)} aria-label={`Rotate ${key.name}`}>
                         Rotate
                       </button>
