@@ -8,7 +8,7 @@ import { useIdentity } from '../identity-context';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
 import { JsonView } from './json-view';
-import { ResourceTable, type Column } from './resource-table';
+import { inSentence, ResourceTable, type Column } from './resource-table';
 import { ErrorNote, Loading } from './status';
 
 export interface ResourceSpec<T> {
@@ -41,7 +41,7 @@ export function ResourceDetail<T>({ spec, id }: { spec: ResourceSpec<T>; id: str
   return (
     <section aria-labelledby="detail-title">
       <p>
-        <Link to={spec.page}>← All {spec.label.toLowerCase()}</Link>
+        <Link to={spec.page}>← All {inSentence(spec.label)}</Link>
       </p>
       <h1 id="detail-title" tabIndex={-1} ref={heading}>
         {item ? spec.name(item) || id : id}

@@ -4,6 +4,11 @@ import { useIdentity } from '../identity-context';
 import { useAsync } from '../use-async';
 import { ErrorNote, Loading, Empty } from './status';
 
+/** A label inside a sentence: its first letter lowered unless it starts an acronym (`MCP servers`). */
+export function inSentence(label: string): string {
+  return /^[A-Z][A-Z]/.test(label) ? label : label.charAt(0).toLowerCase() + label.slice(1);
+}
+
 export interface Column<T> {
   name: string;
   cell: (item: T) => ReactNode;
@@ -16,9 +21,9 @@ export interface Column<T> {
 export function ResourceTable<T extends { id?: string }>({ path, label, columns, query, refresh = 0, rowKey }: { path: string; label: string; columns: Column<T>[]; query?: Record<string, string | number>; refresh?: number; rowKey?: (item: T) => string }) {
   const { api } = useIdentity();
   const list = useAsync(() => api.get<Page<T>>(path, { limit: 100, ...query }), [api, path, JSON.stringify(query), refresh]);
-  if (list.error) return <ErrorNote error={list.error} title={`Could not load ${label.toLowerCase()}`} />;
-  if (!list.data) return <Loading what={`Loading ${label.toLowerCase()}`} />;
-  if (!list.data.data.length) return <Empty>No {label.toLowerCase()} yet.</Empty>;
+  if (list.error) return <ErrorNote error={list.error} title={`Could not load ${inSentence(label)}`} />;
+  if (!list.data) return <Loading what={`Loading ${inSentence(label)}`} />;
+  if (!list.data.data.length) return <Empty>No {inSentence(label)} yet.</Empty>;
   // The table scrolls sideways in its own box, so a narrow window never scrolls the whole page.
   return (
     <div className="table-scroll">
