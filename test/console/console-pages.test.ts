@@ -227,6 +227,10 @@ describe('the console pages for the rest of the house', () => {
     await table.waitFor();
     const row = table.getByRole('row').filter({ hasText: 'house-model-x' });
     assert.match(await row.innerText(), /unpriced/);
+    // The saved provider's models (`@fake-openai/gpt-4o-mini`) are the names the calls were logged under.
+    const priced = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'gpt-4o-mini', exact: true }) });
+    assert.match(await priced.innerText(), /@fake-openai/);
+    assert.match(await priced.innerText(), /\$[0-9.]+\s+yes$/);
     await page.getByText(/called without a price/).waitFor();
     await quietAndAccessible('models');
   });

@@ -12,11 +12,12 @@ const button = (container: HTMLElement, name: string) => [...container.querySele
 const totals = { errors: 0, error_rate: 0, prompt_tokens: 0, completion_tokens: 0, latency_avg_ms: null, latency_p50_ms: null, latency_p90_ms: null, latency_p99_ms: null, cache_hits: 0, cache_hit_rate: 0, cache_savings: 0, rescued_requests: 0 };
 
 describe('the model catalog', () => {
-  test('a price per million tokens from what priced calls cost; a model called without a price is flagged; called models missing from the catalog are added', () => {
+  test('one row per model name whoever offers it; a price per million tokens from what priced calls cost; a model called without a price is flagged; the most used first', () => {
     const rows = catalogRows(
       [
-        { id: 'gpt-4o', object: 'model', created: 0, owned_by: 'openai' },
-        { id: 'idle', object: 'model', created: 0, owned_by: 'openai', provider: '@fake' },
+        { id: '@fake/gpt-4o', object: 'model', created: 0, owned_by: 'openai', provider: '@fake' },
+        { id: '@other/gpt-4o', object: 'model', created: 0, owned_by: 'openai', provider: '@other' },
+        { id: 'idle', object: 'model', created: 0, owned_by: 'openai' },
       ],
       [
         { key: 'gpt-4o', requests: 4, cost: 0.02, total_tokens: 4000, unpriced_requests: 0, ...totals },
@@ -24,9 +25,9 @@ describe('the model catalog', () => {
       ],
     );
     expect(rows).toEqual([
-      { id: 'gpt-4o', provider: 'openai', requests: 4, cost: 0.02, pricePerMillion: 5, unpriced: false },
-      { id: 'idle', provider: '@fake', requests: 0, cost: 0, pricePerMillion: null, unpriced: false },
-      { id: 'mystery', provider: '—', requests: 2, cost: 0, pricePerMillion: null, unpriced: true },
+      { id: 'gpt-4o', providers: ['@fake', '@other'], requests: 4, cost: 0.02, pricePerMillion: 5, unpriced: false },
+      { id: 'mystery', providers: [], requests: 2, cost: 0, pricePerMillion: null, unpriced: true },
+      { id: 'idle', providers: ['openai'], requests: 0, cost: 0, pricePerMillion: null, unpriced: false },
     ]);
   });
 });

@@ -14,8 +14,10 @@ type Totals = AnalyticsGroups['data'][number];
 const MONTH = 30 * 86_400_000;
 
 export interface CatalogRow {
+  /** The model's name as calls and logs carry it (`gpt-4o`). */
   id: string;
-  provider: string;
+  /** Who offers it: the saved providers (`@slug`) or catalog providers listing it. */
+  providers: string[];
   requests: number;
   cost: number;
   /** USD per million tokens, as the calls were charged; null when nothing priced was called. */
@@ -23,23 +25,37 @@ export interface CatalogRow {
   unpriced: boolean;
 }
 
-/** One row per model, from the catalog and the traffic (models called but not listed are added). */
+/** `@slug/gpt-4o` names gpt-4o through a saved provider; logs and analytics know it as gpt-4o. */
+function bareName(model: Model): string {
+  return model.id.startsWith('@') && model.id.includes('/') ? model.id.slice(model.id.indexOf('/') + 1) : model.id;
+}
+
+/**
+ * One row per model name, from the catalog and the traffic (models called but not listed are
+ * added); the most used first.
+ */
 export function catalogRows(models: Model[], usage: Totals[]): CatalogRow[] {
   const byModel = new Map(usage.filter((u) => u.key).map((u) => [u.key!, u]));
-  const ids = [...new Set([...models.map((m) => m.id), ...byModel.keys()])];
-  const provider = new Map(models.map((m) => [m.id, m.provider ?? m.owned_by]));
-  return ids.map((id) => {
+  const providers = new Map<string, string[]>();
+  for (const model of models) {
+    const name = bareName(model);
+    const by = model.provider ?? model.owned_by;
+    providers.set(name, [...new Set([...(providers.get(name) ?? []), by])]);
+  }
+  const names = [...new Set([...providers.keys(), ...byModel.keys()])];
+  const rows = names.map((id) => {
     const u = byModel.get(id);
     const pricedTokens = u && u.unpriced_requests < u.requests ? u.total_tokens : 0;
     return {
       id,
-      provider: provider.get(id) ?? '—',
+      providers: providers.get(id) ?? [],
       requests: u?.requests ?? 0,
       cost: u?.cost ?? 0,
       pricePerMillion: u && pricedTokens > 0 && u.cost > 0 ? (u.cost / pricedTokens) * 1_000_000 : null,
       unpriced: Boolean(u && u.unpriced_requests > 0),
     };
   });
+  return rows.sort((a, b) => b.requests - a.requests);
 }
 
 export function ModelsPage() {
@@ -67,7 +83,7 @@ export function ModelsPage() {
       {data.data && rows.length === 0 && <Empty>No models.</Empty>}
       {unpriced > 0 && (
         <p className="bad" role="status">
-          {unpriced} model{unpriced === 1 ? '' : 's'} called without a price: their cost is not counted (nor by cost budgets).
+          {unpriced === 1 ? '1 model was called without a price: its cost is not counted (nor by cost budgets).' : `${unpriced} models were called without a price: their cost is not counted (nor by cost budgets).`}
         </p>
       )}
       {rows.length > 0 && (
@@ -76,7 +92,7 @@ export function ModelsPage() {
             <thead>
               <tr>
                 <th scope="col">Model</th>
-                <th scope="col">Provider</th>
+                <th scope="col">Offered by</th>
                 <th scope="col">Requests (30 days)</th>
                 <th scope="col">Cost (30 days)</th>
                 <th scope="col">Price per 1M tokens</th>
@@ -87,7 +103,7 @@ export function ModelsPage() {
               {rows.map((r) => (
                 <tr key={r.id}>
                   <td className="mono">{r.id}</td>
-                  <td>{r.provider}</td>
+                  <td>{r.providers.join(', ') || '—'}</td>
                   <td>{fmt.count(r.requests)}</td>
                   <td>{fmt.usd(r.cost)}</td>
                   <td>{r.pricePerMillion === null ? '—' : fmt.usd(r.pricePerMillion)}</td>
