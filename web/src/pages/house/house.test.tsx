@@ -37,16 +37,16 @@ describe('the audit log', () => {
     const asked: unknown[] = [];
     const entry = {
       id: 'a1', object: 'audit_log', organisation_id: 'o1', workspace_id: null, actor: { user_id: null, api_key_id: 'k1', credential: 'api_key', subject: 'admin key' },
-      action: 'config.create', method: 'POST', path: '/v1/configs', resource_type: 'config', resource_id: 'c1', status: 201, ip_address: '127.0.0.1', trace_id: null, request: { name: 'prod' }, created_at: '2026-12-01T00:00:00Z',
+      action: 'createConfig', method: 'POST', path: '/v1/configs', resource_type: 'config', resource_id: 'c1', status: 201, ip_address: '127.0.0.1', trace_id: null, request: { name: 'prod' }, created_at: '2026-12-01T00:00:00Z',
     };
     const view = await render(<AuditPage />, fakeIdentity({ get: async (path: string, query?: unknown) => (asked.push([path, query]), page([entry])) }, ['audit_logs.list']));
     cleanup = view.unmount;
     await settle();
-    await typeInto(byLabel(view.container, 'Action'), 'config.create');
+    await typeInto(byLabel(view.container, 'Action'), 'createConfig');
     await click(button(view.container, 'Apply filters'));
     await settle();
-    expect(asked.at(-1)).toEqual(['/v1/audit-logs', { limit: 100, action: 'config.create' }]);
-    await click(view.container.querySelector('button[aria-label^="Details of config.create"]')!);
+    expect(asked.at(-1)).toEqual(['/v1/audit-logs', { limit: 100, action: 'createConfig' }]);
+    await click(view.container.querySelector('button[aria-label^="Details of createConfig"]')!);
     const region = view.container.querySelector('[role="region"]')!;
     expect(region.textContent).toContain('POST /v1/configs');
     expect(region.textContent).toContain('"name": "prod"');
