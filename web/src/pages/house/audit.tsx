@@ -57,7 +57,7 @@ export function AuditPage() {
       </h1>
       <p className="hint">Every administrative write: who made it, with which credential, and what gw answered.</p>
       <form className="filters" onSubmit={submit} aria-label="Audit log filters">
-        <Field label="Action" hint="The operation, e.g. createApiKey">
+        <Field label="Action" hint="The operation, e.g. createWorkspaceServiceApiKey">
           <input value={draft.action} onChange={set('action')} />
         </Field>
         <Field label="Resource type">
