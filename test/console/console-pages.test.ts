@@ -115,7 +115,14 @@ describe('the console pages for the rest of the house', () => {
     await screenshot(page, name);
   }
 
-  test('every page is in the navigation of an admin key and passes axe-core', async () => {
+  test('every page is in the navigation of an admin key, passes axe-core, and loads quietly (no failed call, nothing in the browser console)', async () => {
+    const noise: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') noise.push(message.text());
+    });
+    page.on('response', (res) => {
+      if (res.status() >= 400) noise.push(`${res.status()} ${res.url()}`);
+    });
     await signIn(page);
     const links = await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allInnerTexts();
     assert.deepEqual(links, PAGES.map(([, link]) => link));
@@ -126,6 +133,9 @@ describe('the console pages for the rest of the house', () => {
     await page.goto(`${gw.app.url}/console/`);
     await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
     assert.deepEqual(await accessibilityProblems(page), [], 'the landing page');
+    assert.deepEqual(noise, []);
+    page.removeAllListeners('console');
+    page.removeAllListeners('response');
   });
 
   test('audit log: the writes above are listed, a filter narrows them, and an entry opens with its request', async () => {
