@@ -16,7 +16,9 @@ import { FilesPage } from './pages/house/files';
 import { McpPage } from './pages/house/mcp';
 import { ModelsPage } from './pages/house/models';
 import { OrganisationPage } from './pages/house/organisation';
-import { AgentsPage, DeploymentsPage, SecretReferencesPage } from './pages/house/simple';
+import { AgentsPage } from './pages/house/agents';
+import { DeploymentsPage } from './pages/house/deployments';
+import { SecretReferencesPage } from './pages/house/secret-references';
 
 export interface PageDef {
   path: string;
