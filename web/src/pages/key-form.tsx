@@ -15,7 +15,7 @@ import { FormProblem, useAction } from '../use-action';
 type BudgetType = '' | 'cost' | 'tokens' | 'requests';
 type Reset = 'monthly' | 'weekly' | 'never';
 
-export interface LimitValues {
+interface LimitValues {
   budgetType: BudgetType;
   budget: string;
   reset: Reset;
@@ -25,7 +25,7 @@ export interface LimitValues {
   expires: string;
 }
 
-export interface KeyFormValues extends LimitValues {
+interface KeyFormValues extends LimitValues {
   name: string;
   kind: 'workspace' | 'organisation';
   workspace: string;
@@ -33,7 +33,7 @@ export interface KeyFormValues extends LimitValues {
 }
 
 /** The form's view of a key's stored limits (for editing them). */
-export function limitValuesOf(key: ApiKey): LimitValues {
+function limitValuesOf(key: ApiKey): LimitValues {
   const budget = key.usage_limits;
   const rate = key.rate_limits?.[0];
   return {
@@ -48,7 +48,7 @@ export function limitValuesOf(key: ApiKey): LimitValues {
 }
 
 /** The key's limits as the spec's fields; `removed` says what an empty choice sends (null removes it on an update). */
-export function limitFields(values: LimitValues, removed: null | undefined): Record<string, unknown> {
+function limitFields(values: LimitValues, removed: null | undefined): Record<string, unknown> {
   const body: Record<string, unknown> = {
     usage_limits: values.budgetType ? { type: values.budgetType, credit_limit: Number(values.budget), ...(values.reset === 'never' ? {} : { periodic_reset: values.reset }) } : removed,
     rate_limits: values.rateType ? [{ type: values.rateType, unit: values.rateUnit, value: Number(values.rate) }] : removed,
@@ -60,7 +60,7 @@ export function limitFields(values: LimitValues, removed: null | undefined): Rec
 }
 
 /** The create body the spec takes (CreateWorkspaceServiceKey or CreateOrganisationServiceKey). */
-export function keyBody(values: KeyFormValues): Record<string, unknown> {
+function keyBody(values: KeyFormValues): Record<string, unknown> {
   const body: Record<string, unknown> = { name: values.name.trim(), scopes: values.scopes };
   if (values.kind === 'workspace') body.workspace_id = values.workspace.trim();
   return { ...body, ...limitFields(values, undefined) };
