@@ -245,6 +245,30 @@ describe('the console pages for the rest of the house', () => {
     await quietAndAccessible('models');
   });
 
+  test('keyboard only: a key is created from the keys page without the mouse, its secret region takes the focus', async () => {
+    await open('API keys', 'API keys');
+    const focused = () => page.evaluate(`(() => { const el = document.activeElement; return el ? (el.getAttribute('aria-label') || el.textContent || el.tagName).trim().slice(0, 60) : '' })()`) as Promise<string>;
+    // Moving to a page puts the focus on its heading; the first control after it is New key.
+    assert.equal(await focused(), 'API keys');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'New key');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'New key' }).waitFor();
+    assert.equal(await focused(), 'New key', 'the form title takes the focus');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('keyboard key');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('new-secret').waitFor();
+    assert.equal(await focused(), 'Secret of keyboard key');
+    const secret = (await page.getByTestId('new-secret').innerText()).trim();
+    assert.deepEqual((await gw.app.http.get('/v1/auth/key').set('x-gw-api-key', secret)).body.scopes, ['completions.write'], 'the default preset: gateway calls only');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'I have copied it');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('new-secret').waitFor({ state: 'detached' });
+  });
+
   test('390 px wide: the main pages fit the window (wide tables scroll in their own box)', async () => {
     const narrow = await browser.newPage(390, 800);
     try {
