@@ -27,6 +27,11 @@ export interface Config {
    * caller's address (GW_TRUSTED_PROXIES); empty: the socket peer is the client.
    */
   trustedProxies: readonly string[];
+  /**
+   * Host header values (`name` or `name:port`) the MCP gateway answers besides loopback names on
+   * the port a request came in on and the host of the public URL (DNS-rebinding protection).
+   */
+  mcpAllowedHosts: readonly string[];
   /** The most gw reads of one answer from a server someone else names (MCP servers, webhooks, custom hosts...): GW_MAX_UPSTREAM_ANSWER_BYTES. */
   maxUpstreamAnswerBytes: number;
   /** How long a value read from a secret manager is reused before it is read again (GW_SECRET_CACHE_SECONDS). */
@@ -354,6 +359,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 12, 1, 1000),
     trustedCustomHosts: Object.freeze(list(env, 'TRUSTED_CUSTOM_HOSTS')),
     trustedProxies: Object.freeze(addressRanges(env, 'GW_TRUSTED_PROXIES')),
+    mcpAllowedHosts: Object.freeze(list(env, 'GW_MCP_ALLOWED_HOSTS')),
     maxUpstreamAnswerBytes: integer(env, 'GW_MAX_UPSTREAM_ANSWER_BYTES', 32 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     secretCacheTtlMs: integer(env, 'GW_SECRET_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     agentCardTimeoutMs: integer(env, 'GW_AGENT_CARD_TIMEOUT_MS', 10_000, 1, 300_000),

@@ -32,6 +32,7 @@ import type { FileStore } from '../gateway/files/file-store.js';
 import type { Batches } from '../gateway/batches/batches.js';
 import type { VectorStores } from '../gateway/vector-stores/vector-stores.js';
 import type { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
+import type { McpClientRelay } from '../gateway/mcp/client-relay.js';
 
 export type { RequestTrace };
 export type RedisClient = RedisClientType;
@@ -95,6 +96,8 @@ export interface Services {
   guardrailOutbound: Pick<CheckContext, 'fetch' | 'vetUrl'>;
   /** MCP servers as gw reaches them: the outbound guard, credentials, the SDK client. */
   mcpUpstreams: McpUpstreams;
+  /** A client's answers and cancellations, to the instance where the request they concern waits. */
+  mcpClientRelay: McpClientRelay;
   /** Prometheus metrics (GET /metrics); undefined when metrics are off. */
   metrics: GatewayMetrics | undefined;
   /** OpenTelemetry traces; undefined unless an OTLP endpoint is configured. */

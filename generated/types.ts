@@ -80,7 +80,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Server-to-client stream: gw does not offer one (405), as the transport allows.
+         * The session's server-to-client stream (SSE): what the upstream sends outside any request (notifications, server-to-client requests), relayed.
          * @description A 401 carries `WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/{serverSlug}/mcp"` (RFC 9728); a credential without mcp.invoke gets 403 with `error="insufficient_scope"`. See docs/mcp.md.
          */
         get: operations["getMcpGateway"];

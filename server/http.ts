@@ -9,6 +9,7 @@ import { createPassThroughRoute } from './pass-through-route.js';
 import { errorFormatOf, inErrorFormat, type ErrorFormat } from '../core/protocol-errors.js';
 import { redactedApiError, redactedError, requestSecrets } from '../core/request-secrets.js';
 import { sendJson } from '../core/respond.js';
+import { isMcpGatewayPath, refusedHost } from '../gateway/mcp/host-check.js';
 import type { Services } from '../core/services.js';
 import { remoteParentOf, type RemoteParent } from '../gateway/telemetry/trace-context.js';
 import { AddressRanges, clientAddress } from '../core/security/ip-ranges.js';
@@ -35,6 +36,21 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
   const passThrough = createPassThroughRoute(api);
   const { metrics, tracing } = services;
   const trustedProxies = new AddressRanges(services.config.trustedProxies);
+  /** Hot operation, pass-through, or the spec router. */
+  async function route(req: IncomingMessage, call: Call): Promise<void> {
+    const hotOperation = hot.match(req.method, req.url);
+    // The pass-through streams its body upstream: matched before anything reads it.
+    const proxied = hotOperation ? undefined : passThrough.match(req);
+    if (hotOperation) await hotOperation.run(call, await readJsonBody(req, MAX_BODY_BYTES), hotOperation.params);
+    else if (proxied) {
+      assertWellEncoded(req.url ?? '/');
+      await proxied(call, undefined);
+    } else {
+      const body = await readJsonBody(req, MAX_BODY_BYTES);
+      assertWellEncoded(req.url ?? '/');
+      await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
+    }
+  }
   return async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const remote = remoteParentOf(req.headers);
     const traceId = traceIdOf(req, remote);
@@ -54,18 +70,9 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
       trace: tracing ? tracing.startRequest(req.method ?? 'GET', pathOf(req.url), traceId, remote, startedAt, (text) => requestSecrets(call).text(text)) : undefined,
     };
     try {
-      const hotOperation = hot.match(req.method, req.url);
-      // The pass-through streams its body upstream: matched before anything reads it.
-      const proxied = hotOperation ? undefined : passThrough.match(req);
-      if (hotOperation) await hotOperation.run(call, await readJsonBody(req, MAX_BODY_BYTES), hotOperation.params);
-      else if (proxied) {
-        assertWellEncoded(req.url ?? '/');
-        await proxied(call, undefined);
-      } else {
-        const body = await readJsonBody(req, MAX_BODY_BYTES);
-        assertWellEncoded(req.url ?? '/');
-        await api.handleRequest({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body }, call);
-      }
+      const refusal = isMcpGatewayPath(req.url) ? refusedHost(req, services.config.publicUrl, services.config.mcpAllowedHosts) : undefined;
+      if (refusal) sendJson(res, refusal.status, { jsonrpc: '2.0', error: { code: -32000, message: refusal.message }, id: null });
+      else await route(req, call);
     } catch (error) {
       // Errors raised before routing (a bad body, bad encoding) still answer in a SCIM or OAuth operation's own shape.
       sendError(call, inErrorFormat(errorFormatOfRequest(api, req), error));

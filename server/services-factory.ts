@@ -68,6 +68,7 @@ import { Batches } from '../gateway/batches/batches.js';
 import { chooseBatchMode } from '../gateway/batches/native-target.js';
 import { INGEST_JOB, VectorStores } from '../gateway/vector-stores/vector-stores.js';
 import { VectorStoresRepository } from '../store/repositories/vector-stores.js';
+import { McpClientRelay } from '../gateway/mcp/client-relay.js';
 import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
 
 export interface ServiceOptions {
@@ -196,6 +197,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       now,
       timeoutMs: config.requestTimeoutMs,
     }),
+    mcpClientRelay: new McpClientRelay(bus),
     metrics,
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
     // Built below: the executor runs turns through the services it belongs to.

@@ -6,7 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type ClientCapabilities,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../core/auth/principal.js';
 import type { Call } from '../../core/call.js';
 import { ApiError } from '../../core/errors.js';
@@ -18,8 +26,10 @@ import { buildProxyServer } from './proxy-server.js';
 import type { McpToolCallContext } from './tool-call-context.js';
 import { assertToolEnabled, checkToolRateLimits, logToolCall, rateLimitedError } from './tool-call.js';
 import { invalidParamsOf, invalidRequestOf } from './request-checks.js';
+import { relayClientStream } from './client-stream.js';
 import { upstreamFailure } from './upstream-failure.js';
 import type { UpstreamConnection } from './upstream-client.js';
+import { postLink, relayUpstreamMessages, upstreamRequestOptions, type DownstreamLink } from './upstream-relay.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 
@@ -35,30 +45,80 @@ function messagesOf(body: unknown): JSONRPCMessage[] {
 
 const isInitialize = (messages: JSONRPCMessage[]) => messages.some((message) => isJSONRPCRequest(message) && message.method === 'initialize');
 
-/** The session a request names, if it is this caller's on this server. */
-async function sessionOf(call: Call, principal: Principal, target: McpTarget): Promise<McpSessionRecord | undefined> {
+/** Reads the session a request names, started before the target is resolved (the two are independent reads). */
+function lookUpSession(call: Call): Promise<McpSessionRecord | undefined> {
   const header = call.req.headers[SESSION_HEADER];
   const id = Array.isArray(header) ? header[0] : header;
-  if (!id) return undefined;
-  const session = await call.services.store.mcpSessions.get(id);
+  const lookup = id ? call.services.store.mcpSessions.get(id) : Promise.resolve(undefined);
+  // Awaited only once the target resolves: a failure meanwhile must not go unhandled.
+  lookup.catch(() => undefined);
+  return lookup;
+}
+
+/** The session a request names, if it is this caller's on this server. */
+async function sessionOf(call: Call, principal: Principal, target: McpTarget, lookup = lookUpSession(call)): Promise<McpSessionRecord | undefined> {
+  const session = await lookup;
   if (!session || session.mcp_server_id !== target.server.id || session.principal_key !== principalKeyOf(principal)) return undefined;
   return session;
 }
 
-function contextFor(call: Call, principal: Principal, target: McpTarget, connect: () => Promise<UpstreamConnection>): McpToolCallContext & { close(): Promise<void> } {
+function contextFor(call: Call, principal: Principal, target: McpTarget, link: DownstreamLink, connect: () => Promise<UpstreamConnection>): McpToolCallContext & { close(): Promise<void> } {
+  const { mcpClientRelay: relay, mcpUpstreams } = call.services;
   let connecting: Promise<UpstreamConnection> | undefined;
+  const connectAndRelay = async () => {
+    const upstream = await connect();
+    relayUpstreamMessages(upstream, link, relay, mcpUpstreams.timeoutMs);
+    return upstream;
+  };
   return {
     call,
     principal,
     target,
     metadata: readGatewayHeaders(call.req.headers).metadata,
     admitted: false,
-    upstream: () => (connecting ??= connect()),
+    link,
+    upstream: () => (connecting ??= connectAndRelay()),
+    requestOptions: (request, extra) => upstreamRequestOptions(link, relay, mcpUpstreams.timeoutMs, request, extra),
     async close() {
       if (connecting) await (await connecting.catch(() => undefined))?.close().catch(() => undefined);
     },
   };
 }
+
+/** Methods whose upstream may send notifications, progress or requests before it answers: their answer is an SSE stream. */
+const STREAMED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+
+/** Whether the answer should be a stream (a request that may be served with messages) rather than one JSON body. */
+function answersAsStream(messages: JSONRPCMessage[]): boolean {
+  // A request whose params are wrong is answered at once, as JSON.
+  return messages.some((message) => isJSONRPCRequest(message) && STREAMED_METHODS.has(message.method) && !invalidParamsOf(message));
+}
+
+/**
+ * A POST of only answers and notifications: the answers (to sampling, elicitation, roots) and
+ * cancellations go to the request they concern, wherever it waits; `roots/list_changed` goes
+ * to the upstream. Answers 202, as Streamable HTTP wants.
+ */
+async function relayClientMessages(context: ReturnType<typeof contextFor>, sessionId: string, messages: JSONRPCMessage[]): Promise<void> {
+  const relay = context.call.services.mcpClientRelay;
+  for (const message of messages) {
+    if (!isJSONRPCNotification(message)) await relay.route(sessionId, message);
+    else if (message.method === 'notifications/cancelled') await relay.route(sessionId, message);
+    else if (message.method === 'notifications/roots/list_changed') {
+      const upstream = await context.upstream().catch(() => undefined);
+      await upstream?.client.notification({ method: message.method }).catch(() => undefined);
+    }
+  }
+  context.call.res.writeHead(202).end();
+}
+
+const clientCapabilitiesOf = (session: McpSessionRecord): ClientCapabilities => {
+  try {
+    return session.client_capabilities ? (JSON.parse(session.client_capabilities) as ClientCapabilities) : {};
+  } catch {
+    return {};
+  }
+};
 
 /**
  * A single tools/call is checked against the rate limits before the SDK server runs, so a refusal
@@ -118,15 +178,23 @@ function refuseInvalidMessages(call: Call, messages: unknown[]): boolean {
 
 export async function serveMcpPost(call: Call, principal: Principal, slug: string, body: unknown): Promise<void> {
   const { store, mcpUpstreams, now } = call.services;
-  const target = await resolveMcpTarget(store, principal, slug);
   const messages = messagesOf(body);
+  const sessionLookup = isInitialize(messages) ? undefined : lookUpSession(call);
+  const target = await resolveMcpTarget(store, principal, slug);
   if (refuseInvalidMessages(call, messages)) return;
   let context: ReturnType<typeof contextFor>;
+  let declared: Record<string, unknown> | null = target.integration.capability_flags;
+  let instructions: string | undefined;
+  // The SDK server transport answering this POST, once made: the way back to the client.
+  let answering: StreamableHTTPServerTransport | undefined;
 
   if (isInitialize(messages)) {
+    const initialize = messages.find((message) => isJSONRPCRequest(message) && message.method === 'initialize') as unknown as { params: { protocolVersion: string; capabilities: ClientCapabilities } };
+    const clientCapabilities = initialize.params.capabilities ?? {};
+    const requestedVersion = initialize.params.protocolVersion;
     let upstream: UpstreamConnection;
     try {
-      upstream = await mcpUpstreams.connect(target.integration);
+      upstream = await mcpUpstreams.connect(target.integration, undefined, { clientCapabilities });
     } catch (error) {
       const failure = upstreamFailure(slug, error);
       const request = messages.find(isJSONRPCRequest);
@@ -143,14 +211,22 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
       user_id: principal.userId,
       upstream_session_id: upstream.sessionId ?? null,
       protocol_version: upstream.protocolVersion ?? null,
+      client_capabilities: JSON.stringify(clientCapabilities),
+      // What the SDK's server answers the client: its version when supported, else the latest.
+      client_protocol_version: SUPPORTED_PROTOCOL_VERSIONS.includes(requestedVersion) ? requestedVersion : LATEST_PROTOCOL_VERSION,
       created_at: at,
       updated_at: at,
     };
     await store.mcpSessions.create(session);
     call.res.setHeader(SESSION_HEADER, session.id);
-    context = contextFor(call, principal, target, async () => upstream);
+    declared = (upstream.client.getServerCapabilities() as Record<string, unknown> | undefined) ?? declared;
+    instructions = upstream.client.getInstructions();
+    const link = postLink(session.id, clientCapabilities, () => answering);
+    context = contextFor(call, principal, target, link, async () => upstream);
+    // Taken now, so the connection closes with the request even when nothing else asks for it.
+    await context.upstream();
   } else {
-    const session = await sessionOf(call, principal, target);
+    const session = await sessionOf(call, principal, target, sessionLookup);
     if (!session) {
       const named = call.req.headers[SESSION_HEADER] !== undefined;
       // Streamable HTTP: a request without a session is a bad request; an unknown (or ended) session is 404, and the client starts a new one.
@@ -158,15 +234,32 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
       return;
     }
     call.res.setHeader(SESSION_HEADER, session.id);
-    context = contextFor(call, principal, target, () =>
+    const link = postLink(session.id, clientCapabilitiesOf(session), () => answering);
+    context = contextFor(call, principal, target, link, () =>
       mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }),
     );
+    if (!messages.some(isJSONRPCRequest)) {
+      try {
+        await relayClientMessages(context, session.id, messages);
+      } finally {
+        await context.close();
+      }
+      return;
+    }
+    // A batch (protocol versions before 2025-06-18) may carry answers and cancellations beside
+    // requests: those go where they are awaited, the rest to the server.
+    const awaitedElsewhere = messages.filter((message) => !isJSONRPCRequest(message) && (!isJSONRPCNotification(message) || message.method === 'notifications/cancelled'));
+    for (const message of awaitedElsewhere) await call.services.mcpClientRelay.route(session.id, message);
+    if (awaitedElsewhere.length) body = messages.filter((message) => !awaitedElsewhere.includes(message));
   }
 
+  // A client that goes away mid-answer: gw's connection to the upstream for it is closed.
+  call.res.once('close', () => void context.close());
   try {
     if (!(await admitSingleToolCall(context, messages))) return;
-    const server = buildProxyServer(context);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = buildProxyServer(context, declared, instructions);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !answersAsStream(messages) });
+    answering = transport;
     await server.connect(transport);
     try {
       await transport.handleRequest(call.req, call.res, body);
@@ -197,8 +290,28 @@ export async function serveMcpDelete(call: Call, principal: Principal, slug: str
   call.res.writeHead(200).end();
 }
 
-/** gw offers no server-to-client stream; Streamable HTTP lets a server answer GET with 405. */
-/** gw relays no server-to-client stream, which Streamable HTTP lets a server refuse with 405. */
-export function serveMcpGet(_call: Call): void {
-  throw new ApiError(405, 'method_not_allowed', 'The MCP gateway takes POST and DELETE; it opens no server-to-client stream', 'invalid_request_error', { headers: { allow: 'POST, DELETE' } });
+/**
+ * The session's server-to-client stream (client-stream.ts). The older SSE transport keeps its
+ * session in one connection gw cannot hold open for a client, so there it answers 405, as the
+ * transport allows.
+ */
+export async function serveMcpGet(call: Call, principal: Principal, slug: string): Promise<void> {
+  const { store, mcpUpstreams } = call.services;
+  const target = await resolveMcpTarget(store, principal, slug);
+  if (target.integration.transport !== 'http') {
+    throw new ApiError(405, 'method_not_allowed', 'This MCP server is reached over the SSE transport: gw opens no server-to-client stream for it', 'invalid_request_error', { headers: { allow: 'POST, DELETE' } });
+  }
+  if (!String(call.req.headers.accept ?? '').includes('text/event-stream')) {
+    sendRpcError(call, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the client must accept text/event-stream');
+    return;
+  }
+  const session = await sessionOf(call, principal, target);
+  if (!session) {
+    const named = call.req.headers[SESSION_HEADER] !== undefined;
+    sendRpcError(call, named ? 404 : 400, named ? -32001 : ErrorCode.InvalidRequest, named ? 'Session not found' : 'Bad Request: Mcp-Session-Id header is required');
+    return;
+  }
+  await relayClientStream(call, session.id, clientCapabilitiesOf(session), () =>
+    mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }, { getStream: true }),
+  );
 }

@@ -1,3 +1,4 @@
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
 import { GW_VERSION } from '../../core/version.js';
@@ -71,12 +72,17 @@ export class McpUpstreams {
     }) as GuardedFetch;
   }
 
-  async connect(integration: McpIntegrationRecord, resume?: { sessionId: string | null; protocolVersion: string | null }): Promise<UpstreamConnection> {
+  async connect(
+    integration: McpIntegrationRecord,
+    resume?: { sessionId: string | null; protocolVersion: string | null },
+    options: { clientCapabilities?: ClientCapabilities; getStream?: boolean } = {},
+  ): Promise<UpstreamConnection> {
     return connectUpstream(await this.target(integration), {
       fetch: this.fetchFor(integration),
       clientName: 'gw',
       clientVersion: GW_VERSION,
       resume,
+      ...options,
       timeoutMs: this.options.timeoutMs,
     });
   }

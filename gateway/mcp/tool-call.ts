@@ -4,6 +4,7 @@
  * request log entry whatever the outcome.
  */
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ApiError } from '../../core/errors.js';
 import { requestFacts } from '../limits/policy-match.js';
 import { toolCallLogEntry, type ToolCallOutcome } from './tool-call-log.js';
@@ -43,7 +44,8 @@ export function logToolCall(context: McpToolCallContext, outcome: ToolCallOutcom
 
 const asError = (status: number, code: string, message: string, type: string) => ({ status, error: { code, message, type } });
 
-export async function runToolCall(context: McpToolCallContext, params: { name: string; arguments?: Record<string, unknown> }, signal: AbortSignal): Promise<CallToolResult> {
+/** `options` carry the client's cancellation and progress token through to the upstream (upstream-relay.ts). */
+export async function runToolCall(context: McpToolCallContext, params: { name: string; arguments?: Record<string, unknown> }, options: RequestOptions): Promise<CallToolResult> {
   const { call, target } = context;
   const outcome: ToolCallOutcome = { tool: params.name, arguments: params.arguments ?? {}, startedAt: call.services.now(), status: 200, guardrails: [] };
   try {
@@ -75,7 +77,7 @@ export async function runToolCall(context: McpToolCallContext, params: { name: s
     let result: CallToolResult;
     try {
       const upstream = await context.upstream();
-      result = (await upstream.client.request({ method: 'tools/call', params }, CallToolResultSchema, { signal, timeout: call.services.mcpUpstreams.timeoutMs })) as CallToolResult;
+      result = (await upstream.client.request({ method: 'tools/call', params }, CallToolResultSchema, options)) as CallToolResult;
     } catch (error) {
       const failure = upstreamFailure(target.server.slug, error);
       Object.assign(outcome, asError(502, 'mcp_upstream_error', failure.message, 'upstream_error'));

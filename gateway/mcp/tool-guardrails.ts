@@ -25,9 +25,21 @@ export interface ToolGuardOutcome {
   result?: CallToolResult;
 }
 
+/** The server's guardrail mappings, read once per gateway request (before and after the call both need them). */
+const mappingsOfRequest = new WeakMap<McpToolCallContext, ReturnType<McpToolCallContext['call']['services']['store']['mcpGuardrailServers']['forServer']>>();
+
+function mappingsFor(context: McpToolCallContext) {
+  let mappings = mappingsOfRequest.get(context);
+  if (!mappings) {
+    mappings = context.call.services.store.mcpGuardrailServers.forServer(context.target.server.id);
+    mappingsOfRequest.set(context, mappings);
+  }
+  return mappings;
+}
+
 async function guardrailsFor(context: McpToolCallContext, tool: string, runOn: McpRunOn): Promise<GuardrailDefinition[]> {
   const { call, principal, target } = context;
-  const mappings = (await call.services.store.mcpGuardrailServers.forServer(target.server.id)).filter(
+  const mappings = (await mappingsFor(context)).filter(
     (mapping) => mapping.run_on === runOn && (mapping.capability_ids.length === 0 || mapping.capability_ids.includes(tool)),
   );
   const definitions = await Promise.all(mappings.map((mapping) => call.services.guardrails.guardrail(principal.organisationId, target.server.workspace_id, mapping.guardrail_id)));

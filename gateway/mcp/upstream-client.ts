@@ -3,12 +3,13 @@
  * request goes through the outbound guard's fetch (private and metadata addresses refused unless
  * TRUSTED_CUSTOM_HOSTS lists the host, redirects included).
  */
+import { randomInt } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
 import { TOO_LARGE } from './upstream-failure.js';
@@ -37,6 +38,13 @@ export interface ConnectOptions {
   resume?: { sessionId: string | null; protocolVersion: string | null };
   /** Per request to the upstream. */
   timeoutMs: number;
+  /**
+   * What gw declares at initialize: the MCP client's own capabilities, so the upstream offers it
+   * exactly the server-to-client requests (sampling, elicitation, roots) gw can relay to it.
+   */
+  clientCapabilities?: ClientCapabilities;
+  /** This connection carries the session's GET stream (client-stream.ts); others never open it. */
+  getStream?: boolean;
 }
 
 function transportFor(target: UpstreamTarget, options: ConnectOptions, fetch: GuardedFetch): Transport {
@@ -53,6 +61,16 @@ function withHeaders(fetch: GuardedFetch, headers: Record<string, string>): Guar
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
     return fetch(input, { ...init, headers: merged });
   }) as GuardedFetch;
+}
+
+/**
+ * The SDK's Streamable HTTP client opens the session's GET stream by itself after initialize.
+ * gw's connections serve one request each: the session's one GET stream is opened when the MCP
+ * client opens its own (client-stream.ts), so here the GET is answered 405 ("no stream") locally.
+ */
+function withoutGetStream(fetch: GuardedFetch): GuardedFetch {
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    (init?.method ?? 'GET') === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(input, init)) as GuardedFetch;
 }
 
 /**
@@ -77,6 +95,34 @@ async function withinTimeout(connecting: Promise<void>, timeoutMs: number, aband
 }
 
 /**
+ * Each gw request to a session has its own client, and the SDK's client numbers its requests
+ * from 0: concurrent requests of one session would reach the upstream with the same id (and
+ * its answers go astray). Each client starts at a random point instead. The SDK keeps the counter
+ * in a private field; the MCP relay tests fail if that changes.
+ */
+function startIdsApart(client: Client): void {
+  const counter = client as unknown as { _requestMessageId?: unknown };
+  if (typeof counter._requestMessageId !== 'number') throw new Error('The MCP SDK client no longer numbers its requests where gw sets them apart');
+  counter._requestMessageId = randomInt(1, 2 ** 47);
+}
+
+/**
+ * What the client sent last before it closes (a cancellation the SDK sends without waiting, when
+ * the request it cancels ends gw's request) still leaves: close waits for the sends in flight.
+ */
+function flushBeforeClose(transport: Transport): { flushed(): Promise<void> } {
+  const inFlight = new Set<Promise<void>>();
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const sent = send(message, options);
+    inFlight.add(sent);
+    void sent.catch(() => undefined).finally(() => inFlight.delete(sent));
+    return sent;
+  };
+  return { flushed: async () => void (await Promise.allSettled([...inFlight])) };
+}
+
+/**
  * Opens a client. A Streamable HTTP session is resumed without a new initialize when `resume`
  * names one; otherwise (and always over SSE, whose session lives in one connection) the client
  * initializes.
@@ -88,15 +134,21 @@ export async function connectUpstream(target: UpstreamTarget, options: ConnectOp
   const transport: Transport = transportFor(
     target,
     options,
-    watchAnswerStreams(options.fetch, {
+    watchAnswerStreams(target.transport === 'http' && !options.getStream ? withoutGetStream(options.fetch) : options.fetch, {
       unanswered: (id) => fail(id, { code: ErrorCode.ConnectionClosed, message: 'The MCP server ended its answer stream without answering' }),
       tooLarge: (id, error) => fail(id, { code: ErrorCode.InternalError, message: error.message, data: { type: TOO_LARGE, limit: error.limit } }),
     }),
   );
-  const client = new Client({ name: options.clientName, version: options.clientVersion }, { capabilities: {} });
+  const client = new Client({ name: options.clientName, version: options.clientVersion }, { capabilities: options.clientCapabilities ?? {} });
+  startIdsApart(client);
   // A transport error (a stream cut mid-answer, say) would leave the request waiting for an answer
   // that cannot come; each client serves one gw request, so closing it rejects what is pending.
-  client.onerror = () => void client.close().catch(() => undefined);
+  // A stray message (progress for a token, or an answer for a request, that gw no longer waits
+  // for) is no transport failure: the connection stays.
+  client.onerror = (error) => {
+    if (/^Received a (progress notification for an unknown token|response for an unknown message ID)/.test(error.message)) return;
+    void client.close().catch(() => undefined);
+  };
   const resuming = target.transport === 'http' && options.resume !== undefined;
   if (resuming) {
     if (options.resume?.protocolVersion) (transport as StreamableHTTPClientTransport).setProtocolVersion(options.resume.protocolVersion);
@@ -107,11 +159,15 @@ export async function connectUpstream(target: UpstreamTarget, options: ConnectOp
     await withinTimeout(client.connect(transport, { timeout: options.timeoutMs }), options.timeoutMs, () => client.close());
   }
   const http = transport as Partial<StreamableHTTPClientTransport>;
+  const sending = flushBeforeClose(transport);
   return {
     client,
     transport,
     sessionId: http.sessionId,
     protocolVersion: http.protocolVersion,
-    close: () => client.close(),
+    close: async () => {
+      await sending.flushed();
+      await client.close();
+    },
   };
 }

@@ -11,8 +11,8 @@ export const postMcpGateway: Handler = async (c, call) => {
   return STREAMED;
 };
 
-export const getMcpGateway: Handler = async (_c, call) => {
-  serveMcpGet(call);
+export const getMcpGateway: Handler = async (c, call) => {
+  await serveMcpGet(call, principalOf(call), slugOf(c));
   return STREAMED;
 };
 

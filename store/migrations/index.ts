@@ -39,6 +39,7 @@ import * as deploymentSyncState from './265_deployment_sync_state.js';
 import * as logOutbox from './266_log_outbox.js';
 import * as vectorStores from './290_vector_stores.js';
 import * as responsesExpiryIndex from './295_responses_expiry_index.js';
+import * as mcpSessionClient from './320_mcp_session_client.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -90,4 +91,5 @@ export const migrations: Record<string, Knex.Migration> = {
   '301_finer_rollup_buckets': finerRollupBuckets,
   // Issue 35: who may invoke an agent through the A2A door, and which skills.
   '325_agent_access': agentAccess,
+  '320_mcp_session_client': mcpSessionClient,
 };

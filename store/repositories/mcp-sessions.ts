@@ -12,6 +12,10 @@ export interface McpSessionRecord {
   /** The upstream server's Mcp-Session-Id, when it issued one. */
   upstream_session_id: string | null;
   protocol_version: string | null;
+  /** What the MCP client declared at initialize (JSON text): which server-to-client requests gw may relay to it. */
+  client_capabilities: string | null;
+  /** The version the client negotiated with gw (gw bridges it to the upstream's). */
+  client_protocol_version: string | null;
   created_at: string;
   updated_at: string;
 }
