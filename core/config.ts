@@ -124,6 +124,8 @@ export interface Config {
   batchPollMs: { min: number; max: number };
   /** Assistant runs (docs/assistants.md): how long an instance holds a run in a turn before another may decide it died (GW_RUN_LEASE_SECONDS, else the jobs lease). */
   runLeaseMs: number;
+  /** Code interpreter in runs (docs/assistants.md): a call's time and memory, its printed output, and calls per run. */
+  codeInterpreter: { timeoutMs: number; memoryMb: number; maxOutputBytes: number; maxCallsPerRun: number };
 }
 
 /** JWT_* settings: where the keys are, what a token must say, and which claims carry what. */
@@ -413,6 +415,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     batchConcurrency: integer(env, 'GW_BATCH_CONCURRENCY', 8, 1, 256),
     batchPollMs: Object.freeze({ min: integer(env, 'GW_BATCH_POLL_MS', 5000, 1, 3_600_000), max: integer(env, 'GW_BATCH_POLL_MAX_MS', 300_000, 1, 86_400_000) }),
     runLeaseMs: integer(env, 'GW_RUN_LEASE_SECONDS', Math.min(jobsLeaseSeconds, 3600), 1, 3600) * 1000,
+    codeInterpreter: Object.freeze({
+      timeoutMs: integer(env, 'GW_CODE_INTERPRETER_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
+      memoryMb: integer(env, 'GW_CODE_INTERPRETER_MEMORY_MB', 512, 64, 4096),
+      maxOutputBytes: integer(env, 'GW_CODE_INTERPRETER_MAX_OUTPUT_BYTES', 20_000, 100, 1_000_000),
+      maxCallsPerRun: integer(env, 'GW_CODE_INTERPRETER_MAX_CALLS', 10, 1, 100),
+    }),
     filesMaxBytes: integer(env, 'GW_FILES_MAX_BYTES', 512 * 1024 * 1024, 1, 2 ** 40),
     jobs: Object.freeze({
       engine: jobEngine(env),

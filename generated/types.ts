@@ -3778,7 +3778,7 @@ export interface components {
         } | null;
         /** @description `auto` (or the seed's `none`: the model's default), or the chat response_format object. */
         AssistantsResponseFormat: ("auto" | "none") | components["schemas"]["ResponseFormat"] | null;
-        /** @description A function, file_search or code_interpreter tool. gw has no code sandbox, so a run with a code_interpreter tool is refused with 400 naming `tools[i].type`. */
+        /** @description A function, file_search or code_interpreter tool. gw runs file_search and code_interpreter itself (code_interpreter: Python with the standard library only, in a sandbox with no network; see docs/assistants.md). */
         AssistantTool: components["schemas"]["assistants_FunctionTool"] | components["schemas"]["FileSearchTool"] | components["schemas"]["CodeInterpreterTool"];
         /** @description Rate limits on this record alone (API key, workspace or provider). null removes them. */
         AttachedRateLimits: {

@@ -23,17 +23,6 @@ export function messageContent(input: CreateMessageRequest['content'], param: st
   });
 }
 
-/** Attachments for file_search join the thread's vector store (thread-files.ts); gw runs no code_interpreter. */
-export function assertNoAttachments(attachments: CreateMessageRequest['attachments'], param: string): void {
-  (attachments ?? []).forEach((attachment, index) => {
-    (attachment.tools ?? []).forEach((tool, toolIndex) => {
-      if (tool.type === 'code_interpreter') {
-        throw new ValidationError(`${param}[${index}].tools[${toolIndex}].type code_interpreter is not supported: gw has no code sandbox`, `${param}[${index}].tools[${toolIndex}].type`, 'unsupported_attachments');
-      }
-    });
-  });
-}
-
 /** A stored message from a client's message. */
 export function newMessage(
   input: CreateMessageRequest,
@@ -41,7 +30,6 @@ export function newMessage(
   ids: { id: string; threadId: string; createdAt: number; assistantId?: string | null; runId?: string | null },
 ): MessageObject {
   const at = param ? `${param}.` : '';
-  assertNoAttachments(input.attachments, `${at}attachments`);
   return {
     id: ids.id,
     object: 'thread.message',

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
 import { unixSeconds } from './object-ids.js';
+import { CodeSandbox } from './code-sandbox.js';
 import { RunEvents } from './run-events.js';
 import { RunTurn, type TurnOutcome } from './run-turn.js';
 import type { RunState } from './run-state.js';
@@ -60,6 +61,12 @@ export class RunExecutor {
   private readonly running = new Set<Promise<void>>();
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
+  private codeSandbox: CodeSandbox | undefined;
+
+  /** The code interpreter's sandbox, started at the first code call of this instance. */
+  get sandbox(): CodeSandbox {
+    return (this.codeSandbox ??= new CodeSandbox(this.services.config.codeInterpreter));
+  }
 
   /** How long a turn's lease lasts unrenewed (GW_RUN_LEASE_SECONDS): the longest a dead instance's run stays in_progress. */
   private readonly leaseMs: number;
@@ -188,7 +195,14 @@ export class RunExecutor {
         }
         return void (held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling', 'in_progress'])));
       case 'searched': {
-        const state: RunState = { ...row.state!, transcript: [...row.state!.transcript, ...outcome.transcriptAdd], searches: (row.state!.searches ?? 0) + outcome.transcriptAdd.length - 1, sources: { ...row.state!.sources, ...outcome.sources } };
+        const state: RunState = {
+          ...row.state!,
+          transcript: [...row.state!.transcript, ...outcome.transcriptAdd],
+          searches: (row.state!.searches ?? 0) + outcome.searches,
+          sources: { ...row.state!.sources, ...outcome.sources },
+          codeCalls: (row.state!.codeCalls ?? 0) + outcome.codeCalls,
+          codeFiles: [...(row.state!.codeFiles ?? []), ...outcome.codeFiles],
+        };
         // The next turn runs now, in this job, with the passages in its transcript.
         if (await this.repo.transition(run.id, ['in_progress'], run, { state })) return this.turn(run.id, held);
         held.released = Boolean(await this.end(withUsage, 'cancelled', {}, ['cancelling']));
@@ -363,5 +377,6 @@ export class RunExecutor {
       held.res?.stop();
     }
     await Promise.all([...this.running]);
+    this.codeSandbox?.close();
   }
 }

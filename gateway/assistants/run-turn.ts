@@ -23,6 +23,7 @@ import { turnRequest } from './turn-request.js';
 import { citations, FILE_SEARCH_FUNCTION, fileSearchSettings, runFileSearch } from './file-search.js';
 import type { StoredPrincipal } from '../batches/line-call.js';
 import { ChunkSink } from '../chat/chunk-sink.js';
+import { CODE_INTERPRETER_FUNCTION, codeOf, filePathAnnotations, hasCodeInterpreter, modelOutput, sandboxFiles, storeWritten, type CodeFile } from './code-interpreter.js';
 import type { MessageObject, RunObject, RunStepObject, RunToolCall, RunUsage } from './wire.js';
 
 export type TurnOutcome =
@@ -31,8 +32,8 @@ export type TurnOutcome =
   | { kind: 'requires_action'; toolCalls: RunToolCall[]; transcriptAdd: Record<string, unknown>; stepId: string; usage: Usage | undefined }
   | { kind: 'failed'; code: 'server_error' | 'rate_limit_exceeded' | 'invalid_prompt'; message: string; usage: Usage | undefined }
   | { kind: 'aborted'; usage: Usage | undefined }
-  /** The model called file_search: gw searched, and the run takes another turn with the results. */
-  | { kind: 'searched'; transcriptAdd: Record<string, unknown>[]; sources: Record<string, string>; usage: Usage | undefined };
+  /** The model called file_search or code_interpreter: gw ran them, and the run takes another turn with the results. */
+  | { kind: 'searched'; transcriptAdd: Record<string, unknown>[]; sources: Record<string, string>; searches: number; codeCalls: number; codeFiles: CodeFile[]; usage: Usage | undefined };
 
 export interface TurnInput {
   run: RunObject;
@@ -78,8 +79,9 @@ export class RunTurn {
   private toolStep: RunStepObject | undefined;
   /** The turn's tool calls by the model's index, assembled as they stream. */
   private readonly toolCalls = new Map<number, RunToolCall>();
-  /** The turn's file_search calls by the model's index: gw answers them, so they are not streamed as function calls. */
+  /** The turn's file_search and code_interpreter calls by the model's index: gw answers them, so they are not streamed as function calls. */
   private readonly searchCalls = new Map<number, RunToolCall>();
+  private messages: readonly MessageObject[] = [];
 
   constructor(
     private readonly services: Services,
@@ -104,7 +106,11 @@ export class RunTurn {
     const { store } = services;
     const messages = (await store.assistantMessages.all({ workspaceId: this.input.owner.workspaceId, threadId: run.thread_id })).map((row) => row.body);
     this.lastUserText = latestUserText(messages);
-    const request = turnRequest(run, messages, this.input.state.transcript, run.usage ?? ZERO, this.input.state.searches ?? 0);
+    this.messages = messages;
+    const request = turnRequest(run, messages, this.input.state.transcript, run.usage ?? ZERO, this.input.state.searches ?? 0, {
+      calls: this.input.state.codeCalls ?? 0,
+      max: services.config.codeInterpreter.maxCallsPerRun,
+    });
     const headers = withRunMetadata(openHeaders(services.secrets, this.input.state.sealedHeaders), run);
     const assembler = new StreamAssembler();
     const res = new ChunkSink(async (chunk) => {
@@ -201,7 +207,17 @@ export class RunTurn {
     const outputs: Record<string, unknown>[] = [];
     const sources: Record<string, string> = {};
     let searchIndex = this.input.state.searches ?? 0;
+    const codeFiles: CodeFile[] = [];
+    let codeCalls = 0;
     for (const call of calls) {
+      if (call.function.name === CODE_INTERPRETER_FUNCTION) {
+        const result = await this.runCode(step, call, toolCalls.length, [...(this.input.state.codeFiles ?? []), ...codeFiles]);
+        codeCalls++;
+        toolCalls.push(result.toolCall);
+        outputs.push({ role: 'tool', tool_call_id: call.id, content: result.output });
+        codeFiles.push(...result.files);
+        continue;
+      }
       const result = await runFileSearch(this.services, this.input.owner, this.input.state.principal as StoredPrincipal, this.run, { id: call.id, query: searchQuery(call.function.arguments, this.lastUserText) }, searchIndex++);
       toolCalls.push(result.toolCall);
       outputs.push({ role: 'tool', tool_call_id: call.id, content: result.output });
@@ -209,9 +225,36 @@ export class RunTurn {
     }
     const done: RunStepObject = { ...step, status: 'completed', completed_at: this.now(), step_details: { type: 'tool_calls', tool_calls: toolCalls }, usage: usageOf(usage) ?? null };
     await this.services.store.assistantRunSteps.replaceBody(done.id, done);
-    this.emit('thread.run.step.delta', { id: done.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: toolCalls.map((call, index) => ({ index, ...call })) } } });
+    const searched = toolCalls.flatMap((call, index) => (call.type === 'file_search' ? [{ index, ...call }] : []));
+    if (searched.length) this.emit('thread.run.step.delta', { id: done.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: searched } } });
     this.emit('thread.run.step.completed', done);
-    return { kind: 'searched', transcriptAdd: [{ role: 'assistant', content: this.text || null, tool_calls: calls }, ...outputs], sources, usage };
+    return {
+      kind: 'searched',
+      transcriptAdd: [{ role: 'assistant', content: this.text || null, tool_calls: calls }, ...outputs],
+      sources,
+      searches: calls.length - codeCalls,
+      codeCalls,
+      codeFiles,
+      usage,
+    };
+  }
+
+  /** One code_interpreter call: its input streams as a step delta, the code runs in the sandbox, then its outputs stream. */
+  private async runCode(step: RunStepObject, call: RunToolCall, index: number, written: readonly CodeFile[]): Promise<{ toolCall: Record<string, unknown>; output: string; files: CodeFile[] }> {
+    const { services } = this;
+    const code = codeOf(call.function.arguments);
+    const delta = (codeInterpreter: Record<string, unknown>) =>
+      this.emit('thread.run.step.delta', { id: step.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: [{ index, id: call.id, type: 'code_interpreter', code_interpreter: codeInterpreter }] } } });
+    delta({ input: code, outputs: [] });
+    const mounted = await sandboxFiles(services, this.input.owner, this.run, this.messages, written);
+    const result = await services.assistantRuns.sandbox.run(code, mounted);
+    const files = await storeWritten(services, this.input.owner, result.files);
+    const logs = [result.logs.trimEnd(), result.error].filter(Boolean).join('\n');
+    const outputs: Array<Record<string, unknown>> = [];
+    if (logs) outputs.push({ type: 'logs', logs });
+    for (const file of files) if (file.image) outputs.push({ type: 'image', image: { file_id: file.file_id } });
+    delta({ outputs: outputs.map((output, outputIndex) => ({ index: outputIndex, ...output })) });
+    return { toolCall: { id: call.id, type: 'code_interpreter', code_interpreter: { input: code, outputs } }, output: modelOutput(result.logs, result.error, files), files };
   }
 
   /** Tool-call chunks: the tool_calls step opens at the first, each sends a `thread.run.step.delta` in OpenAI's shape. */
@@ -238,15 +281,17 @@ export class RunTurn {
     this.emit('thread.run.step.delta', { id: this.toolStep.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: deltas } } });
   }
 
-  /** Keeps a chunk of a file_search call (when the run has the tool); true when it was one. */
+  /** Keeps a chunk of a file_search or code_interpreter call (when the run has the tool); true when it was one. */
   private takeSearchCall(chunk: ToolCallChunk): boolean {
     const known = this.searchCalls.get(chunk.index);
     if (known) {
       known.function.arguments += chunk.function?.arguments ?? '';
       return true;
     }
-    if (this.toolCalls.has(chunk.index) || chunk.function?.name !== FILE_SEARCH_FUNCTION || !fileSearchSettings(this.run)) return false;
-    this.searchCalls.set(chunk.index, { id: chunk.id || newObjectId('call'), type: 'function', function: { name: FILE_SEARCH_FUNCTION, arguments: chunk.function.arguments ?? '' } });
+    const name = chunk.function?.name;
+    const ours = (name === FILE_SEARCH_FUNCTION && fileSearchSettings(this.run)) || (name === CODE_INTERPRETER_FUNCTION && hasCodeInterpreter(this.run));
+    if (this.toolCalls.has(chunk.index) || !ours) return false;
+    this.searchCalls.set(chunk.index, { id: chunk.id || newObjectId('call'), type: 'function', function: { name, arguments: chunk.function?.arguments ?? '' } });
     return true;
   }
 
@@ -350,10 +395,17 @@ export class RunTurn {
   async closeMessage(status: 'completed' | 'incomplete', usage?: Usage, reason: 'max_tokens' | 'run_failed' | 'run_cancelled' = 'run_failed'): Promise<void> {
     if (!this.message || !this.step) return;
     const at = this.now();
+    const { codeFiles = [] } = this.input.state;
+    const completed = status === 'completed';
+    const annotations = completed ? [...citations(this.text, this.input.state.sources), ...filePathAnnotations(this.text, codeFiles)] : [];
+    // The run's images lead the answer; its other files are the message's attachments.
+    const images = completed ? codeFiles.filter((file) => file.image).map((file) => ({ type: 'image_file' as const, image_file: { file_id: file.file_id } })) : [];
+    const others = completed ? codeFiles.filter((file) => !file.image).map((file) => ({ file_id: file.file_id, tools: [{ type: 'code_interpreter' as const }] })) : [];
     const message: MessageObject = {
       ...this.message,
       status,
-      content: [{ type: 'text', text: { value: this.text, annotations: status === 'completed' ? citations(this.text, this.input.state.sources) : [] } }],
+      content: [...images, { type: 'text', text: { value: this.text, annotations } }] as MessageObject['content'],
+      attachments: others.length ? others : this.message.attachments,
       completed_at: status === 'completed' ? at : null,
       incomplete_at: status === 'incomplete' ? at : null,
       incomplete_details: status === 'incomplete' ? { reason } : null,

@@ -11,7 +11,6 @@ import { nextPosition } from '../../store/repositories/assistant-objects.js';
 import { newObjectId, unixSeconds } from './object-ids.js';
 import { RUN_EXPIRY_SECONDS } from './run-executor.js';
 import { assertAssistantSelection, withAssistantSelection } from './assistant-selection.js';
-import { assertRunnableTools } from './run-rules.js';
 import { assertInlineSelectionAllowed } from '../resolve/provider-plan.js';
 import { sealHeaders, selectionHeaders, storedPrincipal } from './run-state.js';
 import { writeMessage, type Owner } from './thread-writer.js';
@@ -37,7 +36,6 @@ export async function startRun(
   const assistant = known ?? (await store.assistants.get({ workspaceId: owner.workspaceId }, input.assistant_id!))?.body;
   if (!assistant) throw new NotFoundError('Assistant', input.assistant_id);
   const tools = input.tools ?? assistant.tools;
-  assertRunnableTools(tools, 'tools');
   const model = input.model ?? assistant.model;
   const ownHeaders = selectionHeaders(caller.headers, model);
   const headers = withAssistantSelection(ownHeaders, assistant.metadata);

@@ -13,6 +13,11 @@ import type { CreateMessageRequest, ThreadObject, ToolResources } from './wire.j
 
 type InlineStore = { file_ids?: string[]; chunking_strategy?: Parameters<typeof chunkingOf>[0]; metadata?: Record<string, string> | null };
 
+/** File ids of attachments that ask for code_interpreter: mounted in the thread's runs (code-interpreter.ts). */
+export function codeInterpreterAttachments(messages: readonly CreateMessageRequest[]): string[] {
+  return messages.flatMap((message) => (message.attachments ?? []).filter((attachment) => attachment.tools?.some((tool) => tool.type === 'code_interpreter')).map((attachment) => attachment.file_id!));
+}
+
 /** File ids of attachments that ask for file_search. */
 export function fileSearchAttachments(messages: readonly CreateMessageRequest[]): string[] {
   return messages.flatMap((message) => (message.attachments ?? []).filter((attachment) => attachment.tools?.some((tool) => tool.type === 'file_search')).map((attachment) => attachment.file_id!));
@@ -62,6 +67,7 @@ export async function threadStores(
 
 /** A message's file_search attachments on an existing thread: joined to its store; the thread as it now is. */
 export async function attachToThread(services: Services, owner: Owner, principal: StoredPrincipal, thread: ThreadObject, message: CreateMessageRequest): Promise<ThreadObject> {
+  for (const id of codeInterpreterAttachments([message])) await services.files.get(owner.workspaceId, id);
   const files = fileSearchAttachments([message]);
   if (files.length === 0) return thread;
   const resources = await threadStores(services, owner, principal, { tool_resources: { ...thread.tool_resources, file_search: { vector_store_ids: thread.tool_resources?.file_search?.vector_store_ids ?? [] } }, metadata: thread.metadata }, files, '');

@@ -4,6 +4,7 @@
  * calls and the submitted outputs), with the run's tools and sampling settings.
  */
 import type { ChatRequest } from '../providers/types.js';
+import { CODE_INTERPRETER_FUNCTION, codeInterpreterFunction, hasCodeInterpreter } from './code-interpreter.js';
 import { FILE_SEARCH_FUNCTION, fileSearchFunction, fileSearchSettings, MAX_SEARCHES_PER_RUN } from './file-search.js';
 import type { MessageObject, RunObject, RunUsage } from './wire.js';
 
@@ -22,7 +23,14 @@ function chatMessageOf(message: MessageObject): ChatMessage {
   } as ChatMessage;
 }
 
-export function turnRequest(run: RunObject, threadMessages: readonly MessageObject[], transcript: readonly Record<string, unknown>[], usage: RunUsage, searches = 0): ChatRequest {
+export function turnRequest(
+  run: RunObject,
+  threadMessages: readonly MessageObject[],
+  transcript: readonly Record<string, unknown>[],
+  usage: RunUsage,
+  searches = 0,
+  code: { calls: number; max: number } = { calls: 0, max: 0 },
+): ChatRequest {
   // This run's own messages are in the transcript already (with their tool calls).
   let history = threadMessages.filter((message) => message.run_id !== run.id);
   const truncation = run.truncation_strategy;
@@ -37,13 +45,18 @@ export function turnRequest(run: RunObject, threadMessages: readonly MessageObje
   // file_search is a function gw answers itself (file-search.ts), offered until the run has searched enough.
   const searching = fileSearchSettings(run) !== undefined && searches < MAX_SEARCHES_PER_RUN;
   if (searching) functions.push(fileSearchFunction as unknown as (typeof functions)[number]);
+  // code_interpreter likewise (code-interpreter.ts), until the run's calls reach GW_CODE_INTERPRETER_MAX_CALLS.
+  const coding = hasCodeInterpreter(run) && code.calls < code.max;
+  if (coding) functions.push(codeInterpreterFunction as unknown as (typeof functions)[number]);
   if (functions.length) {
     request.tools = functions;
     const choice = run.tool_choice as string | { type: string; function?: { name?: string } } | null | undefined;
     if (choice !== null && choice !== undefined) {
-      const named = typeof choice === 'object' ? (choice.type === 'file_search' ? FILE_SEARCH_FUNCTION : (choice.function?.name ?? '')) : undefined;
-      // A named file_search choice holds for the first search only: then the model answers.
-      if (named === FILE_SEARCH_FUNCTION && searches > 0) request.tool_choice = 'auto';
+      const gwTool: Record<string, string> = { file_search: FILE_SEARCH_FUNCTION, code_interpreter: CODE_INTERPRETER_FUNCTION };
+      const named = typeof choice === 'object' ? (gwTool[choice.type] ?? choice.function?.name ?? '') : undefined;
+      // A named file_search or code_interpreter choice holds for the first call only: then the model answers.
+      if ((named === FILE_SEARCH_FUNCTION && searches > 0) || (named === CODE_INTERPRETER_FUNCTION && code.calls > 0)) request.tool_choice = 'auto';
+      else if (named === CODE_INTERPRETER_FUNCTION && !coding) request.tool_choice = 'auto';
       else request.tool_choice = (named === undefined ? choice : { type: 'function', function: { name: named } }) as ChatRequest['tool_choice'];
     }
     request.parallel_tool_calls = run.parallel_tool_calls;

@@ -17,6 +17,9 @@ export interface StoredRunState {
   /** file_search: searches run so far, and each passage's marker (`search:result`) -> file id, for citations. */
   searches?: number;
   sources?: Record<string, string>;
+  /** code_interpreter: calls run so far, and the files they wrote (mounted again in later calls, shown in the message). */
+  codeCalls?: number;
+  codeFiles?: Array<{ name: string; file_id: string; image: boolean }>;
 }
 
 /** The statuses a run leaves only through the executor, a submit, a cancel or expiry. */

@@ -169,7 +169,7 @@ for (const engine of fullEngines()) describe(`file_search runs (${engine.name})`
     assert.deepEqual((answer!.content[0] as OpenAI.Beta.Threads.TextContentBlock).text.annotations.map((annotation) => (annotation as OpenAI.Beta.Threads.FileCitationAnnotation).file_citation.file_id), [bakingId]);
   });
 
-  it('message attachments with file_search join the thread\'s store (made with the thread\'s embedding model); code_interpreter ones are refused', async () => {
+  it('message attachments with file_search join the thread\'s store (made with the thread\'s embedding model); code_interpreter ones stay with the message', async () => {
     const thread = await client.beta.threads.create({
       metadata: { 'x-gw-embedding-model': '@embedder/text-embedding-3-small' },
       messages: [{ role: 'user', content: 'Read this', attachments: [{ file_id: bakingId, tools: [{ type: 'file_search' }] }] }],
@@ -183,12 +183,11 @@ for (const engine of fullEngines()) describe(`file_search runs (${engine.name})`
     assert.deepEqual(new Set(attached.data.map((file) => file.id)), new Set([bakingId, extra]));
     assert.deepEqual((await client.beta.threads.retrieve(thread.id)).tool_resources?.file_search?.vector_store_ids, ids);
 
-    const refused = await client.beta.threads.messages.create(thread.id, { role: 'user', content: 'x', attachments: [{ file_id: extra, tools: [{ type: 'code_interpreter' }] }] }).then(
-      () => assert.fail('expected 400'),
-      (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
-    );
-    assert.equal(refused.status, 400);
-    assert.equal(refused.param, 'attachments[0].tools[0].type');
+    // A code_interpreter attachment is kept with its message (mounted in runs), not added to the store.
+    const forCode = (await client.files.create({ file: await toFile(Buffer.from('1,2,3'), 'numbers.csv'), purpose: 'assistants' })).id;
+    const codeMessage = await client.beta.threads.messages.create(thread.id, { role: 'user', content: 'x', attachments: [{ file_id: forCode, tools: [{ type: 'code_interpreter' }] }] });
+    assert.deepEqual(codeMessage.attachments, [{ file_id: forCode, tools: [{ type: 'code_interpreter' }] }]);
+    assert.equal((await client.vectorStores.files.list(ids[0]!)).data.some((file) => file.id === forCode), false);
     const noModel = await client.beta.threads.create({ messages: [{ role: 'user', content: 'x', attachments: [{ file_id: extra, tools: [{ type: 'file_search' }] }] }] }).then(
       () => assert.fail('expected 400'),
       (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,

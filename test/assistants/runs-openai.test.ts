@@ -244,7 +244,6 @@ for (const engine of fullEngines()) describe(`assistant runs over OpenAI (${engi
     await refused({ max_prompt_tokens: 255 }, 'max_prompt_tokens');
     await refused({ max_completion_tokens: 100 }, 'max_completion_tokens');
     await refused({ tools: Array.from({ length: 21 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } })) }, 'tools');
-    await refused({ tools: [{ type: 'code_interpreter' }] }, 'tools[0].type');
     await refused({ truncation_strategy: { type: 'sometimes' } }, 'truncation_strategy.type');
     await refused({ tool_choice: 'always' }, 'tool_choice');
     await assert.rejects(client.beta.threads.createAndRun({ assistant_id: 'asst_missing', thread }), (error: ApiError) => error.status === 404);
