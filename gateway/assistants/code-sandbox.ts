@@ -53,7 +53,9 @@ export class CodeSandbox {
 
   constructor(private readonly limits: SandboxLimits) {}
 
-  async run(code: string, files: readonly SandboxFile[]): Promise<SandboxResult> {
+  /** Runs one call; `signal` (the run cancelled) stops it. */
+  async run(code: string, files: readonly SandboxFile[], signal?: AbortSignal): Promise<SandboxResult> {
+    if (signal?.aborted) return cancelled();
     await this.slot();
     try {
       const loaded = this.spare ?? this.load();
@@ -66,7 +68,11 @@ export class CodeSandbox {
       } catch (error) {
         return { logs: '', error: `The Python sandbox did not start: ${(error as Error).message}`, files: [] };
       }
-      return await this.call(loaded.child, code, files);
+      if (signal?.aborted) {
+        loaded.child.kill('SIGKILL');
+        return cancelled();
+      }
+      return await this.call(loaded.child, code, files, signal);
     } finally {
       this.running--;
       this.waiting.shift()?.();
@@ -105,7 +111,7 @@ export class CodeSandbox {
     return { child, ready };
   }
 
-  private call(child: ChildProcess, code: string, files: readonly SandboxFile[]): Promise<SandboxResult> {
+  private call(child: ChildProcess, code: string, files: readonly SandboxFile[], signal?: AbortSignal): Promise<SandboxResult> {
     const { timeoutMs, memoryMb, maxOutputBytes } = this.limits;
     return new Promise<SandboxResult>((resolve) => {
       let stopped: string | undefined;
@@ -114,10 +120,13 @@ export class CodeSandbox {
         child.kill('SIGKILL');
       };
       const timer = setTimeout(() => stop(`Execution timed out after ${timeoutMs / 1000} s and was stopped`), timeoutMs);
+      const onAbort = () => stop(CANCELLED);
+      signal?.addEventListener('abort', onAbort, { once: true });
       const watch = setInterval(() => void rss(child.pid).then((bytes) => bytes > memoryMb * 1024 * 1024 && stop(`Execution used more than ${memoryMb} MB of memory and was stopped`)), MEMORY_POLL_MS);
       const done = (result: SandboxResult) => {
         clearTimeout(timer);
         clearInterval(watch);
+        signal?.removeEventListener('abort', onAbort);
         child.channel?.unref();
         resolve(result);
       };
@@ -128,6 +137,12 @@ export class CodeSandbox {
       child.send({ code, files: files.map((file) => ({ name: file.name, data: file.data.toString('base64') })), maxOutputBytes, maxFileBytes: MAX_FILE_BYTES });
     });
   }
+}
+
+const CANCELLED = 'Execution was stopped: the run was cancelled';
+
+function cancelled(): SandboxResult {
+  return { logs: '', error: CANCELLED, files: [] };
 }
 
 /** Resident memory of a process (Linux); 0 where /proc is not there, so the time limit still holds. */

@@ -82,6 +82,7 @@ export class RunTurn {
   /** The turn's file_search and code_interpreter calls by the model's index: gw answers them, so they are not streamed as function calls. */
   private readonly searchCalls = new Map<number, RunToolCall>();
   private messages: readonly MessageObject[] = [];
+  private sink: ChunkSink | undefined;
 
   constructor(
     private readonly services: Services,
@@ -120,6 +121,7 @@ export class RunTurn {
       if (delta?.tool_calls?.length) await this.streamToolCalls(delta.tool_calls);
     });
     this.input.onResponse(res);
+    this.sink = res;
     const call: Call = {
       // Every turn of a run shares one trace: the run id finds them all in the logs.
       traceId: run.id,
@@ -247,7 +249,7 @@ export class RunTurn {
       this.emit('thread.run.step.delta', { id: step.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: [{ index, id: call.id, type: 'code_interpreter', code_interpreter: codeInterpreter }] } } });
     delta({ input: code, outputs: [] });
     const mounted = await sandboxFiles(services, this.input.owner, this.run, this.messages, written);
-    const result = await services.assistantRuns.sandbox.run(code, mounted);
+    const result = await services.assistantRuns.sandbox.run(code, mounted, this.sink?.stopSignal);
     const files = await storeWritten(services, this.input.owner, result.files);
     const logs = [result.logs.trimEnd(), result.error].filter(Boolean).join('\n');
     const outputs: Array<Record<string, unknown>> = [];

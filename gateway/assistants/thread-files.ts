@@ -32,7 +32,7 @@ export async function threadStores(
   services: Services,
   owner: Owner,
   principal: StoredPrincipal,
-  thread: { tool_resources?: ToolResources | null; metadata?: Record<string, string> | null },
+  thread: { tool_resources?: ToolResources | null; metadata?: Record<string, string> | null; messages?: readonly CreateMessageRequest[] },
   attachmentFileIds: readonly string[],
   param: string,
 ): Promise<ToolResources> {
@@ -40,7 +40,7 @@ export async function threadStores(
   const fileSearch = (resources.file_search ?? {}) as { vector_store_ids?: string[]; vector_stores?: InlineStore[] };
   const inline = fileSearch.vector_stores ?? [];
   const at = param ? `${param}.` : '';
-  const codeFiles = resources.code_interpreter?.file_ids ?? [];
+  const codeFiles = [...(resources.code_interpreter?.file_ids ?? []), ...codeInterpreterAttachments(thread.messages ?? [])];
   for (const id of [...codeFiles, ...inline.flatMap((store) => store.file_ids ?? []), ...attachmentFileIds]) await services.files.get(owner.workspaceId, id);
   const ids = [...(fileSearch.vector_store_ids ?? [])];
   for (const id of ids) await services.vectorStores.visible(owner.workspaceId, id);

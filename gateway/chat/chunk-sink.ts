@@ -27,9 +27,13 @@ export class ChunkSink extends Writable {
 
   /** Set when the caller stopped listening (a run cancelled or handed back mid-turn): the pipeline sees its client go away and aborts the upstream call. */
   stopped = false;
+  private readonly stopper = new AbortController();
+  /** Aborts at stop(): work the turn does after the model call (a code_interpreter call) stops with it. */
+  readonly stopSignal = this.stopper.signal;
 
   stop(): void {
     this.stopped = true;
+    this.stopper.abort();
     this.destroy();
   }
 

@@ -31,7 +31,7 @@ for (const engine of fullEngines()) describe(`code_interpreter runs (${engine.na
     listener = await startRecordingServer((_request, res) => res.end('reached'));
     app = await startTestApp({
       engine,
-      env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_JOBS_POLL_MS: '100', GW_CODE_INTERPRETER_TIMEOUT_SECONDS: '3', GW_CODE_INTERPRETER_MAX_CALLS: '1' },
+      env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_JOBS_POLL_MS: '100', GW_CODE_INTERPRETER_TIMEOUT_SECONDS: '5', GW_CODE_INTERPRETER_MEMORY_MB: '400', GW_CODE_INTERPRETER_MAX_OUTPUT_BYTES: '3000', GW_CODE_INTERPRETER_MAX_CALLS: '1' },
     });
     const saved = await app.http.post('/v1/providers').set('x-gw-api-key', ADMIN_KEY).send({ name: 'OpenAI', slug: 'oai', ai_provider_id: 'openai', key: 'sk-oai', configurations: { custom_host: openai.url } });
     assert.equal(saved.status, 201, JSON.stringify(saved.body));
@@ -105,7 +105,35 @@ for (const engine of fullEngines()) describe(`code_interpreter runs (${engine.na
     const { call } = await codeRun('while True:\n    pass', 'The code took too long.', { messages: [{ role: 'user', content: 'Loop.' }] });
     const outputs = call.code_interpreter.outputs as OpenAI.Beta.Threads.Runs.CodeInterpreterToolCall.CodeInterpreter.Logs[];
     assert.equal(outputs.length, 1);
-    assert.match(outputs[0]!.logs, /timed out after 3 s/);
+    assert.match(outputs[0]!.logs, /timed out after 5 s/);
+  });
+
+  it('code that takes more memory than GW_CODE_INTERPRETER_MEMORY_MB is stopped with an error output', async () => {
+    const { call } = await codeRun("data = bytearray(900 * 1024 * 1024)\nprint('allocated', len(data))", 'Too big.', { messages: [{ role: 'user', content: 'Allocate.' }] });
+    const outputs = call.code_interpreter.outputs as OpenAI.Beta.Threads.Runs.CodeInterpreterToolCall.CodeInterpreter.Logs[];
+    assert.equal(outputs.length, 1);
+    assert.match(outputs[0]!.logs, /more than 400 MB/);
+    assert.doesNotMatch(outputs[0]!.logs, /allocated/);
+  });
+
+  it('a cancel stops the code call and the run ends cancelled', async () => {
+    const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'code_interpreter' }] });
+    openai.next({ kind: 'reply', toolArguments: { code: 'while True:\n    pass' } });
+    let run = await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'Loop.' }] } });
+    for (let i = 0; i < 400; i++) {
+      const steps = await client.beta.threads.runs.steps.list(run.id, { thread_id: run.thread_id });
+      if (steps.data.some((step) => step.type === 'tool_calls')) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await client.beta.threads.runs.cancel(run.id, { thread_id: run.thread_id });
+    for (let i = 0; i < 400 && run.status !== 'cancelled'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      run = await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id });
+    }
+    assert.equal(run.status, 'cancelled');
+    const [step] = (await client.beta.threads.runs.steps.list(run.id, { thread_id: run.thread_id })).data;
+    const call = (step!.step_details as OpenAI.Beta.Threads.Runs.ToolCallsStepDetails).tool_calls[0] as CodeCall;
+    assert.deepEqual(call.code_interpreter.outputs, [{ type: 'logs', logs: 'Execution was stopped: the run was cancelled' }]);
   });
 
   it('Python reaches neither the network nor the host file system (streamed: the step\'s input and outputs arrive as step deltas)', async () => {
@@ -133,6 +161,7 @@ for (const engine of fullEngines()) describe(`code_interpreter runs (${engine.na
       "attempt('Function', lambda: js.constructor.constructor('return process')())",
       "attempt('host file', lambda: open('/etc/hostname').read())",
       "print(sorted(os.listdir('/')))",
+      "print('x' * 5000)",
     ].join('\n');
     const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'code_interpreter' }] });
     openai.next({ kind: 'reply', toolArguments: { code } }, { kind: 'reply', content: 'No network.' });
@@ -146,18 +175,25 @@ for (const engine of fullEngines()) describe(`code_interpreter runs (${engine.na
     const logs = (codeDeltas.at(-1)!.code_interpreter!.outputs![0] as OpenAI.Beta.Threads.Runs.CodeInterpreterLogs).logs!;
     for (const name of ['js.fetch', 'urllib', 'socket', 'run_js', 'Function', 'host file']) assert.match(logs, new RegExp(`^${name.replace('.', '\\.')} refused`, 'm'), logs);
     assert.doesNotMatch(logs, /reached/);
+    // GW_CODE_INTERPRETER_MAX_OUTPUT_BYTES=3000 cuts the printed output.
+    assert.ok(logs.endsWith('[output truncated]') && logs.length < 3100, logs.slice(-100));
     assert.equal(listener.received.length, 0, 'nothing reached the loopback listener');
     assert.doesNotMatch(logs, /'(etc|usr|work|root)'/, 'the host file system is not mounted');
     const completedStep = events.find((event) => event.event === 'thread.run.step.completed' && event.data.type === 'tool_calls')!.data as Step;
     assert.equal(((completedStep.step_details as OpenAI.Beta.Threads.Runs.ToolCallsStepDetails).tool_calls[0] as CodeCall).code_interpreter.input, code);
   });
 
-  it('an attachment for code_interpreter naming an unknown file answers 404', async () => {
+  it('an attachment for code_interpreter naming an unknown file answers 404 (message create and thread create)', async () => {
     const thread = await client.beta.threads.create();
     const refused = await client.beta.threads.messages.create(thread.id, { role: 'user', content: 'x', attachments: [{ file_id: 'file-missing', tools: [{ type: 'code_interpreter' }] }] }).then(
       () => undefined,
       (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
     );
     assert.equal(refused?.status, 404);
+    const onCreate = await client.beta.threads.create({ messages: [{ role: 'user', content: 'x', attachments: [{ file_id: 'file-missing', tools: [{ type: 'code_interpreter' }] }] }] }).then(
+      () => undefined,
+      (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(onCreate?.status, 404);
   });
 });
