@@ -94,4 +94,6 @@ async function run(message: RunMessage): Promise<Record<string, unknown>> {
 process.on('message', (message: RunMessage) => {
   void run(message).then((result) => process.send!(result, () => process.exit(0)));
 });
+// gw gone (its channel closed): a process waiting for a call has nothing left to do.
+process.on('disconnect', () => process.exit(0));
 process.send!({ ready: true });
