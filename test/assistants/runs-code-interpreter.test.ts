@@ -45,7 +45,7 @@ for (const engine of fullEngines()) describe(`code_interpreter runs (${engine.na
 
   async function codeRun(code: string, answer: string, thread: OpenAI.Beta.ThreadCreateAndRunParams.Thread): Promise<{ run: OpenAI.Beta.Threads.Run; call: CodeCall; steps: Step[] }> {
     const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'code_interpreter' }], tool_resources: { code_interpreter: { file_ids: [numbersId] } } });
-    openai.next({ kind: 'reply', toolArguments: { code } }, { kind: 'reply', content: answer });
+    openai.next({ kind: 'reply', toolCall: { name: 'code_interpreter', arguments: JSON.stringify({ code }) } }, { kind: 'reply', content: answer });
     const run = await client.beta.threads.createAndRunPoll({ assistant_id: assistant.id, thread }, { pollIntervalMs: 50 });
     assert.equal(run.status, 'completed', JSON.stringify(run.last_error));
     const steps = (await client.beta.threads.runs.steps.list(run.id, { thread_id: run.thread_id, order: 'asc' })).data;
@@ -118,7 +118,7 @@ for (const engine of fullEngines()) describe(`code_interpreter runs (${engine.na
 
   it('a cancel stops the code call and the run ends cancelled', async () => {
     const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'code_interpreter' }] });
-    openai.next({ kind: 'reply', toolArguments: { code: 'while True:\n    pass' } });
+    openai.next({ kind: 'reply', toolCall: { name: 'code_interpreter', arguments: JSON.stringify({ code: 'while True:\n    pass' }) } });
     let run = await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'Loop.' }] } });
     for (let i = 0; i < 400; i++) {
       const steps = await client.beta.threads.runs.steps.list(run.id, { thread_id: run.thread_id });
@@ -164,7 +164,7 @@ for (const engine of fullEngines()) describe(`code_interpreter runs (${engine.na
       "print('x' * 5000)",
     ].join('\n');
     const assistant = await client.beta.assistants.create({ model: '@oai/gpt-4o-mini', tools: [{ type: 'code_interpreter' }] });
-    openai.next({ kind: 'reply', toolArguments: { code } }, { kind: 'reply', content: 'No network.' });
+    openai.next({ kind: 'reply', toolCall: { name: 'code_interpreter', arguments: JSON.stringify({ code }) } }, { kind: 'reply', content: 'No network.' });
     const events: OpenAI.Beta.AssistantStreamEvent[] = [];
     for await (const event of await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'Fetch.' }] }, stream: true })) events.push(event);
     assert.equal(events.at(-1)!.event, 'thread.run.completed');
