@@ -70,7 +70,12 @@ async function streamMessages(call: Call, request: MessagesRequest): Promise<Mes
   let relayed = false;
   let relayedError = false;
   let drained: Promise<void> | undefined;
+  // Bytes read before the client's stream opened (an output guardrail holding the stream) are not
+  // relayed: the client then gets the events made from the pipeline's chunks, as from any provider.
+  let missed = false;
   const { chat, origin } = originOf(call, request, (bytes) => {
+    if (!call.res.headersSent) missed = true;
+    if (missed) return;
     relayed = true;
     if (!relayedError && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('event: error')) relayedError = true;
     if (!writer.open || call.res.write(bytes)) return;

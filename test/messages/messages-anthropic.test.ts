@@ -107,6 +107,27 @@ for (const engine of fullEngines()) describe(`Messages door over a saved anthrop
     assert.deepEqual([entry.prompt_tokens, entry.completion_tokens], [1120, 9]);
   });
 
+  it('holds the stream for an output guardrail with hold_stream: a deny answers 446 before any byte, a pass streams the answer', async () => {
+    const send = (words: string[]) => {
+      replies.push({ kind: 'message', message: { content: [{ type: 'text', text: 'Hello from Claude' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 4 } } });
+      const config = { virtual_key: 'claude', output_guardrails: [{ checks: [{ id: 'default.contains', parameters: { words, operator: 'none' } }], actions: { deny: true, hold_stream: true } }] };
+      return fetch(`${gw.app.url}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.app.adminKey}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-gw-config': JSON.stringify(config) },
+        body: JSON.stringify({ model: MODEL, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+    };
+    const denied = await send(['Claude']);
+    assert.equal(denied.status, 446, await denied.clone().text());
+    assert.match(denied.headers.get('content-type') ?? '', /^application\/json/);
+    await denied.text();
+    const passed = await send(['nothing-like-this']);
+    assert.equal(passed.status, 200);
+    const text = await passed.text();
+    assert.match(text, /event: message_stop/);
+    assert.match(text, /Hello from Claude/);
+  });
+
   it('streams through the SDK: text, thinking and tool input as the SDK assembles them', async () => {
     replies.push({ kind: 'message', message: thinkingAnswer });
     const stream = client.messages.stream({ model: `@claude/${MODEL}`, max_tokens: 1000, messages: [{ role: 'user', content: 'Weather?' }], tools: [weather], thinking: { type: 'enabled', budget_tokens: 1024 } });
