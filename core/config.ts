@@ -94,6 +94,10 @@ export interface Config {
    * is refused with 400; by default the tool is left out of the upstream call and the omission reported.
    */
   responsesRefuseHostedTools: boolean;
+  /** GW_RESPONSES_WS_IDLE_MS: a Responses WebSocket with no response running and no message for this long is closed. */
+  responsesWsIdleMs: number;
+  /** GW_RESPONSES_WS_MAX_MESSAGE_BYTES: the largest message a Responses WebSocket client may send. */
+  responsesWsMaxMessageBytes: number;
   /** Tests only: validate every response against the spec and fail loudly. */
   validateResponses: boolean;
   /** Where users and identity providers reach gw (redirect URLs, the OAuth issuer); https makes session cookies Secure. */
@@ -390,6 +394,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
     responsesRetentionDays: integer(env, 'GW_RESPONSES_RETENTION_DAYS', 30, 0, 36_500),
     responsesRefuseHostedTools: boolean(env, 'GW_RESPONSES_REFUSE_HOSTED_TOOLS', false),
+    responsesWsIdleMs: integer(env, 'GW_RESPONSES_WS_IDLE_MS', 300_000, 1000, 86_400_000),
+    responsesWsMaxMessageBytes: integer(env, 'GW_RESPONSES_WS_MAX_MESSAGE_BYTES', 32 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),
     publicUrl: (url(env, 'GW_PUBLIC_URL', ['https:', 'http:']) ?? `http://localhost:${integer(env, 'GW_PORT', 8787, 0, 65535)}`).replace(/\/+$/, ''),
     jwt: jwtConfig(env),

@@ -5,6 +5,7 @@ import { handlers } from '../handlers/index.js';
 import { createApi } from './api.js';
 import { consoleRouter } from './console.js';
 import { createDispatcher } from './http.js';
+import { createResponsesSockets, type ResponsesSockets } from './responses-socket/responses-socket.js';
 import type { Services } from '../core/services.js';
 import { projectRoot } from '../core/project-root.js';
 import { loadSpec } from '../core/spec-document.js';
@@ -14,6 +15,8 @@ export { loadSpec };
 export interface App {
   /** The request listener to hand to http.createServer (or to supertest). */
   listener: RequestListener;
+  /** The Responses API's WebSocket mode: hand it the server's `upgrade` events; drained at shutdown. */
+  sockets: ResponsesSockets;
 }
 
 /**
@@ -50,5 +53,5 @@ export async function createApp(services: Services): Promise<App> {
     else if (req.method === 'GET' && ROOT_PATH.test(url)) redirectToConsole(res);
     else void dispatch(req, res);
   };
-  return { listener };
+  return { listener, sockets: createResponsesSockets(api, services) };
 }

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   const app = await createApp(services);
   const inFlight = new InFlightRequests();
   const server = (listening.server = createServer({ keepAliveTimeout: 65_000 }, inFlight.wrap(app.listener)));
+  server.on('upgrade', app.sockets.upgrade);
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, store: config.databaseUrl ? 'postgres' : 'sqlite', redis: Boolean(config.redisUrl) }, 'gw listening');
   });
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {
     // Ctrl-C (SIGINT) is a person at a terminal, not a load balancer: no grace period.
-    stopping ??= shutdown({ services, server, inFlight, metricsServer }, signal, signal === 'SIGINT' ? Promise.resolve() : undefined).then(
+    stopping ??= shutdown({ services, server, inFlight, metricsServer, sockets: app.sockets }, signal, signal === 'SIGINT' ? Promise.resolve() : undefined).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error instanceof Error ? error.message : String(error) }, 'gw shutdown failed');

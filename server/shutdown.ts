@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { InFlightRequests } from '../core/in-flight.js';
 import { closeServices } from './services-factory.js';
 import type { Services } from '../core/services.js';
+import type { ResponsesSockets } from './responses-socket/responses-socket.js';
 
 /** What a running gw serves with: its services, its listener (and the requests in flight there), the metrics listener. */
 export interface Serving {
@@ -10,6 +11,8 @@ export interface Serving {
   server: Server;
   inFlight: InFlightRequests;
   metricsServer?: Server;
+  /** The Responses WebSockets: their running responses finish before they close. */
+  sockets?: ResponsesSockets;
 }
 
 /**
@@ -21,7 +24,7 @@ export interface Serving {
  * instead of the clock (tests).
  */
 export async function shutdown(serving: Serving, signal: string, graceOver?: Promise<void>): Promise<void> {
-  const { services, server, inFlight, metricsServer } = serving;
+  const { services, server, inFlight, metricsServer, sockets } = serving;
   const { config, logger } = services;
   services.lifecycle.stopping = true;
   inFlight.endKeepAlive();
@@ -33,7 +36,7 @@ export async function shutdown(serving: Serving, signal: string, graceOver?: Pro
   server.close();
   metricsServer?.close();
   server.closeIdleConnections();
-  const cutShort = await inFlight.drain(config.shutdownTimeoutMs);
+  const [cutShort] = await Promise.all([inFlight.drain(config.shutdownTimeoutMs), sockets?.drain(config.shutdownTimeoutMs)]);
   if (cutShort > 0) logger.warn({ requests: cutShort }, 'requests still in flight at the shutdown deadline');
   server.closeIdleConnections();
   // The log queue gets what is left of the deadline, and never less than a few seconds.

@@ -19,6 +19,7 @@ import { loadInputFiles, type LoadedFiles } from './input-files.js';
 import { nativeBody, nativeResponseOf } from './native-call.js';
 import { PipelineSink } from '../chat/pipeline-sink.js';
 import { assistantMessageOf, pendingResponse, responseOf, type ResponseFrame } from './response-object.js';
+import { socketMemoryOf } from './socket-memory.js';
 import { planTools, type ToolPlan } from './tools.js';
 import type { CreateResponseRequest, InputItem, ResponseObject } from './wire.js';
 
@@ -73,15 +74,20 @@ export interface Turn {
 
 async function previousConversation(call: Call, id: string | null | undefined): Promise<ChatMessage[]> {
   if (!id) return [];
+  // On a WebSocket, the socket's latest response continues without the store (store: false too).
+  const latest = socketMemoryOf(call.req)?.latest;
+  if (latest?.id === id) return latest.history;
   const stored = await call.services.store.responses.get(principalOf(call).gatewayWorkspaceId, id);
   if (!stored) throw new ValidationError(`Previous response with id '${id}' not found.`, 'previous_response_id', 'previous_response_not_found');
   return stored.history;
 }
 
 async function save(call: Call, turn: Turn, response: ResponseObject): Promise<void> {
+  const reply = assistantMessageOf(response.output);
+  const memory = socketMemoryOf(call.req);
+  if (memory) memory.latest = { id: response.id, history: reply ? [...turn.conversation, reply] : turn.conversation };
   if (!turn.frame.store) return;
   const principal = principalOf(call);
-  const reply = assistantMessageOf(response.output);
   await call.services.store.responses.insert({
     id: response.id,
     organisation_id: principal.organisationId,

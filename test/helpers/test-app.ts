@@ -72,6 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     throw error;
   }
   const server: Server = createServer(app.listener);
+  server.on('upgrade', app.sockets.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -81,6 +82,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     http: supertest(url),
     adminKey: ADMIN_KEY,
     async close() {
+      await app.sockets.drain(0);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await closeServices(services);

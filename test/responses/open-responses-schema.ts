@@ -41,3 +41,8 @@ export function openResponsesEventErrors(event: { type?: unknown }): string {
   if (!validate) return `no Open Responses schema for event type ${String(event.type)}`;
   return errorsOf(validate, event);
 }
+
+/** '' when a WebSocket error (one outside a response's event stream) has the WebSocketErrorEvent shape. */
+export function openResponsesWebSocketErrorErrors(event: unknown): string {
+  return errorsOf(schema('WebSocketErrorEvent'), event);
+}
