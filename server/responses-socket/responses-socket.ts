@@ -7,7 +7,7 @@
  * (socket-memory.ts) so `previous_response_id` continues it without storage.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -56,7 +56,11 @@ export function createResponsesSockets(api: OpenAPIBackend, services: Services):
           served.add(serving);
           void serving.finally(() => served.delete(serving));
         }),
-        (error: unknown) => refuse(socket, error instanceof ApiError ? error : new UnauthorizedError()),
+        (error: unknown) => {
+          if (error instanceof ApiError) return refuse(socket, error);
+          services.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'Responses WebSocket upgrade failed');
+          refuse(socket, new InternalError(randomUUID()));
+        },
       );
     },
     async drain(timeoutMs) {
@@ -90,7 +94,7 @@ async function authenticate(services: Services, req: IncomingMessage): Promise<v
 /** An upgrade refused before the handshake: a plain HTTP answer in gw's error shape, then the connection closed. */
 function refuse(socket: Duplex, error: ApiError): void {
   const body = JSON.stringify(errorBody(error));
-  const head = [`HTTP/1.1 ${error.status} ${error.status === 401 ? 'Unauthorized' : error.status === 404 ? 'Not Found' : 'Service Unavailable'}`, 'content-type: application/json; charset=utf-8', `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
+  const head = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`, 'content-type: application/json; charset=utf-8', `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
   if (error.status === 401) head.push('www-authenticate: Bearer');
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
@@ -115,7 +119,10 @@ function serve(ws: WebSocket, req: IncomingMessage, serving: Serving): Promise<v
   restartIdle();
   const closed = new Promise<void>((resolve) => ws.once('close', resolve));
   // At shutdown: the running response (and those queued) finish, then the socket closes.
-  ws.once('gw:drain', () => void queue.then(() => ws.close(1001, 'server shutting down')));
+  const closeIfDrained = () => {
+    if (serving.closing() && queued === 0) ws.close(1001, 'server shutting down');
+  };
+  ws.once('gw:drain', closeIfDrained);
   ws.on('message', (data: RawData, isBinary: boolean) => {
     clearTimeout(idle);
     if (queued >= MAX_QUEUED) {
@@ -127,6 +134,7 @@ function serve(ws: WebSocket, req: IncomingMessage, serving: Serving): Promise<v
       .then(() => (serving.closing() ? sendError(ws, new ApiError(503, 'shutting_down', 'gw is shutting down', 'api_error')) : answer(ws, req, serving, isBinary ? null : data.toString('utf8'))))
       .finally(() => {
         queued--;
+        closeIfDrained();
         if (queued === 0 && ws.readyState === ws.OPEN) restartIdle();
       });
   });

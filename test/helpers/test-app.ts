@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import supertest from 'supertest';
 import { createApp } from '../../server/app.js';
+import type { ResponsesSockets } from '../../server/responses-socket/responses-socket.js';
 import { bootstrap, type BootstrapResult } from '../../server/bootstrap.js';
 import { loadConfig } from '../../core/config.js';
 import { closeServices, createServices } from '../../server/services-factory.js';
@@ -23,6 +24,8 @@ export interface TestApp {
   /** supertest bound to this app's listening address. */
   http: ReturnType<typeof supertest>;
   adminKey: string;
+  /** The Responses WebSocket door (drain it to test a shutdown). */
+  sockets: ResponsesSockets;
   close(): Promise<void>;
 }
 
@@ -81,6 +84,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     url,
     http: supertest(url),
     adminKey: ADMIN_KEY,
+    sockets: app.sockets,
     async close() {
       await app.sockets.drain(0);
       server.closeAllConnections();

@@ -7,6 +7,8 @@
  * validated against the specification's schemas; each response is one request log row.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { ResponsesWS } from 'openai/resources/responses/ws';
@@ -60,6 +62,7 @@ class Socket {
   private waiting: (() => void) | undefined;
 
   constructor(readonly ws: ResponsesWS) {
+    this.closed = new Promise<number>((resolve) => ws.on('close', (code: number) => resolve(code)));
     ws.on('event', (event) => {
       this.events.push(event as unknown as Event);
       this.waiting?.();
@@ -71,14 +74,25 @@ class Socket {
   /** Sends a response.create and returns its events, up to the one that ends it. */
   async create(request: Json): Promise<Event[]> {
     this.ws.send({ type: 'response.create', ...request } as never);
+    return this.next();
+  }
+
+  /** The events of the next response (or error), up to the one that ends it. */
+  async next(): Promise<Event[]> {
     const events: Event[] = [];
     for (;;) {
-      while (this.events.length === 0) await new Promise<void>((resolve) => (this.waiting = resolve));
+      while (this.events.length === 0) {
+        const closed = await Promise.race([new Promise<void>((resolve) => (this.waiting = resolve)).then(() => false), this.closed.then(() => true)]);
+        if (closed && this.events.length === 0) throw new Error(`the socket closed after ${JSON.stringify(events.map((event) => event.type))}`);
+      }
       const event = this.events.shift()!;
       events.push(event);
       if (event.type === 'response.completed' || event.type === 'response.incomplete' || event.type === 'error') return events;
     }
   }
+
+  /** The close code, once the server closed the socket. */
+  readonly closed: Promise<number>;
 
   close(): void {
     this.ws.close({ code: 1000, reason: 'done' });
@@ -226,3 +240,79 @@ for (const engine of fullEngines())
         assert.equal(status, 401);
       });
     });
+
+/** A loopback hop in front of the fake upstream that holds each request until released. */
+async function startGate(target: string): Promise<{ url: string; arrived: Promise<void>; release(): void; close(): Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const arrival = new Promise<void>((resolve) => (arrived = resolve));
+  const server: Server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => {
+      arrived();
+      void released.then(async () => {
+        const answer = await fetch(`${target}${req.url!.replace(/^\/v1/, '')}`, { method: req.method, headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' }, body: Buffer.concat(parts) });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    arrived: arrival,
+    release,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('Responses WebSocket bounds and shutdown', () => {
+  let app: TestApp;
+  let fake: FakeOpenAi;
+  const connect = (headers: Record<string, string>) =>
+    new Socket(new ResponsesWS(new OpenAI({ apiKey: 'sk-upstream', baseURL: `${app.url}/v1`, maxRetries: 0 }), { headers: { 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'openai', ...headers } }));
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    app = await startTestApp({ env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_RESPONSES_WS_IDLE_MS: '1000', GW_RESPONSES_WS_MAX_MESSAGE_BYTES: '1024' } });
+  });
+  after(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it('closes a socket left idle (1000)', async () => {
+    const socket = connect({ 'x-gw-custom-host': fake.url });
+    completed(await socket.create({ model: 'gpt-4o', input: 'hi' }));
+    assert.equal(await socket.closed, 1000);
+  });
+
+  it('closes a socket sent a message over the size limit (1009)', async () => {
+    const socket = connect({ 'x-gw-custom-host': fake.url });
+    socket.ws.send({ type: 'response.create', model: 'gpt-4o', input: 'x'.repeat(2048) } as never);
+    assert.equal(await socket.closed, 1009);
+  });
+
+  it('at shutdown finishes the running response, refuses new sockets, then closes (1001)', async () => {
+    const gate = await startGate(fake.url);
+    try {
+      const socket = connect({ 'x-gw-custom-host': gate.url });
+      const running = socket.create({ model: 'gpt-4o', input: 'hi' });
+      await gate.arrived;
+      const draining = app.sockets.drain(60_000);
+      // No new socket while draining: refused at the upgrade.
+      const late = new WebSocket(`${app.url.replace('http', 'ws')}/v1/responses`, { headers: { 'x-gw-api-key': ADMIN_KEY } });
+      late.on('error', () => undefined);
+      const lateStatus = await new Promise<number>((resolve) => late.on('unexpected-response', (request, res) => (resolve(res.statusCode ?? 0), request.destroy())));
+      assert.equal(lateStatus, 503);
+      gate.release();
+      completed(await running);
+      assert.equal(await socket.closed, 1001);
+      await draining;
+    } finally {
+      await gate.close();
+    }
+  });
+});
