@@ -200,7 +200,10 @@ function requestOf(text: string | null): Record<string, unknown> {
 
 function sendError(ws: WebSocket, error: ApiError): void {
   if (ws.readyState !== ws.OPEN) return;
-  const fields = errorBody(error).error as { type?: string; code?: string; message?: string; param?: string | null };
+  const body = errorBody(error);
+  const fields = body.error as { type?: string; code?: string; message?: string; param?: string | null };
   const event: SocketErrorEvent = { type: 'error', status: error.status, error: { type: fields.type ?? error.type, code: fields.code ?? error.code, message: fields.message ?? error.message, param: fields.param ?? null } };
+  // A guardrail's verdicts, as the HTTP error body carries them.
+  if (body.hook_results) event.hook_results = body.hook_results;
   ws.send(JSON.stringify(event));
 }

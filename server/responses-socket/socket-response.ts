@@ -12,6 +12,7 @@ export interface SocketErrorEvent {
   type: 'error';
   status: number;
   error: { type: string; code: string; message: string; param: string | null };
+  hook_results?: unknown;
 }
 
 export class SocketResponse extends Writable {
@@ -85,7 +86,7 @@ export class SocketResponse extends Writable {
     const body = this.pending.trim();
     this.pending = '';
     if (!body) return done();
-    let parsed: { error?: { type?: string; code?: string; message?: string; param?: string | null } };
+    let parsed: { error?: { type?: string; code?: string; message?: string; param?: string | null }; hook_results?: unknown };
     try {
       parsed = JSON.parse(body) as typeof parsed;
     } catch {
@@ -99,6 +100,7 @@ export class SocketResponse extends Writable {
       status: this.statusCode,
       error: { type: error.type ?? 'api_error', code: error.code ?? 'server_error', message: error.message ?? 'The request failed', param: error.param ?? null },
     };
+    if (parsed.hook_results) event.hook_results = parsed.hook_results;
     this.send(JSON.stringify(event)).then(() => done(), done);
   }
 

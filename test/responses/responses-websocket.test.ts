@@ -134,9 +134,10 @@ for (const engine of fullEngines())
       const logs: RequestLogEntry[] = [];
       const sockets: Socket[] = [];
 
-      const connect = async (headers: Record<string, string> = { 'x-gw-api-key': ADMIN_KEY }): Promise<Socket> => {
+      /** A socket with these headers, the upstream chosen by `selection` (the fake's provider headers by default). */
+      const connect = async (headers: Record<string, string> = { 'x-gw-api-key': ADMIN_KEY }, selection = fake.headers): Promise<Socket> => {
         const client = new OpenAI({ apiKey: upstream.apiKey, baseURL: `${app.url}/v1`, maxRetries: 0 });
-        const ws = new ResponsesWS(client, { headers: { ...fake.headers, ...headers } });
+        const ws = new ResponsesWS(client, { headers: { ...selection, ...headers } });
         // Messages sent while it connects are queued by the SDK.
         const socket = new Socket(ws);
         sockets.push(socket);
@@ -226,6 +227,19 @@ for (const engine of fullEngines())
         const socket = await connect();
         assert.equal(socketError(await socket.create({ model: upstream.model, input: 'hi', stream: true })).error.param, 'stream');
         assert.equal(socketError(await socket.create({ type: 'response.cancel' })).error.code, 'unsupported_message_type');
+      });
+
+      it('applies guardrails per response: a denied one is an error event and a log row, the next one runs', async () => {
+        const target = { provider: fake.headers['x-gw-provider'], api_key: upstream.apiKey, custom_host: fake.headers['x-gw-custom-host'] };
+        const config = JSON.stringify({ ...target, input_guardrails: [{ checks: [{ id: 'default.contains', parameters: { words: ['forbidden'], operator: 'none' } }], actions: { deny: true } }] });
+        const socket = await connect({ 'x-gw-api-key': ADMIN_KEY, 'x-gw-config': config }, {});
+        const before = logs.length;
+        const denied = socketError(await socket.create({ model: upstream.model, input: 'a forbidden word' })) as ReturnType<typeof socketError> & { hook_results?: { before_request_hooks: Array<{ verdict: boolean }> } };
+        assert.equal(denied.status, 446);
+        assert.equal(denied.hook_results?.before_request_hooks[0]!.verdict, false);
+        completed(await socket.create({ model: upstream.model, input: 'a fine word' }));
+        const rows = (await logsFor(before + 2)).slice(before);
+        assert.deepEqual(rows.map((row) => row.status).sort(), [200, 446]);
       });
 
       it('refuses the upgrade without a gw key (401 before upgrading)', async () => {
