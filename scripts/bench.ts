@@ -2,7 +2,8 @@
  * `make bench`: gw's chat path against the bare upstream and a bare Node proxy, in one run,
  * each server and the load generator in its own process, all on 127.0.0.1; then MCP tools/call
  * through gw against the same call made directly (scripts/bench/mcp-latency.ts), and A2A
- * SendMessage the same way (scripts/bench/a2a-latency.ts); then an assistant
+ * SendMessage the same way (scripts/bench/a2a-latency.ts), and streamed Responses calls over HTTP
+ * against the same calls on one WebSocket (scripts/bench/responses-ws-latency.ts); then an assistant
  * run of one model turn against the same turn as a chat call (scripts/bench/run-latency.ts). The
  * `gw responses` row sends a Responses API call that gw translates to the chat row's request; the
  * embeddings rows send one embeddings call straight to the upstream, through the bare proxy and through gw;
@@ -48,6 +49,7 @@ import { summarise, summariseAllocations } from './bench/profile-summary.js';
 import { measureMcp, reportMcp } from './bench/mcp-latency.js';
 import { measureA2a, reportA2a } from './bench/a2a-latency.js';
 import { measureRuns, reportRuns } from './bench/run-latency.js';
+import { measureResponsesWs, reportResponsesWs } from './bench/responses-ws-latency.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -58,6 +60,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const mcpCalls = Number(process.env.BENCH_MCP_CALLS ?? 1000);
 // BENCH_A2A_CALLS (default 1000, 0 skips): sequential SendMessage calls per path for the A2A row.
 const a2aCalls = Number(process.env.BENCH_A2A_CALLS ?? 1000);
+// BENCH_RESPONSES_WS_CALLS (default 1000, 0 skips): sequential streamed Responses calls over HTTP and over a WebSocket.
+const responsesWsCalls = Number(process.env.BENCH_RESPONSES_WS_CALLS ?? 1000);
 // BENCH_RUN_CALLS (default 500, 0 skips): sequential turns per way for the assistant-run row.
 const runCalls = Number(process.env.BENCH_RUN_CALLS ?? 500);
 // BENCH_ONLY (comma-separated target names, e.g. "upstream embeddings,gw embeddings"): run just those rows.
@@ -196,6 +200,13 @@ async function main(): Promise<void> {
       reportA2a(measured);
       gwA2aCalls = Math.min(100, a2aCalls) + a2aCalls;
     }
+    let gwResponsesWsCalls = 0;
+    if (responsesWsCalls > 0) {
+      const warmup = Math.min(100, responsesWsCalls);
+      const { 'content-type': _json, authorization: _key, ...socketHeaders } = gwHeaders(adminKey, upstreamPort);
+      reportResponsesWs(await measureResponsesWs(`http://127.0.0.1:${gwPort}`, socketHeaders, { warmup, calls: responsesWsCalls }));
+      gwResponsesWsCalls = 2 * (warmup + responsesWsCalls);
+    }
     let gwRunTurns = 0;
     if (runCalls > 0) {
       const measured = await measureRuns(`http://127.0.0.1:${gwPort}`, adminKey, upstreamPort, {
@@ -210,7 +221,7 @@ async function main(): Promise<void> {
       gwRunTurns = measured.logged;
     }
     await stopAll(children);
-    reportLogged(dataDir, gwRequests + gwMcpCalls + gwA2aCalls + gwRunTurns);
+    reportLogged(dataDir, gwRequests + gwMcpCalls + gwA2aCalls + gwResponsesWsCalls + gwRunTurns);
     for (const file of profiles) {
       const summary = profileKind === 'heapprofile' ? summariseAllocations(file, 30) : summarise(file, 20);
       console.log(`\ngw profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summary}`);

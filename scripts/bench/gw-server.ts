@@ -16,6 +16,7 @@ const services = await createServices(config);
 const boot = await bootstrap(services);
 const app = await createApp(services);
 const server = createServer({ keepAliveTimeout: 65_000 }, app.listener);
+server.on('upgrade', app.sockets.upgrade);
 server.listen(0, '127.0.0.1', () => reportReady((server.address() as AddressInfo).port));
 
 // The parent asks for a profile of exactly one load run, so boot and idle time stay out of it:
