@@ -46,6 +46,9 @@ export function createResponsesSockets(api: OpenAPIBackend, services: Services):
 
   return {
     upgrade(req, socket, head) {
+      // Node hands every Upgrade request here once anyone listens (curl --http2 sends `Upgrade: h2c`):
+      // one that is not a WebSocket is served as the plain HTTP request it also is.
+      if (req.headers.upgrade?.toLowerCase() !== 'websocket') return replayAsHttp(req, socket, head);
       socket.on('error', () => socket.destroy());
       const path = (req.url ?? '/').split('?')[0];
       if (path !== PATH || req.method !== 'GET') return refuse(socket, new ApiError(404, 'route_not_found', `No WebSocket route for ${req.method ?? 'GET'} ${path}`, 'not_found_error'));
@@ -73,6 +76,27 @@ export function createResponsesSockets(api: OpenAPIBackend, services: Services):
       wss.close();
     },
   };
+}
+
+/** Headers of an upgrade offer, dropped when the request is served as plain HTTP. */
+const UPGRADE_HEADERS = new Set(['upgrade', 'connection', 'http2-settings']);
+
+/**
+ * Gives the connection back to its HTTP server with the request as it came, less the upgrade offer
+ * (which HTTP/1.1 lets a server ignore): the server parses it again and answers it as any request.
+ */
+function replayAsHttp(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  const server = (req.socket as { server?: { emit(event: 'connection', socket: Duplex): boolean } }).server;
+  if (!server) {
+    socket.destroy();
+    return;
+  }
+  const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}`];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (!UPGRADE_HEADERS.has(req.rawHeaders[i]!.toLowerCase())) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+  }
+  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+  server.emit('connection', socket);
 }
 
 /** The gw key of the upgrade request, read as HTTP reads it: x-gw-api-key, else a Bearer token that is not the provider's key. */

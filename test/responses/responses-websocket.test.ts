@@ -297,6 +297,25 @@ describe('Responses WebSocket bounds and shutdown', () => {
     await fake?.close();
   });
 
+  it('serves an HTTP request offering another upgrade (h2c) as plain HTTP', async () => {
+    const { request } = await import('node:http');
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const sent = request(`${app.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQCAAAAAAIAAAAA', 'x-gw-api-key': ADMIN_KEY, 'x-gw-provider': 'openai', 'x-gw-custom-host': fake.url, authorization: 'Bearer sk-upstream' },
+      });
+      sent.on('response', (res) => {
+        let body = '';
+        res.on('data', (part: Buffer) => (body += part.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      sent.on('error', reject);
+      sent.end(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }));
+    });
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal((JSON.parse(answer.body) as { object: string }).object, 'chat.completion');
+  });
+
   it('closes a socket left idle (1000)', async () => {
     const socket = connect({ 'x-gw-custom-host': fake.url });
     completed(await socket.create({ model: 'gpt-4o', input: 'hi' }));
