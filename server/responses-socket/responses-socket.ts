@@ -184,21 +184,24 @@ async function answer(ws: WebSocket, req: IncomingMessage, serving: Serving, tex
   // The client going away stops the call upstream, as a closed HTTP connection does.
   const onClose = () => res.destroy();
   ws.once('close', onClose);
+  let status: number;
   try {
     await serving.run(call, body);
     if (!res.writableEnded && !res.destroyed) res.end();
     await res.done();
+    status = res.statusCode;
   } catch (error) {
     res.failed = true;
     if (!res.destroyed) res.destroy();
-    if (error instanceof ApiError) sendError(ws, redactedApiError(call, error));
-    else {
-      serving.services.logger.error({ err: redactedError(call, error), traceId: call.traceId }, 'unhandled error on a Responses WebSocket');
-      sendError(ws, new InternalError(call.traceId));
-    }
+    const refusal = error instanceof ApiError ? redactedApiError(call, error) : new InternalError(call.traceId);
+    if (!(error instanceof ApiError)) serving.services.logger.error({ err: redactedError(call, error), traceId: call.traceId }, 'unhandled error on a Responses WebSocket');
+    sendError(ws, refusal);
+    status = refusal.status;
   } finally {
     ws.off('close', onClose);
   }
+  // Counted in gw_http_* as the same call over HTTP would be.
+  serving.services.metrics?.observeHttp(call.route ?? 'unmatched', status, (serving.services.now() - call.startedAt) / 1000);
   // A failed continuation forgets the response it continued: the client starts over from its own copy.
   const memory = socketMemoryOf(req);
   if (res.failed && memory?.latest && memory.latest.id === body.previous_response_id) memory.latest = undefined;
