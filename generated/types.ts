@@ -3514,6 +3514,8 @@ export interface components {
         AgentIntegrationList: components["schemas"]["ListEnvelope"] & {
             data?: components["schemas"]["AgentIntegration"][];
         };
+        /** @description The models this key may call; null (the default) for every model. Each entry is a model name (`gpt-4o`), a saved provider's model (`@openai-prod/gpt-4o`) or a whole saved provider (`@openai-prod`); an entry ending in `*` matches any name it begins (`gpt-4o*`, `@openai-prod/*`). Checked on every gateway call for each target a request is routed to; a model not on the list answers 403 `model_not_allowed`. */
+        AllowedModels: string[] | null;
         AnalyticsGroups: {
             data: ({
                 /** @description The group value (model name, status code, API key id, ...); null when unset. */
@@ -3683,6 +3685,7 @@ export interface components {
             [key: string]: unknown;
         };
         ApiKey: {
+            allowed_models?: components["schemas"]["AllowedModels"];
             /** @description True for a workspace user key gw created when its user joined the workspace (see the organisation's `user_api_key_auto_create` settings). Its secret was shown to no one; the user obtains it by rotating the key. */
             auto_created: boolean;
             created_at: components["schemas"]["Timestamp"];
@@ -5810,6 +5813,7 @@ export interface components {
         } | null;
         /** @description Fields every key creation takes. */
         NewKeyFields: components["schemas"]["RotationPolicy"] & {
+            allowed_models?: components["schemas"]["AllowedModels"];
             description?: string;
             /** Format: date-time */
             expires_at?: string;
@@ -6994,6 +6998,7 @@ export interface components {
         };
         UpdateAgentIntegration: components["schemas"]["AgentIntegrationFields"];
         UpdateApiKey: components["schemas"]["RotationPolicy"] & {
+            allowed_models?: components["schemas"]["AllowedModels"];
             description?: string | null;
             /** Format: date-time */
             expires_at?: string | null;

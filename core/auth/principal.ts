@@ -37,6 +37,8 @@ export interface Principal {
   oauthClientId?: string;
   /** The resource (RFC 8707) an access token was issued for, when the client named one: the token is good there only. */
   oauthResource?: string;
+  /** An API key's allowed_models; absent: every model. */
+  allowedModels?: readonly string[];
 }
 
 /** Who made a change, for created_by columns: the user, else the key (or the token's subject). */

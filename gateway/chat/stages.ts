@@ -6,7 +6,9 @@
  *   own guardrails run in its call) -> output guardrails -> respond (cache store) -> streamed
  *   output guardrails -> guardrail status (guardrail-stages.ts); log and usage settle run in run-chat.ts.
  */
+import { assertModelAllowed } from '../../core/auth/allowed-models.js';
 import { ApiError, InternalError } from '../../core/errors.js';
+import { savedProviderSlugOf } from '../resolve/leaf-target.js';
 import { resolveProviderPlan } from '../resolve/provider-plan.js';
 import { routeRequest } from '../routing/route-request.js';
 import { sleep } from '../routing/retry.js';
@@ -60,6 +62,7 @@ const route: ChatStage = {
       requestTimeoutMs: headers.requestTimeoutMs,
       // x-gw-request-timeout, when sent, is also each target's timeout unless the config names one.
       defaultTimeoutMs: headers.requestTimeoutMs ?? services.config.requestTimeoutMs,
+      admitLeaf: (leaf, request) => assertModelAllowed(state.principal, String(request.model), savedProviderSlugOf(leaf.settings)),
       callTarget: (leaf, request, timeoutMs) => callTarget(state, leaf, request, timeoutMs),
       embedderFor: embedderFor(state),
       cache: services.responseCache,

@@ -25,6 +25,7 @@ import type { Amounts, Reservation } from '../limits/limits-engine.js';
 import type { SignedProxyBody } from '../providers/types.js';
 import { requestFacts } from '../limits/policy-match.js';
 import { resolveLeafTarget, savedProviderSlugOf } from '../resolve/leaf-target.js';
+import { assertModelAllowed } from '../../core/auth/allowed-models.js';
 import { resolveProviderPlan, selectsProviderByHeader } from '../resolve/provider-plan.js';
 import { firstLeaf } from '../routing/first-leaf.js';
 import { logRequest } from '../telemetry/log-request.js';
@@ -94,6 +95,8 @@ async function proxyTarget(call: Call, principal: Principal, forwardHeaderNames:
   const plan = await resolveProviderPlan({ ...tenant, headers: req.headers, model: bodyModel ?? '', blockInlineConfig: services.config.blockInlineConfig });
   const settings = firstLeaf(plan.config);
   const model = plan.model ?? bodyModel ?? '';
+  // A call naming no model (a file list, say) uses none; one that does is held to the key's list.
+  if (model) assertModelAllowed(principal, model, savedProviderSlugOf(settings));
   const leaf = await resolveLeafTarget({ ...tenant, settings, model, headers: req.headers, forwardHeaderNames, outbound: services.outbound });
   return { plan, settings, leaf };
 }

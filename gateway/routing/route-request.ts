@@ -16,7 +16,7 @@ import type { CacheScope } from '../cache/cache-key.js';
 import type { CacheStatus, CacheTicket, ResponseCache } from '../cache/response-cache.js';
 import type { ConfigNode, EmbeddingSettings } from './config-node.js';
 import { Deadline } from './deadline.js';
-import type { Outcome } from './outcome.js';
+import { failureFromError, type Outcome } from './outcome.js';
 import { withRetry } from './retry.js';
 import { runStrategyTree, type Leaf, type RouteStep } from './strategy-tree.js';
 
@@ -38,6 +38,8 @@ export interface RouteInput<A> {
   requestTimeoutMs?: number;
   /** Per-target timeout when the config names none (REQUEST_TIMEOUT). */
   defaultTimeoutMs: number;
+  /** Throws when the caller may not use a leaf at all (a model off the key's list): that leaf fails before its cache or provider. */
+  admitLeaf?(leaf: Leaf, request: Record<string, unknown>): void;
   /** One attempt at a leaf: resolve its provider, translate, call upstream with the timeout. */
   callTarget(leaf: Leaf, request: Record<string, unknown>, timeoutMs: number): Promise<Outcome<A>>;
   /** Builds the embedding call for a semantic cache's `embedding` settings. */
@@ -92,6 +94,11 @@ export async function routeRequest<A>(input: RouteInput<A>): Promise<RouteResult
     const request = applyOverrides(input.request, leaf.settings.override_params);
     const state = { retries: 0, cacheStatus: 'DISABLED' as CacheStatus, request };
     perLeaf.set(leaf.path, state);
+    try {
+      input.admitLeaf?.(leaf, request);
+    } catch (error) {
+      return failureFromError(error);
+    }
     const embedding = leaf.settings.cache?.embedding;
     const ticket = await input.cache.lookup({
       settings: leaf.settings.cache,

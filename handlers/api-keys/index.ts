@@ -23,6 +23,7 @@ interface NewKeyInput extends RotationInput, AttachedLimits {
   expires_at?: string;
   workspace_id?: string;
   user_id?: string;
+  allowed_models?: string[] | null;
 }
 
 /** A key may hand out only scopes it holds itself. */
@@ -88,6 +89,7 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
       rotation_period_days: input.rotation_period ? null : days,
       next_rotation_at: nextRotationAt(days, now()),
       created_by: actorOf(principal),
+      allowed_models: input.allowed_models ?? null,
       ...attachedLimitsInput(input),
     },
     new Date(now()).toISOString(),
@@ -151,6 +153,7 @@ export const updateApiKey: Handler = async (c, call) => {
   if (input.name !== undefined) changes.name = input.name;
   if (input.description !== undefined) changes.description = input.description;
   if (input.scopes !== undefined) changes.scopes = input.scopes;
+  if (input.allowed_models !== undefined) changes.allowed_models = input.allowed_models;
   if (input.expires_at !== undefined) {
     const security = await call.services.savedResources.securitySettings(principal.organisationId, record.workspace_id);
     changes.expires_at = expiryUnderPolicy(security, input.expires_at, now(), false) ?? null;

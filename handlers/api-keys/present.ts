@@ -26,6 +26,7 @@ export function presentApiKey(record: ApiKeyRecord, now: number): ApiKey {
     next_rotation_at: record.next_rotation_at,
     last_rotated_at: record.last_rotated_at,
     ...presentAttachedLimits(record),
+    allowed_models: record.allowed_models,
     created_by: record.created_by,
     auto_created: record.auto_created,
     created_at: record.created_at,

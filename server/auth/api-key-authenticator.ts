@@ -100,6 +100,7 @@ export class ApiKeyAuthenticator {
       subType: record.sub_type,
       scopes: new Set(scopes),
       validUntil: limits.length ? Math.min(...limits) : null,
+      ...(record.allowed_models ? { allowedModels: record.allowed_models } : {}),
     };
   }
 

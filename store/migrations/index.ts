@@ -32,6 +32,7 @@ import * as allWorkspaceRollups from './280_all_workspace_rollups.js';
 import * as finerRollupBuckets from './301_finer_rollup_buckets.js';
 import * as agentAccess from './325_agent_access.js';
 import * as agentOauth from './350_agent_oauth.js';
+import * as keyAllowedModels from './351_key_allowed_models.js';
 import * as metadataRollups from './300_metadata_rollups.js';
 import * as analyticsCoveringIndex from './281_analytics_covering_index.js';
 import * as weekAndQuarterRollups from './282_week_and_quarter_rollups.js';
@@ -95,4 +96,6 @@ export const migrations: Record<string, Knex.Migration> = {
   '320_mcp_session_client': mcpSessionClient,
   // Agents behind OAuth client credentials.
   '350_agent_oauth': agentOauth,
+  // The models an API key may call.
+  '351_key_allowed_models': keyAllowedModels,
 };

@@ -18,6 +18,8 @@ export interface ApiKeyRecord extends AttachedLimits {
   name: string;
   description: string | null;
   scopes: string[];
+  /** The models the key may call (AllowedModels in the spec); null for every model. */
+  allowed_models: string[] | null;
   key_hash: string;
   masked_key: string;
   previous_key_hash: string | null;
@@ -35,16 +37,18 @@ export interface ApiKeyRecord extends AttachedLimits {
   updated_at: string;
 }
 
-export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'created_at' | 'updated_at' | 'previous_key_hash' | 'previous_key_expires_at' | 'last_rotated_at' | 'status' | 'auto_created'> & {
+export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'created_at' | 'updated_at' | 'previous_key_hash' | 'previous_key_expires_at' | 'last_rotated_at' | 'status' | 'auto_created' | 'allowed_models'> & {
   status?: ApiKeyStatus;
+  allowed_models?: string[] | null;
   auto_created?: boolean;
 };
 
-type Row = Omit<ApiKeyRecord, 'scopes' | 'auto_created'> & { scopes: unknown; auto_created: unknown };
+type Row = Omit<ApiKeyRecord, 'scopes' | 'allowed_models' | 'auto_created'> & { scopes: unknown; allowed_models: unknown; auto_created: unknown };
 
 const toRecord = (row: Row): ApiKeyRecord => ({
   ...row,
   scopes: fromJson(row.scopes, []),
+  allowed_models: fromJson(row.allowed_models, null),
   auto_created: Boolean(row.auto_created),
   ...readLimitColumns(row as unknown as Record<string, unknown>),
 });
@@ -57,6 +61,7 @@ export class ApiKeysRepository {
       ...input,
       id: randomUUID(),
       status: input.status ?? 'active',
+      allowed_models: input.allowed_models ?? null,
       auto_created: input.auto_created ?? false,
       previous_key_hash: null,
       previous_key_expires_at: null,
@@ -64,7 +69,7 @@ export class ApiKeysRepository {
       created_at: now,
       updated_at: now,
     };
-    await this.db('api_keys').insert({ ...record, scopes: toJson(record.scopes), ...writeLimitColumns(record) });
+    await this.db('api_keys').insert({ ...record, scopes: toJson(record.scopes), allowed_models: toJson(record.allowed_models), ...writeLimitColumns(record) });
     return record;
   }
 
@@ -93,6 +98,7 @@ export class ApiKeysRepository {
   async update(organisationId: string, id: string, changes: Partial<Omit<ApiKeyRecord, 'id' | 'organisation_id'>>, now: string): Promise<void> {
     const values: Record<string, unknown> = { ...changes, updated_at: now };
     if (changes.scopes) values.scopes = toJson(changes.scopes);
+    if (changes.allowed_models !== undefined) values.allowed_models = toJson(changes.allowed_models);
     Object.assign(values, writeLimitColumns(changes));
     await this.db('api_keys').where({ organisation_id: organisationId, id }).update(values);
   }

@@ -23,6 +23,8 @@ interface LimitValues {
   rate: string;
   rateUnit: 'minute' | 'hour' | 'day';
   expires: string;
+  /** allowed_models as typed: entries separated by commas or spaces; empty for every model. */
+  models: string;
 }
 
 interface KeyFormValues extends LimitValues {
@@ -44,7 +46,13 @@ function limitValuesOf(key: ApiKey): LimitValues {
     rate: rate ? String(rate.value) : '',
     rateUnit: rate?.unit ?? 'minute',
     expires: key.expires_at ? key.expires_at.slice(0, 10) : '',
+    models: (key.allowed_models ?? []).join(', '),
   };
+}
+
+function modelList(typed: string): string[] | undefined {
+  const entries = [...new Set(typed.split(/[\s,]+/).filter(Boolean))];
+  return entries.length ? entries : undefined;
 }
 
 /** The key's limits as the spec's fields; `removed` says what an empty choice sends (null removes it on an update). */
@@ -54,6 +62,7 @@ function limitFields(values: LimitValues, removed: null | undefined): Record<str
     rate_limits: values.rateType ? [{ type: values.rateType, unit: values.rateUnit, value: Number(values.rate) }] : removed,
     // The key stops working at the end of the chosen day (UTC).
     expires_at: values.expires ? new Date(`${values.expires}T23:59:59Z`).toISOString() : removed,
+    allowed_models: modelList(values.models) ?? removed,
   };
   for (const name of Object.keys(body)) if (body[name] === undefined) delete body[name];
   return body;
@@ -81,6 +90,7 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
     rate: '',
     rateUnit: 'minute',
     expires: '',
+    models: '',
   });
   const set = <K extends keyof KeyFormValues>(key: K, value: KeyFormValues[K]) => setValues((old) => ({ ...old, [key]: value }));
   const chosen = new Set(values.scopes);
@@ -175,12 +185,15 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
   );
 }
 
-/** Expiry, budget and rate limit: on the new-key form and on a key's limits form. */
+/** Models, expiry, budget and rate limit: on the new-key form and on a key's limits form. */
 function LimitFields({ values, set }: { values: LimitValues; set: (key: keyof LimitValues, value: string) => void }) {
   return (
     <fieldset>
-      <legend>Expiry, budget and rate limit (optional, on this key alone)</legend>
+      <legend>Models, expiry, budget and rate limit (optional, on this key alone)</legend>
       <div className="filters">
+        <Field label="Models allowed" hint="Empty for every model; else model names, @provider-slug/model or @provider-slug, separated by commas; * at the end matches a prefix">
+          <input value={values.models} onChange={(e) => set('models', e.target.value)} placeholder="gpt-4o-mini, @openai-prod/*" />
+        </Field>
         <Field label="Expires on" hint="Optional; the key stops at the end of that day (UTC)">
           <input type="date" value={values.expires} onChange={(e) => set('expires', e.target.value)} />
         </Field>
@@ -232,7 +245,7 @@ function LimitFields({ values, set }: { values: LimitValues; set: (key: keyof Li
   );
 }
 
-/** Changes a key's expiry, budget and rate limit (emptied, each is removed). */
+/** Changes a key's models, expiry, budget and rate limit (emptied, each is removed). */
 export function EditLimitsForm({ apiKey, onSaved, onCancel }: { apiKey: ApiKey; onSaved: () => void; onCancel: () => void }) {
   const identity = useIdentity();
   const [values, setValues] = useState<LimitValues>(limitValuesOf(apiKey));

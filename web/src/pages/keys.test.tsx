@@ -43,7 +43,7 @@ describe('the keys page', () => {
     expect(row.querySelector('meter')?.getAttribute('value')).toBe('0.75');
   });
 
-  test('a role preset fills the scopes; a budget, rate limit and expiry go in the create body', async () => {
+  test('a role preset fills the scopes; the models, a budget, rate limit and expiry go in the create body', async () => {
     const sent: unknown[][] = [];
     const view = await open(sent);
     await click(button(view.container, 'New key'));
@@ -57,6 +57,7 @@ describe('the keys page', () => {
     await typeInto(byLabel(view.container, 'Rate limit counts'), 'requests');
     await typeInto(byLabel(view.container, 'Rate limit'), '60');
     await typeInto(byLabel(view.container, 'Expires on'), '2027-01-31');
+    await typeInto(byLabel(view.container, 'Models allowed'), 'gpt-4o-mini, @oai/*  gpt-4o-mini');
     await click(button(view.container, 'Create key'));
     await settle();
     expect(sent).toEqual([
@@ -70,6 +71,7 @@ describe('the keys page', () => {
           usage_limits: { type: 'cost', credit_limit: 25, periodic_reset: 'monthly' },
           rate_limits: [{ type: 'requests', unit: 'minute', value: 60 }],
           expires_at: '2027-01-31T23:59:59.000Z',
+          allowed_models: ['gpt-4o-mini', '@oai/*'],
         },
       ],
     ]);
@@ -89,7 +91,7 @@ describe('the keys page', () => {
     expect(sent).toEqual([]);
   });
 
-  test("a key's limits are edited: a new budget is sent, an emptied rate limit and expiry are removed (null)", async () => {
+  test("a key's limits are edited: a new budget is sent, an emptied rate limit, expiry and model list are removed (null)", async () => {
     const sent: unknown[][] = [];
     const view = await open(sent);
     await click(button(view.container, 'Edit the limits of team key'));
@@ -98,6 +100,6 @@ describe('the keys page', () => {
     await typeInto(byLabel(view.container, 'Budget resets'), 'weekly');
     await click(button(view.container, 'Save limits'));
     await settle();
-    expect(sent).toEqual([['PUT', '/v1/api-keys/k1', { usage_limits: { type: 'cost', credit_limit: 10, periodic_reset: 'weekly' }, rate_limits: null, expires_at: null }]]);
+    expect(sent).toEqual([['PUT', '/v1/api-keys/k1', { usage_limits: { type: 'cost', credit_limit: 10, periodic_reset: 'weekly' }, rate_limits: null, expires_at: null, allowed_models: null }]]);
   });
 });

@@ -1,0 +1,23 @@
+/**
+ * An API key's `allowed_models`: each entry a model name, `@slug/model` or `@slug` (a whole saved
+ * provider), matching exactly or, ending in `*`, by prefix.
+ */
+import { ForbiddenError } from '../errors.js';
+import type { Principal } from './principal.js';
+
+function matches(pattern: string, name: string): boolean {
+  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
+}
+
+/** Whether `model`, routed to the saved provider `slug` (if any), is on the list. */
+export function modelAllowed(allowed: readonly string[], model: string, slug: string | undefined): boolean {
+  const names = slug === undefined ? [model] : [model, `@${slug}/${model}`, `@${slug}`];
+  return allowed.some((pattern) => names.some((name) => matches(pattern, name)));
+}
+
+/** Refuses a target whose model the caller's key may not use (403 model_not_allowed). */
+export function assertModelAllowed(principal: Principal, model: string, slug: string | undefined): void {
+  if (!principal.allowedModels || modelAllowed(principal.allowedModels, model, slug)) return;
+  const named = slug === undefined ? model : `@${slug}/${model}`;
+  throw new ForbiddenError(`This API key may not use model ${named}: it is not in the key's allowed_models`, 'model_not_allowed');
+}
