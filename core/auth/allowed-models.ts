@@ -21,3 +21,15 @@ export function assertModelAllowed(principal: Principal, model: string, slug: st
   const named = slug === undefined ? model : `@${slug}/${model}`;
   throw new ForbiddenError(`This API key may not use model ${named}: it is not in the key's allowed_models`, 'model_not_allowed');
 }
+
+/**
+ * A caller limited to some models may hand out only those: a key it creates or changes gets a list
+ * of entries from its own (undefined on an update: the list is not being changed).
+ */
+export function assertModelsGrantable(principal: Principal, requested: readonly string[] | null | undefined, creating: boolean): void {
+  const own = principal.allowedModels;
+  if (!own || (requested === undefined && !creating)) return;
+  const beyond = requested ? requested.filter((entry) => !own.includes(entry)) : ['every model'];
+  if (beyond.length === 0) return;
+  throw new ForbiddenError(`This API key is limited to its allowed_models and cannot grant ${beyond.join(', ')}`, 'model_not_grantable');
+}

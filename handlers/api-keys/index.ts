@@ -14,6 +14,7 @@ import { enforcedUserKeyRotation } from './rotation-policy.js';
 import { nextRotationAt, rotationDays, type RotationInput } from './rotation.js';
 import type { AttachedLimits } from '../../core/limit-policy-types.js';
 import { attachedLimitsInput } from '../policies/attached-limits.js';
+import { assertModelsGrantable } from '../../core/auth/allowed-models.js';
 import { expiryAfterRotation, expiryUnderPolicy } from './expiry-policy.js';
 
 interface NewKeyInput extends RotationInput, AttachedLimits {
@@ -51,6 +52,7 @@ async function createKey(call: Call, type: ApiKeyType, subType: ApiKeySubType, i
   const principal = principalOf(call);
   const { store, now } = call.services;
   assertGrantable(principal, input.scopes);
+  assertModelsGrantable(principal, input.allowed_models, true);
   assertFuture(input.expires_at, now());
   let days = rotationDays(input);
   let workspaceId: string | null = null;
@@ -153,7 +155,10 @@ export const updateApiKey: Handler = async (c, call) => {
   if (input.name !== undefined) changes.name = input.name;
   if (input.description !== undefined) changes.description = input.description;
   if (input.scopes !== undefined) changes.scopes = input.scopes;
-  if (input.allowed_models !== undefined) changes.allowed_models = input.allowed_models;
+  if (input.allowed_models !== undefined) {
+    assertModelsGrantable(principal, input.allowed_models, false);
+    changes.allowed_models = input.allowed_models;
+  }
   if (input.expires_at !== undefined) {
     const security = await call.services.savedResources.securitySettings(principal.organisationId, record.workspace_id);
     changes.expires_at = expiryUnderPolicy(security, input.expires_at, now(), false) ?? null;

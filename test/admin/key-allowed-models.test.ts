@@ -81,6 +81,27 @@ for (const engine of fullEngines()) {
       assert.equal(refused.body.error.code, 'model_not_allowed');
     });
 
+    test('a key limited to models grants only entries of its own list, so it cannot lift its own limit', async () => {
+      const limited = await gw.app.http
+        .post('/v1/api-keys/workspace/service')
+        .set(admin())
+        .send({ name: 'limited manager', workspace_id: 'default', scopes: ['api_keys.create', 'api_keys.update', 'completions.write'], allowed_models: ['gpt-4o-mini'] });
+      assert.equal(limited.status, 201, JSON.stringify(limited.body));
+      const as = { 'x-gw-api-key': limited.body.key as string };
+      const unlimited = await gw.app.http.post('/v1/api-keys/workspace/service').set(as).send({ name: 'wide', workspace_id: 'default', scopes: ['completions.write'] });
+      assert.equal(unlimited.status, 403, JSON.stringify(unlimited.body));
+      assert.equal(unlimited.body.error.code, 'model_not_grantable');
+      const wider = await gw.app.http.post('/v1/api-keys/workspace/service').set(as).send({ name: 'wider', workspace_id: 'default', scopes: ['completions.write'], allowed_models: ['gpt-4o'] });
+      assert.equal(wider.status, 403);
+      const narrow = await gw.app.http.post('/v1/api-keys/workspace/service').set(as).send({ name: 'narrow', workspace_id: 'default', scopes: ['completions.write'], allowed_models: ['gpt-4o-mini'] });
+      assert.equal(narrow.status, 201, JSON.stringify(narrow.body));
+      const lifted = await gw.app.http.put(`/v1/api-keys/${limited.body.id}`).set(as).send({ allowed_models: null });
+      assert.equal(lifted.status, 403, JSON.stringify(lifted.body));
+      assert.equal(lifted.body.error.code, 'model_not_grantable');
+      const renamed = await gw.app.http.put(`/v1/api-keys/${limited.body.id}`).set(as).send({ name: 'still limited' });
+      assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    });
+
     test('the list is changed and removed by an update; a malformed entry is refused', async () => {
       const bad = await gw.app.http.put(`/v1/api-keys/${keyId}`).set(admin()).send({ allowed_models: ['gpt 4o'] });
       assert.equal(bad.status, 400, JSON.stringify(bad.body));
