@@ -5,7 +5,8 @@
  * only counters of its own organisation's policies, and cannot reset one.
  */
 import type { Call } from '../../core/call.js';
-import { ForbiddenError, ValidationError } from '../../core/errors.js';
+import { ApiError, ForbiddenError, ValidationError } from '../../core/errors.js';
+import { CounterStoreUnavailable } from '../../gateway/limits/redis-counter-store.js';
 import { body, type Handler, type Reply } from '../types.js';
 import { callingDeployment } from './calling-deployment.js';
 
@@ -44,29 +45,39 @@ function required<T>(value: T | undefined, name: string): T {
 export const deploymentCounters: Handler = async (c, call): Promise<Reply> => {
   const deployment = await callingDeployment(call, 'use the limit counters');
   const input = body<'deploymentCounters'>(c) as CounterOperation;
+  try {
+    return await run(call, deployment.organisation_id, input);
+  } catch (error) {
+    // This gw's own counters (its Redis) are down: the data plane treats it as an outage of the control plane.
+    if (error instanceof CounterStoreUnavailable) throw new ApiError(503, 'limits_unavailable', 'The control plane cannot reach its limit counters right now', 'api_error');
+    throw error;
+  }
+};
+
+async function run(call: Call, organisationId: string, input: CounterOperation): Promise<Reply> {
   const counters = call.services.limitCounters;
   switch (input.op) {
     case 'reserve': {
       const key = required(input.key, 'key');
-      await assertOwnCounters(call, deployment.organisation_id, [key, ...(input.index ? [input.index.key] : [])]);
+      await assertOwnCounters(call, organisationId, [key, ...(input.index ? [input.index.key] : [])]);
       const result = await counters.reserve(key, required(input.amount, 'amount'), required(input.limit, 'limit'), required(input.ttl_ms, 'ttl_ms'), input.index);
       return { body: { allowed: result.allowed, used: result.used } };
     }
     case 'settle': {
       const key = required(input.key, 'key');
-      await assertOwnCounters(call, deployment.organisation_id, [key]);
+      await assertOwnCounters(call, organisationId, [key]);
       await counters.settle(key, required(input.delta, 'delta'));
       return { body: {} };
     }
     case 'read': {
       const keys = required(input.keys, 'keys');
-      await assertOwnCounters(call, deployment.organisation_id, keys);
+      await assertOwnCounters(call, organisationId, keys);
       return { body: { values: await counters.read(keys) } };
     }
     case 'members': {
       const key = required(input.key, 'key');
-      await assertOwnCounters(call, deployment.organisation_id, [key]);
+      await assertOwnCounters(call, organisationId, [key]);
       return { body: { members: await counters.members(key) } };
     }
   }
-};
+}
