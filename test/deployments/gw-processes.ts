@@ -15,10 +15,10 @@ import knexFactory from 'knex';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Bounded waits: a sync is due every few hundred ms; a process (tsx compiling gw) starts within three minutes on a crowded machine. */
-export const WAIT_MS = 60_000;
+const WAIT_MS = 60_000;
 const START_MS = 180_000;
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
