@@ -19,6 +19,8 @@ import { CounterStoreUnavailable } from '../limits/redis-counter-store.js';
 const TIMEOUT_MS = 3_000;
 /** After a failure, calls go straight to the offline path for this long instead of each waiting on a dead peer. */
 const RETRY_AFTER_MS = 1_000;
+/** Keys with offline reservations awaiting their settle, at most (memory stays bounded through a long outage). */
+const MAX_PENDING_KEYS = 10_000;
 
 export interface ControlPlaneCountersOptions {
   controlPlaneUrl: string;
@@ -51,6 +53,8 @@ export class ControlPlaneCounters implements CounterStore {
       const local = await this.offline.reserve(key, amount, allowance, ttlMs, index);
       if (!local.allowed) throw new CounterStoreUnavailable(`control plane unreachable and this counter's offline allowance (${allowance}) is spent`);
       this.offlinePending.set(key, (this.offlinePending.get(key) ?? 0) + 1);
+      // Some reservations are never settled (the unpriced-request tally): the oldest entries go past a bound.
+      if (this.offlinePending.size > MAX_PENDING_KEYS) this.offlinePending.delete(this.offlinePending.keys().next().value!);
       return local;
     }
   }
