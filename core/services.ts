@@ -20,6 +20,7 @@ import type { Credentials } from './auth/credentials.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
 import type { AgentDirectory } from '../gateway/a2a/agent-directory.js';
 import type { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
+import type { AgentAuth } from '../gateway/agents/agent-auth.js';
 import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import type { Config } from './config.js';
 import type { InvalidationBus } from './invalidation.js';
@@ -57,6 +58,8 @@ export interface Services {
   agents: AgentDirectory;
   /** Calls to A2A agents through the A2A door: through the outbound guard, answers capped at GW_MAX_UPSTREAM_ANSWER_BYTES. */
   agentFetch: GuardedFetch;
+  /** Each agent integration's credential on a call (client-credentials tokens fetched through the outbound guard and kept). */
+  agentAuth: AgentAuth;
   logger: Logger;
   /** Where every gateway request's log entry goes (batched writer). */
   requestLogs: RequestLogSink;

@@ -3461,16 +3461,21 @@ export interface components {
         };
         /** @description Secret values are encrypted at rest and masked in every response; on update, values left out or sent back masked keep their value. */
         AgentAuthConfig: {
+            client_id?: string;
+            client_secret?: string;
             headers?: {
                 [key: string]: string;
             };
+            scope?: string;
             token?: string;
+            /** @description The OAuth token endpoint (checked like every URL gw calls). */
+            token_url?: components["schemas"]["OutboundUrl"];
         };
         /**
-         * @description `bearer` sends `auth_config.token` as `Authorization: Bearer`; `headers` sends `auth_config.headers`.
+         * @description `bearer` sends `auth_config.token` as `Authorization: Bearer`; `headers` sends `auth_config.headers`; `oauth_client_credentials` fetches a token from `auth_config.token_url` with `client_id` and `client_secret` (and `scope` when set), keeps it until shortly before it expires, and sends it as a bearer token (a 401 from the agent fetches a new one once).
          * @enum {string}
          */
-        AgentAuthType: "none" | "bearer" | "headers";
+        AgentAuthType: "none" | "bearer" | "headers" | "oauth_client_credentials";
         /** @description An A2A agent card, 0.3 (`url`) or 1.0 (`supportedInterfaces[].url`); gw requires `name` and one of those and keeps the rest as given (at most 1 MB). */
         AgentCard: {
             name: string;

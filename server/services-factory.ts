@@ -21,6 +21,7 @@ import { migrateToLatest } from '../store/migrate.js';
 import { setMetadataRollupKeys } from '../store/rollups/metadata-keys.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
+import { AgentAuth } from '../gateway/agents/agent-auth.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import { ProviderCredentials } from '../gateway/credentials/provider-credentials.js';
 import { startDeploymentHeartbeat } from '../gateway/deployment/heartbeat.js';
@@ -167,6 +168,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     ),
     agents: new AgentDirectory(store, bus),
     agentFetch: outbound.fetch('agent_url_refused'),
+    agentAuth: new AgentAuth(secrets, outbound.fetch('agent_token_url_refused'), now),
     logger,
     requestLogs,
     logExports,

@@ -9,7 +9,6 @@ import type { Principal } from '../../core/auth/principal.js';
 import type { Call } from '../../core/call.js';
 import { ApiError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
-import { integrationHeaders } from '../agents/agent-auth.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import { recordA2aCall, type A2aCall, type A2aOutcome } from './a2a-call.js';
 import { checkAgentRateLimits, guardTexts } from './a2a-policy.js';
@@ -125,7 +124,7 @@ function agentRequestHeaders(context: A2aCall, stream: boolean): Record<string, 
   // Extensions the caller activates travel on; 1.0 dropped 0.3's X- prefix.
   const extensions = header(context.call, 'a2a-extensions') ?? header(context.call, 'x-a2a-extensions');
   if (extensions) headers[context.agentVersion === '1.0' ? 'A2A-Extensions' : 'X-A2A-Extensions'] = extensions;
-  return { ...headers, ...integrationHeaders(context.call.services.secrets, context.target.integration) };
+  return headers;
 }
 
 /** An agent's JSON-RPC error, in the caller's generation: 1.0 details (an array) mean nothing to a 0.3 client. */
@@ -260,7 +259,9 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
     timer = watchdog(call.services.config.requestTimeoutMs, abort);
     let response: Response;
     try {
-      response = await call.services.agentFetch(endpoint.url, { method: 'POST', headers: agentRequestHeaders(context, stream), body: JSON.stringify(agentBody), signal: abort.signal });
+      const headers = agentRequestHeaders(context, stream);
+      const payload = JSON.stringify(agentBody);
+      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.agentFetch(endpoint.url, { method: 'POST', headers: { ...headers, ...auth }, body: payload, signal: abort.signal }));
     } catch (error) {
       throw upstreamRefusal(context, error, timer.fired());
     }

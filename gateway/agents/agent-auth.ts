@@ -2,22 +2,55 @@
 import type { SecretBox } from '../../store/secret-box.js';
 import { openSecrets, restoreSecrets } from '../../store/secret-fields.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
+import { ClientCredentialsTokens, type ClientCredentials } from '../outbound/client-credentials.js';
+import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 
-export type AgentAuthType = 'none' | 'bearer' | 'headers';
+export type AgentAuthType = 'none' | 'bearer' | 'headers' | 'oauth_client_credentials';
 
-export interface AgentAuthConfig {
+export interface AgentAuthConfig extends ClientCredentials {
   token?: string;
   headers?: Record<string, string>;
 }
 
-export function agentHeaders(authType: AgentAuthType, config: AgentAuthConfig): Record<string, string> {
+/** The headers of the auth types that need no token endpoint. */
+function staticHeaders(authType: AgentAuthType, config: AgentAuthConfig): Record<string, string> {
   if (authType === 'bearer' && config.token) return { authorization: `Bearer ${config.token}` };
   if (authType === 'headers' && config.headers) return { ...config.headers };
   return {};
 }
 
-/** A stored integration's headers, its secrets unsealed. */
-export function integrationHeaders(box: SecretBox, integration: AgentIntegrationRecord): Record<string, string> {
-  const config = restoreSecrets(integration.auth_config, openSecrets(box, integration.secrets)) as AgentAuthConfig;
-  return agentHeaders(integration.auth_type, config);
+/** An agent's credential on each call, client-credentials tokens kept until shortly before they expire. */
+export class AgentAuth {
+  private readonly tokens: ClientCredentialsTokens;
+
+  constructor(
+    private readonly box: SecretBox,
+    fetchToken: GuardedFetch,
+    now: () => number,
+  ) {
+    this.tokens = new ClientCredentialsTokens(fetchToken, now, { codePrefix: 'agent', name: 'The agent', fieldPrefix: 'auth_config.' });
+  }
+
+  /** Headers for an auth config not (yet) stored, such as a card fetched before registration; a token is fetched afresh. */
+  async headers(authType: AgentAuthType, config: AgentAuthConfig): Promise<Record<string, string>> {
+    if (authType !== 'oauth_client_credentials') return staticHeaders(authType, config);
+    return { authorization: `Bearer ${(await this.tokens.fresh(config)).token}` };
+  }
+
+  /**
+   * Sends a call with a stored integration's credential, its secrets unsealed; a 401 to a
+   * client-credentials token drops that token and sends once more with a new one.
+   */
+  async send(integration: AgentIntegrationRecord, send: (authHeaders: Record<string, string>) => Promise<Response>): Promise<Response> {
+    const config = restoreSecrets(integration.auth_config, openSecrets(this.box, integration.secrets)) as AgentAuthConfig;
+    if (integration.auth_type !== 'oauth_client_credentials') return send(staticHeaders(integration.auth_type, config));
+    // The version in the key: changed credentials fetch a new token.
+    const cacheKey = `${integration.id}:${integration.updated_at}`;
+    const token = await this.tokens.token(cacheKey, config);
+    const response = await send({ authorization: `Bearer ${token}` });
+    if (response.status !== 401) return response;
+    await response.body?.cancel();
+    this.tokens.forget(cacheKey, token);
+    return send({ authorization: `Bearer ${await this.tokens.token(cacheKey, config)}` });
+  }
 }

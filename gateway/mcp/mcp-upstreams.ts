@@ -4,7 +4,7 @@ import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrat
 import { GW_VERSION } from '../../core/version.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import { vetOutboundUrl, type ResolveHost } from '../outbound/url-guard.js';
-import { ClientCredentialsTokens } from './client-credentials.js';
+import { ClientCredentialsTokens } from '../outbound/client-credentials.js';
 import { openMcpConfigurations } from './integration-secrets.js';
 import { connectUpstream, type UpstreamConnection, type UpstreamTarget } from './upstream-client.js';
 
@@ -27,7 +27,7 @@ export class McpUpstreams {
   private readonly tokens: ClientCredentialsTokens;
 
   constructor(private readonly options: McpUpstreamsOptions) {
-    this.tokens = new ClientCredentialsTokens(options.fetch, options.now);
+    this.tokens = new ClientCredentialsTokens(options.fetch, options.now, { codePrefix: 'mcp', name: 'The MCP server', fieldPrefix: 'configurations.' });
   }
 
   get timeoutMs(): number {

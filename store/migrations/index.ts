@@ -31,6 +31,7 @@ import * as responses from './255_responses.js';
 import * as allWorkspaceRollups from './280_all_workspace_rollups.js';
 import * as finerRollupBuckets from './301_finer_rollup_buckets.js';
 import * as agentAccess from './325_agent_access.js';
+import * as agentOauth from './350_agent_oauth.js';
 import * as metadataRollups from './300_metadata_rollups.js';
 import * as analyticsCoveringIndex from './281_analytics_covering_index.js';
 import * as weekAndQuarterRollups from './282_week_and_quarter_rollups.js';
@@ -92,4 +93,6 @@ export const migrations: Record<string, Knex.Migration> = {
   // Issue 35: who may invoke an agent through the A2A door, and which skills.
   '325_agent_access': agentAccess,
   '320_mcp_session_client': mcpSessionClient,
+  // Agents behind OAuth client credentials.
+  '350_agent_oauth': agentOauth,
 };

@@ -10,7 +10,7 @@ export interface AgentIntegrationRecord {
   slug: string;
   description: string | null;
   url: string;
-  auth_type: 'none' | 'bearer' | 'headers';
+  auth_type: 'none' | 'bearer' | 'headers' | 'oauth_client_credentials';
   /** token and headers with values masked. */
   auth_config: Record<string, unknown>;
   /** Sealed JSON of the secret values by path; null when none. */

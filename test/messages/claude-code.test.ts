@@ -8,21 +8,13 @@
  * off, and a dead loopback proxy for anything not addressed to loopback, so nothing leaves the machine.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
 import { addMcpServer } from '../mcp/mcp-fixtures.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { cliScratch, installedTool, runCli, type CliRun, type CliScratch } from '../helpers/real-cli.js';
 import type { RecordedRequest, RecordingServer } from '../helpers/recording-server.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-/** Installing the CLI (first run on a machine) and each run are bounded. */
-const INSTALL_MS = 300_000;
-const RUN_MS = 120_000;
 const NOTE = 'The launch code is 4242.';
 
 type Block = { type: string; text?: string; content?: unknown; tool_use_id?: string };
@@ -60,15 +52,12 @@ describe('Claude Code through the Messages door', () => {
   let fake: RecordingServer;
   let mcp: FakeMcpServer;
   let cli: string;
-  let work: string;
-  let home: string;
+  let scratch: CliScratch;
 
   before(async () => {
-    cli = execFileSync(path.join(ROOT, 'scripts/ci/claude-code.sh'), { encoding: 'utf8', timeout: INSTALL_MS, stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-    work = mkdtempSync(path.join(tmpdir(), 'gw-cc-work-'));
-    home = mkdtempSync(path.join(tmpdir(), 'gw-cc-home-'));
-    writeFileSync(path.join(work, 'note.txt'), `${NOTE}\n`);
-    fake = await startFakeAnthropic(script(path.join(work, 'note.txt')));
+    cli = installedTool('claude-code.sh');
+    scratch = cliScratch('gw-cc', NOTE);
+    fake = await startFakeAnthropic(script(scratch.notePath));
     gw = await startGatewayApp();
     const saved = await gw.app.http
       .post('/v1/providers')
@@ -82,40 +71,23 @@ describe('Claude Code through the Messages door', () => {
     await gw?.close();
     await fake?.close();
     await mcp?.close();
-    for (const dir of [work, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+    scratch?.remove();
   });
 
-  async function claude(prompt: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const runner = cli.endsWith('.js') ? [execFileSync(path.join(ROOT, 'scripts/ci/node-binary.sh'), ['24'], { encoding: 'utf8' }).trim() + '/bin/node', cli] : [cli];
-    const child = spawn(runner[0]!, [...runner.slice(1), '-p', prompt, '--model', 'claude-sonnet-4-5', ...extra], {
-      cwd: work,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        ANTHROPIC_BASE_URL: gw.app.url,
-        ANTHROPIC_AUTH_TOKEN: gw.app.adminKey,
-        ANTHROPIC_CUSTOM_HEADERS: 'x-gw-provider: @claude',
-        DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-        // Anything not for loopback goes to a proxy that is not there: nothing leaves the machine.
-        HTTPS_PROXY: 'http://127.0.0.1:9',
-        HTTP_PROXY: 'http://127.0.0.1:9',
-        NO_PROXY: '127.0.0.1,localhost',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  function claude(prompt: string, extra: string[] = [], env: Record<string, string> = {}): Promise<CliRun> {
+    // Older releases are cli.js, run with a Node >= 22; recent ones a native binary.
+    const runner = cli.endsWith('.js') ? [`${installedTool('node-binary.sh', ['24'])}/bin/node`, cli] : [cli];
+    return runCli([...runner, '-p', prompt, '--model', 'claude-sonnet-4-5', ...extra], scratch.work, scratch.home, {
+      ANTHROPIC_BASE_URL: gw.app.url,
+      ANTHROPIC_AUTH_TOKEN: gw.app.adminKey,
+      ANTHROPIC_CUSTOM_HEADERS: 'x-gw-provider: @claude',
+      DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      ...env,
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_MS);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(timer);
-    return { code, stdout, stderr };
   }
 
   it('answers a one-shot prompt, streamed through gw, logged with tokens and cost', async () => {

@@ -13,20 +13,15 @@
  * addressed to loopback, so nothing leaves the machine.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
 import type { FakeBehaviour, FakeRequest } from '../helpers/fake-openai.js';
 import { logsSettled, startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { cliScratch, installedTool, runCli, type CliRun, type CliScratch } from '../helpers/real-cli.js';
 import type { RecordedRequest, RecordingServer } from '../helpers/recording-server.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-/** Installing the CLI (first run on a machine) and each run are bounded. */
-const INSTALL_MS = 300_000;
-const RUN_MS = 120_000;
 const NOTE = 'The launch code is 4242.';
 const COMMAND = 'cat note.txt';
 
@@ -90,14 +85,11 @@ describe('The Codex CLI through the Responses door', () => {
   let gw: GatewayApp;
   let anthropic: RecordingServer;
   let cli: string;
-  let work: string;
-  let home: string;
+  let scratch: CliScratch;
 
   before(async () => {
-    cli = execFileSync(path.join(ROOT, 'scripts/ci/codex.sh'), { encoding: 'utf8', timeout: INSTALL_MS, stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-    work = mkdtempSync(path.join(tmpdir(), 'gw-codex-work-'));
-    home = mkdtempSync(path.join(tmpdir(), 'gw-codex-home-'));
-    writeFileSync(path.join(work, 'note.txt'), `${NOTE}\n`);
+    cli = installedTool('codex.sh');
+    scratch = cliScratch('gw-codex', NOTE);
     anthropic = await startFakeAnthropic(anthropicScript);
     gw = await startGatewayApp();
     gw.fake.script(openAiScript);
@@ -108,39 +100,19 @@ describe('The Codex CLI through the Responses door', () => {
       const saved = await gw.app.http.post('/v1/providers').set({ 'x-gw-api-key': gw.app.adminKey }).send(provider);
       assert.equal(saved.status, 201, JSON.stringify(saved.body));
     }
-    const codexHome = path.join(home, '.codex');
+    const codexHome = path.join(scratch.home, '.codex');
     mkdirSync(codexHome, { recursive: true });
     writeFileSync(path.join(codexHome, 'config.toml'), codexConfig(`${gw.app.url}/v1`));
   });
   after(async () => {
     await gw?.close();
     await anthropic?.close();
-    for (const dir of [work, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+    scratch?.remove();
   });
 
-  async function codex(model: string, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(cli, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', '-m', model, prompt], {
-      cwd: work,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        CODEX_HOME: path.join(home, '.codex'),
-        GW_API_KEY: gw.app.adminKey,
-        // Anything not for loopback goes to a proxy that is not there: nothing leaves the machine.
-        HTTPS_PROXY: 'http://127.0.0.1:9',
-        HTTP_PROXY: 'http://127.0.0.1:9',
-        NO_PROXY: '127.0.0.1,localhost',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_MS);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(timer);
-    return { code, stdout, stderr };
+  function codex(model: string, prompt: string): Promise<CliRun> {
+    const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', '-m', model, prompt];
+    return runCli([cli, ...args], scratch.work, scratch.home, { CODEX_HOME: path.join(scratch.home, '.codex'), GW_API_KEY: gw.app.adminKey });
   }
 
   const upstreams = [

@@ -4,7 +4,8 @@
  * keyed by an `api-key` header. The deployment decides the model; the body's `model` is kept for
  * the answer. A custom host replaces the resource's origin. The deployment's real model
  * (x-gw-cloud1-model-name), when given, is what the model-family rules judge, since a client may
- * send any name for a deployment.
+ * send any name for a deployment. Responses calls that offer hosted tools go to Azure's v1 API,
+ * `/openai/v1/responses` (no api-version), whose `model` is the deployment.
  */
 import { ValidationError } from '../../../core/errors.js';
 import { createOpenAiCompatibleAdapter } from '../openai-compatible/adapter.js';
@@ -57,6 +58,10 @@ export const azureOpenAi = createOpenAiCompatibleAdapter({
   operationUrl: deploymentUrl,
   modelsUrl: (target) => `${resourceOrigin(target)}/openai/models?api-version=${apiVersion(target)}`,
   proxyUrl: deploymentProxyUrl,
+  responsesApi: {
+    url: (target) => `${resourceOrigin(target)}/openai/v1/responses`,
+    model: (target) => required(target.azure?.deploymentId, 'x-gw-cloud1-deployment-id'),
+  },
   // Azure names batch endpoints without the version (`/chat/completions`); lines name the deployment as their model.
   batchApi: { url: batchApiUrl, endpoint: (endpoint) => endpoint.replace(/^\/v1\//, '/') },
 });

@@ -49,8 +49,12 @@ export interface OpenAiCompatibleOptions {
   modelsUrl?: (target: ProviderTarget, base: string) => string;
   /** Full pass-through URL for a path below /v1 (Azure's deployment URL); default `<base><path>`. */
   proxyUrl?: (target: ProviderTarget, base: string, path: string) => string;
-  /** The host serves OpenAI's Responses API at `<base>/responses` (hosted tools run there). */
-  responsesApi?: boolean;
+  /**
+   * The host serves OpenAI's Responses API (hosted tools run there): `true` for `<base>/responses`
+   * with the body as the door built it, or where the host has it and what it takes as the model
+   * (Azure: its v1 API, the deployment as the model).
+   */
+  responsesApi?: true | { url(target: ProviderTarget): string; model(target: ProviderTarget, model: unknown): unknown };
   /** The host takes `file` content parts (PDF documents) as OpenAI does; default true. Otherwise they are refused with 400 naming the host. */
   documents?: boolean;
   /** The host serves OpenAI's files and batches API (native batches); default `<base><path>` for its URLs. */
@@ -144,7 +148,10 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
     ...(options.responsesApi
       ? {
           buildResponsesRequest(context: ChatContext, body: Record<string, unknown>): UpstreamRequest {
-            return { method: 'POST', url: urlFor(context.target, 'responses'), headers: postHeaders(context.target, context.stream), body: JSON.stringify(body) };
+            const host = options.responsesApi === true ? undefined : options.responsesApi;
+            const url = host ? host.url(context.target) : urlFor(context.target, 'responses');
+            const sent = host ? { ...body, model: host.model(context.target, body.model) } : body;
+            return { method: 'POST', url, headers: postHeaders(context.target, context.stream), body: JSON.stringify(sent) };
           },
         }
       : {}),
