@@ -40,9 +40,11 @@ export interface Config {
   agentCardTimeoutMs: number;
   /**
    * GW_CONTROL_PLANE_URL and GW_DEPLOYMENT_KEY: data-plane mode, synced from that control plane
-   * (heartbeats, snapshot polls and log shipping every GW_SYNC_INTERVAL_MS).
+   * (heartbeats, snapshot polls and log shipping every GW_SYNC_INTERVAL_MS). Limits are counted on
+   * the control plane; GW_DATA_PLANE_OFFLINE_ALLOWANCE_PERCENT (default 0: fail closed) is the share
+   * of each limit this plane may admit on its own while the control plane cannot be reached.
    */
-  controlPlane: Readonly<{ url: string; deploymentKey: string; syncIntervalMs: number }> | undefined;
+  controlPlane: Readonly<{ url: string; deploymentKey: string; syncIntervalMs: number; offlineAllowancePercent: number }> | undefined;
   /**
    * The host's federated identity, as workload-identity setups provide it: Azure's
    * AZURE_FEDERATED_TOKEN_FILE (+ AZURE_AUTHORITY_HOST, AZURE_TENANT_ID, AZURE_CLIENT_ID) for the
@@ -313,12 +315,17 @@ function jobEngine(env: Env): Config['jobs']['engine'] {
   return raw;
 }
 
-function controlPlane(env: Env): Readonly<{ url: string; deploymentKey: string; syncIntervalMs: number }> | undefined {
+function controlPlane(env: Env): Config['controlPlane'] {
   const cp = url(env, 'GW_CONTROL_PLANE_URL', ['https:', 'http:']);
   const key = env.GW_DEPLOYMENT_KEY || undefined;
   if (cp === undefined && key === undefined) return undefined;
   if (cp === undefined || key === undefined) throw new ConfigError('GW_CONTROL_PLANE_URL and GW_DEPLOYMENT_KEY go together: set both or neither');
-  return Object.freeze({ url: cp, deploymentKey: key, syncIntervalMs: integer(env, 'GW_SYNC_INTERVAL_MS', 5000, 100, 3_600_000) });
+  return Object.freeze({
+    url: cp,
+    deploymentKey: key,
+    syncIntervalMs: integer(env, 'GW_SYNC_INTERVAL_MS', 5000, 100, 3_600_000),
+    offlineAllowancePercent: integer(env, 'GW_DATA_PLANE_OFFLINE_ALLOWANCE_PERCENT', 0, 0, 100),
+  });
 }
 
 function metricsToken(env: Env): string | undefined {

@@ -1127,6 +1127,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deployments/counters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A self-hosted gateway reserves against, settles or reads this control plane's usage- and rate-limit counters (with its deployment key), so its organisation's limits hold across every plane.
+         * @description One counter operation of the limits engine, run on this gateway's own counters (its Redis, or its memory): `reserve` adds `amount` only if the counter stays within `limit` (atomic, as on any instance), `settle` corrects an existing counter by `delta`, `read` and `members` read. Counter keys must name a usage- or rate-limit policy of the deployment's organisation.
+         */
+        post: operations["deploymentCounters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deployments/heartbeat": {
         parameters: {
             query?: never;
@@ -4356,6 +4376,27 @@ export interface components {
         };
         ConsentRedirect: {
             redirect_to: string;
+        };
+        CounterAnswer: {
+            allowed?: boolean;
+            members?: string[];
+            used?: number;
+            values?: number[];
+        };
+        CounterOperation: {
+            amount?: number;
+            delta?: number;
+            index?: {
+                key: string;
+                member: string;
+            };
+            /** @description The counter (reserve, settle) or index (members). */
+            key?: string;
+            keys?: string[];
+            limit?: number;
+            /** @enum {string} */
+            op: "reserve" | "settle" | "read" | "members";
+            ttl_ms?: number;
         };
         CreateAgentIntegration: WithRequired<components["schemas"]["AgentIntegrationFields"], "name" | "url">;
         CreateAssistantRequest: {
@@ -10746,6 +10787,34 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deploymentCounters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CounterOperation"];
+            };
+        };
+        responses: {
+            /** @description The operation's result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CounterAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             default: components["responses"]["Error"];
         };
     };

@@ -36,6 +36,7 @@ import { LimitsEngine } from '../gateway/limits/limits-engine.js';
 import { MemoryCounterStore } from '../gateway/limits/memory-counter-store.js';
 import { LimitPolicies } from '../gateway/limits/policy-cache.js';
 import { RedisCounterStore } from '../gateway/limits/redis-counter-store.js';
+import { ControlPlaneCounters } from '../gateway/deployment/control-plane-counters.js';
 import { SecretBox } from '../store/secret-box.js';
 import { UpstreamClient } from '../gateway/transport/upstream-client.js';
 import { Store } from '../store/store.js';
@@ -141,7 +142,12 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   logRetention.start();
   const rollupBackfill = new RollupBackfillJob(db, logger);
   rollupBackfill.start();
-  const limitCounters = redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(now);
+  // A data plane counts limits on its control plane, so a budget holds across every plane.
+  const limitCounters = config.controlPlane
+    ? new ControlPlaneCounters({ controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, offlineAllowancePercent: config.controlPlane.offlineAllowancePercent, logger, now })
+    : redis
+      ? new RedisCounterStore(redis, config.redisPrefix)
+      : new MemoryCounterStore(now);
   const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
   const jobs = await createJobQueue(config, db, dbOptions, logger);
   const outbound = new OutboundGuard(config.trustedCustomHosts, config.maxUpstreamAnswerBytes, options.resolveHost);

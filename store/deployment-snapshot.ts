@@ -37,6 +37,22 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
   { name: 'guardrail_workspace_exclusions', key: ['organisation_id', 'phase', 'workspace_id'], scope: { column: 'organisation_id' } },
   { name: 'usage_limits_policies', key: ['id'], scope: { column: 'organisation_id' } },
   { name: 'rate_limits_policies', key: ['id'], scope: { column: 'organisation_id' } },
+  // Prompts and partials (one table), their versions, labels, collections (parents sort first: ids are time-ordered) and shares.
+  { name: 'prompt_collections', key: ['id'], scope: { column: 'organisation_id' } },
+  { name: 'prompt_labels', key: ['id'], scope: { column: 'organisation_id' } },
+  { name: 'prompts', key: ['id'], scope: { column: 'organisation_id' } },
+  { name: 'prompt_versions', key: ['id'], scope: { column: 'prompt_id', parent: 'prompts' } },
+  { name: 'prompt_shares', key: ['prompt_id', 'workspace_id'], scope: { column: 'prompt_id', parent: 'prompts' } },
+  // MCP integrations (credentials in `secrets`), their synced capabilities, servers and access; gateway sessions stay local.
+  { name: 'mcp_integrations', key: ['id'], scope: { column: 'organisation_id' } },
+  { name: 'mcp_integration_workspaces', key: ['mcp_integration_id', 'workspace_id'], scope: { column: 'mcp_integration_id', parent: 'mcp_integrations' } },
+  { name: 'mcp_capabilities', key: ['mcp_integration_id', 'type', 'name'], scope: { column: 'mcp_integration_id', parent: 'mcp_integrations' } },
+  { name: 'mcp_servers', key: ['id'], scope: { column: 'organisation_id' } },
+  { name: 'mcp_server_capabilities', key: ['mcp_server_id', 'type', 'name'], scope: { column: 'mcp_server_id', parent: 'mcp_servers' } },
+  { name: 'mcp_server_user_access', key: ['mcp_server_id', 'user_id'], scope: { column: 'mcp_server_id', parent: 'mcp_servers' } },
+  { name: 'mcp_guardrail_servers', key: ['guardrail_id', 'mcp_server_id'], scope: { column: 'organisation_id' } },
+  // A2A agents (credentials in `secrets`), served at /a2a/{slug}/.
+  { name: 'agent_integrations', key: ['id'], scope: { column: 'organisation_id' } },
 ];
 
 /** Rows per insert: about 30 columns each stays far below either engine's bound-variable limit. */

@@ -11,6 +11,7 @@ import { unsupportedPolicies } from './version-gates.js';
 import { callingDeployment } from './calling-deployment.js';
 
 export { deploymentShipLogs, deploymentSync } from './sync.js';
+export { deploymentCounters } from './counters.js';
 
 /** How often a self-hosted gateway heartbeats; three missed intervals make it `unreachable`. */
 const HEARTBEAT_INTERVAL_SECONDS = 15;

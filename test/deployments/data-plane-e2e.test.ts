@@ -7,141 +7,32 @@
  * and the data plane restarted while the control plane is down serves from its last good copy.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import knexFactory from 'knex';
 import OpenAI from 'openai';
 import { createDb } from '../../store/db.js';
 import { storeEngines } from '../helpers/engines.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { ALL_WORKSPACES } from '../../store/rollups/rollup-deltas.js';
+import { GwProcesses, ownPostgresDatabase, until } from './gw-processes.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-dataplane-0123456789';
-const ROOT = path.resolve(import.meta.dirname, '../..');
-/** Bounded waits: a sync is due every 300 ms; a process (tsx compiling gw) starts within three minutes on a crowded machine. */
-const WAIT_MS = 60_000;
-const START_MS = 180_000;
 /** Requests in each phase of the load (before, during and after the outage), and a bound on the whole. */
 const PHASE = 10;
 const MAX_LOAD = 2_000;
 /** Between requests of the load: it spans the control plane's restart (a tsx start, up to a few minutes) without piling up rows. */
 const PACE_MS = 100;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** A database of its own for the data-plane process (it takes a whole database, not a schema), dropped after. */
-async function ownPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `gw_dp_${randomBytes(6).toString('hex')}`;
-  const server = () => knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
-  const creating = server();
-  await creating.raw(`create database "${name}"`);
-  await creating.destroy();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.href,
-    drop: async () => {
-      const dropping = server();
-      await dropping.raw(`drop database if exists "${name}" with (force)`);
-      await dropping.destroy();
-    },
-  };
-}
-
-interface Gw {
-  url: string;
-  dataDir: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 describe('a data-plane gw synced from a control-plane gw (two processes)', () => {
-  const children = new Set<ChildProcess>();
-  const dirs: string[] = [];
+  const processes = new GwProcesses();
   let fake: FakeOpenAi | undefined;
   let dpDatabase: Awaited<ReturnType<typeof ownPostgresDatabase>> | undefined;
   after(async () => {
-    for (const child of children) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await new Promise((resolve) => child.once('exit', resolve));
-      }
-    }
+    await processes.close();
     await fake?.close();
     await dpDatabase?.drop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
-
-  async function gw(name: string, env: Record<string, string>): Promise<Gw> {
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(tmpdir(), `gw-${name}-`));
-    dirs.push(dataDir);
-    const url = `http://127.0.0.1:${port}`;
-    const encryptionKey = randomBytes(32).toString('hex');
-    let child: ChildProcess | undefined;
-    return {
-      url,
-      dataDir,
-      async start() {
-        const started = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-          cwd: ROOT,
-          env: {
-            PATH: process.env.PATH,
-            GW_DATA_DIR: dataDir,
-            GW_PORT: String(port),
-            GW_HOST: '127.0.0.1',
-            GW_ENCRYPTION_KEY: encryptionKey,
-            GW_LOG_LEVEL: 'warn',
-            GW_REQUEST_LOG_LEVEL: 'silent',
-            GW_LOG_FLUSH_INTERVAL_MS: '100',
-            GW_JOBS_POLL_MS: '100',
-            GW_SHUTDOWN_TIMEOUT_MS: '5000',
-            GW_SHUTDOWN_GRACE_MS: '0',
-            TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
-            ...env,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        child = started;
-        children.add(started);
-        let output = '';
-        started.stdout!.on('data', (chunk) => (output += chunk));
-        started.stderr!.on('data', (chunk) => (output += chunk));
-        await until(`${name} to start`, async () => {
-          assert.equal(started.exitCode, null, `${name} exited: ${output}`);
-          return (await fetch(`${url}/health`)).ok || undefined;
-        }, START_MS);
-      },
-      async stop() {
-        if (!child || child.exitCode !== null) return;
-        const exited = new Promise((resolve) => child!.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      },
-    };
-  }
+  const gw = (name: string, env: Record<string, string>) => processes.gw(name, env);
 
   test('keys and configs reach the data plane, writes there are refused, logs survive a control-plane outage, and a restart serves the last good copy', async () => {
     fake = await startFakeOpenAi();

@@ -257,6 +257,27 @@ for (const engine of storeEngines()) {
       }
     });
 
+    test('the counters endpoint: a deployment reserves and settles on its own policies only, and cannot reset', async () => {
+      const policy = await cp.http.post('/v2/policies/usage-limits').set(admin()).send({ name: 'counted', type: 'requests', credit_limit: 2 });
+      assert.equal(policy.status, 201, JSON.stringify(policy.body));
+      const counters = (operation: object, headers: Record<string, string> = { 'x-gw-api-key': deploymentKey }) => cp.http.post('/v1/deployments/counters').set(headers).send(operation);
+      const key = `limits:u:${policy.body.id}:0:org`;
+      const reserve = { op: 'reserve', key, amount: 1, limit: 2, ttl_ms: 60_000 };
+      assert.deepEqual((await counters(reserve)).body, { allowed: true, used: 1 });
+      assert.deepEqual((await counters(reserve)).body, { allowed: true, used: 2 });
+      assert.deepEqual((await counters(reserve)).body, { allowed: false, used: 2 }, 'the limit holds on the control plane counter');
+      assert.equal((await counters({ op: 'settle', key, delta: -1 })).status, 200);
+      assert.deepEqual((await counters({ op: 'read', keys: [key] })).body, { values: [1] });
+      assert.deepEqual(await cp.services.limitCounters.read([key]), [1], 'the control plane own counters');
+
+      const foreign = await counters({ ...reserve, key: 'limits:u:some-other-policy:0:org' });
+      assert.equal(foreign.status, 403);
+      assert.equal(foreign.body.error.code, 'not_your_counter');
+      assert.equal((await counters({ ...reserve, key: 'cache:anything' })).body.error.code, 'invalid_counter_key');
+      assert.equal((await counters({ op: 'remove', key })).status, 400, 'no reset through a deployment key');
+      assert.equal((await counters(reserve, admin())).body.error.code, 'not_a_deployment_key');
+    });
+
     test('a data plane refuses admin writes and still answers reads', async () => {
       const guarded = await startTestApp({ engine, env: { GW_CONTROL_PLANE_URL: 'http://127.0.0.1:1', GW_DEPLOYMENT_KEY: 'gw-unused-key-0123456789', GW_SYNC_INTERVAL_MS: '3600000' } });
       try {
