@@ -19,6 +19,7 @@ import type { SecretBox } from '../store/secret-box.js';
 import type { Credentials } from './auth/credentials.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
 import type { AgentDirectory } from '../gateway/a2a/agent-directory.js';
+import type { McpDirectory } from '../gateway/mcp/mcp-directory.js';
 import type { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
 import type { AgentAuth } from '../gateway/agents/agent-auth.js';
 import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
@@ -101,6 +102,8 @@ export interface Services {
   mcpUpstreams: McpUpstreams;
   /** A client's answers and cancellations, to the instance where the request they concern waits. */
   mcpClientRelay: McpClientRelay;
+  /** MCP servers as the gateway finds them: from memory, emptied on the `mcp_servers` topic. */
+  mcpDirectory: McpDirectory;
   /** Prometheus metrics (GET /metrics); undefined when metrics are off. */
   metrics: GatewayMetrics | undefined;
   /** OpenTelemetry traces; undefined unless an OTLP endpoint is configured. */

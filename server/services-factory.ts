@@ -50,6 +50,7 @@ import { ScimTokenAuthenticator } from './auth/scim-token-authenticator.js';
 import { SessionAuthenticator } from './auth/session-authenticator.js';
 import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
 import { AgentDirectory } from '../gateway/a2a/agent-directory.js';
+import { McpDirectory } from '../gateway/mcp/mcp-directory.js';
 import { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
 import type { ResolveHost } from '../gateway/outbound/url-guard.js';
 import type { Config } from '../core/config.js';
@@ -206,6 +207,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       timeoutMs: config.requestTimeoutMs,
     }),
     mcpClientRelay: new McpClientRelay(bus),
+    mcpDirectory: new McpDirectory(store, bus),
     metrics,
     tracing: Tracing.fromConfig(config.tracing, GW_VERSION),
     // Built below: the executor runs turns through the services it belongs to.

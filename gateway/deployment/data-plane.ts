@@ -22,6 +22,7 @@ import { SECRET_REFERENCES_TOPIC } from '../secrets/secret-values.js';
 import { SAVED_RESOURCE_TOPICS } from '../saved-resources-store.js';
 import { AGENT_INTEGRATIONS_TOPIC } from '../a2a/agent-directory.js';
 import { PROMPTS_TOPIC } from '../prompts/prompt-library.js';
+import { MCP_SERVERS_TOPIC } from '../mcp/mcp-directory.js';
 import { applySnapshot, type Snapshot } from './snapshot.js';
 import { TransferKeys } from './transfer-seal.js';
 
@@ -33,7 +34,7 @@ export const SHIP_BATCH = 50;
 const TIMEOUT_MS = 10_000;
 
 /** Caches that clear wholesale on any message (the id is not read). */
-const CLEARED_TOPICS = [LIMIT_POLICIES_TOPIC, GUARDRAILS_TOPIC, SECRET_REFERENCES_TOPIC, AGENT_INTEGRATIONS_TOPIC, PROMPTS_TOPIC, ...Object.values(SAVED_RESOURCE_TOPICS)];
+const CLEARED_TOPICS = [LIMIT_POLICIES_TOPIC, GUARDRAILS_TOPIC, SECRET_REFERENCES_TOPIC, AGENT_INTEGRATIONS_TOPIC, PROMPTS_TOPIC, MCP_SERVERS_TOPIC, ...Object.values(SAVED_RESOURCE_TOPICS)];
 
 export interface DataPlaneOptions {
   controlPlaneUrl: string;

@@ -35,6 +35,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCapabilityType } from '../../store/repositories/mcp-integrations.js';
 import type { McpToolCallContext } from './tool-call-context.js';
+import { LazySchemaValidator } from './lazy-schema-validator.js';
 import { checkRequestParams } from './request-checks.js';
 import { runToolCall } from './tool-call.js';
 import { upstreamFailure } from './upstream-failure.js';
@@ -92,7 +93,7 @@ function resourceAllowed(context: McpToolCallContext, uri: string): boolean {
 export function buildProxyServer(context: McpToolCallContext, declared: Record<string, unknown> | null | undefined, instructions?: string): Server {
   const { integration, server: record } = context.target;
   const capabilities = relayedCapabilities(declared);
-  const server = new Server({ name: integration.server_name ?? record.slug, version: integration.server_version ?? '0.0.0' }, { capabilities, instructions });
+  const server = new Server({ name: integration.server_name ?? record.slug, version: integration.server_version ?? '0.0.0' }, { capabilities, instructions, jsonSchemaValidator: new LazySchemaValidator() });
 
   if (capabilities.tools) {
     server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {

@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
+import { LazySchemaValidator } from './lazy-schema-validator.js';
 import { TOO_LARGE } from './upstream-failure.js';
 
 export interface UpstreamTarget {
@@ -139,7 +140,7 @@ export async function connectUpstream(target: UpstreamTarget, options: ConnectOp
       tooLarge: (id, error) => fail(id, { code: ErrorCode.InternalError, message: error.message, data: { type: TOO_LARGE, limit: error.limit } }),
     }),
   );
-  const client = new Client({ name: options.clientName, version: options.clientVersion }, { capabilities: options.clientCapabilities ?? {} });
+  const client = new Client({ name: options.clientName, version: options.clientVersion }, { capabilities: options.clientCapabilities ?? {}, jsonSchemaValidator: new LazySchemaValidator() });
   startIdsApart(client);
   // A transport error (a stream cut mid-answer, say) would leave the request waiting for an answer
   // that cannot come; each client serves one gw request, so closing it rejects what is pending.

@@ -5,6 +5,7 @@ import { principalOf, type Call } from '../../core/call.js';
 import { ConflictError, ValidationError } from '../../core/errors.js';
 import type { McpAuthType, McpIntegrationRecord, McpTransport } from '../../store/repositories/mcp-integrations.js';
 import { body, pathId, query, type Handler } from '../types.js';
+import { MCP_SERVERS_TOPIC } from '../../gateway/mcp/mcp-directory.js';
 import { slugFromName, targetWorkspaceId } from '../workspace-target.js';
 import { assertKnownCapabilities, visibleMcpIntegration } from './access.js';
 import { capabilityList, presentCapability, presentMcpIntegration, presentMetadata } from './present.js';
@@ -22,6 +23,9 @@ interface IntegrationInput {
 }
 
 const isoNow = (call: Call) => new Date(call.services.now()).toISOString();
+
+/** The gateway reads MCP servers from memory (mcp-directory.ts): every write here empties it, on every instance. */
+const mcpServersChanged = (call: Call) => call.services.bus.publish(MCP_SERVERS_TOPIC, '*');
 
 
 /** The client-credentials fields, and the token endpoint vetted as the token fetch will vet it. */
@@ -73,6 +77,7 @@ export const createMcpIntegration: Handler = async (c, call) => {
     isoNow(call),
   );
   const outcome = await syncCapabilities(store, mcpUpstreams, record, call.services.now);
+  await mcpServersChanged(call);
   return { status: 201, body: presentMcpIntegration({ ...record, ...outcome }) };
 };
 
@@ -110,6 +115,7 @@ export const updateMcpIntegration: Handler = async (c, call) => {
   await store.mcpIntegrations.update(record.id, changes, isoNow(call));
   let updated = (await store.mcpIntegrations.get(record.id))!;
   if (connectionChanged) updated = { ...updated, ...(await syncCapabilities(store, mcpUpstreams, updated, call.services.now)) };
+  await mcpServersChanged(call);
   return { body: presentMcpIntegration(updated) };
 };
 
@@ -122,6 +128,7 @@ export const deleteMcpIntegration: Handler = async (c, call) => {
   const users = await store.mcpServers.countUsing(record.id);
   if (users > 0) throw new ConflictError(`${users} MCP server(s) use this integration; delete them first`, 'mcp_integration_in_use');
   await store.mcpIntegrations.delete(record.id);
+  await mcpServersChanged(call);
   return { body: { id: record.id, object: 'mcp-integration', deleted: true } };
 };
 
@@ -159,6 +166,7 @@ export const updateMcpIntegrationWorkspaces: Handler = async (c, call) => {
     await tx.mcpIntegrations.setWorkspaces(record.id, entries, input.override_existing_workspace_access === true, now);
     if (input.global_workspace_access) await tx.mcpIntegrations.update(record.id, { global_workspace_access: input.global_workspace_access.enabled }, now);
   });
+  await mcpServersChanged(call);
   return { body: await workspacesBody(call, (await store.mcpIntegrations.get(record.id))!) };
 };
 
@@ -175,6 +183,7 @@ export const updateMcpIntegrationCapabilities: Handler = async (c, call) => {
   const { capabilities } = body<'updateMcpIntegrationCapabilities'>(c) as { capabilities: Array<{ type: string; name: string; enabled: boolean }> };
   await assertKnownCapabilities(call, record.id, capabilities, 'capabilities');
   await call.services.store.mcpIntegrations.setCapabilityFlags(record.id, capabilities, isoNow(call));
+  await mcpServersChanged(call);
   return { body: { success: true } };
 };
 
@@ -182,5 +191,7 @@ export const getMcpIntegrationMetadata: Handler = async (c, call) => ({ body: pr
 
 export const syncMcpIntegration: Handler = async (c, call) => {
   const record = await visibleMcpIntegration(call, pathId(c), true);
-  return { body: presentMetadata(await syncCapabilities(call.services.store, call.services.mcpUpstreams, record, call.services.now)) };
+  const outcome = await syncCapabilities(call.services.store, call.services.mcpUpstreams, record, call.services.now);
+  await mcpServersChanged(call);
+  return { body: presentMetadata(outcome) };
 };

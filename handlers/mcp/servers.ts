@@ -4,12 +4,16 @@ import { ConflictError, ValidationError } from '../../core/errors.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
 import type { McpServerRecord } from '../../store/repositories/mcp-servers.js';
 import { body, pathId, query, type Handler } from '../types.js';
+import { MCP_SERVERS_TOPIC } from '../../gateway/mcp/mcp-directory.js';
 import { listWorkspaceFilter, slugFromName, targetWorkspaceId } from '../workspace-target.js';
 import { assertKnownCapabilities, visibleMcpServer } from './access.js';
 import { capabilityList, presentCapability, presentMcpServer } from './present.js';
 import { serverCapabilities } from '../../gateway/mcp/server-capabilities.js';
 
 const isoNow = (call: Call) => new Date(call.services.now()).toISOString();
+
+/** The gateway reads MCP servers from memory (mcp-directory.ts): every write here empties it, on every instance. */
+const mcpServersChanged = (call: Call) => call.services.bus.publish(MCP_SERVERS_TOPIC, '*');
 
 
 async function present(call: Call, server: McpServerRecord, integration?: McpIntegrationRecord) {
@@ -50,6 +54,7 @@ export const createMcpServer: Handler = async (c, call) => {
     },
     isoNow(call),
   );
+  await mcpServersChanged(call);
   return { status: 201, body: await present(call, server, integration) };
 };
 
@@ -74,12 +79,14 @@ export const updateMcpServer: Handler = async (c, call) => {
   if (input.description !== undefined) changes.description = input.description;
   if (input.default_user_access !== undefined) changes.default_user_access = input.default_user_access;
   await call.services.store.mcpServers.update(server.id, changes, isoNow(call));
+  await mcpServersChanged(call);
   return { body: await present(call, { ...server, ...changes, updated_at: isoNow(call) }, integration) };
 };
 
 export const deleteMcpServer: Handler = async (c, call) => {
   const { server } = await visibleMcpServer(call, pathId(c));
   await call.services.store.mcpServers.delete(server.id);
+  await mcpServersChanged(call);
   return { body: { id: server.id, object: 'mcp-server', deleted: true } };
 };
 
@@ -120,6 +127,7 @@ export const updateMcpServerCapabilities: Handler = async (c, call) => {
   const { capabilities } = body<'updateMcpServerCapabilities'>(c) as { capabilities: Array<{ type: string; name: string; enabled: boolean }> };
   await assertKnownCapabilities(call, server.mcp_integration_id, capabilities, 'capabilities');
   await call.services.store.mcpServers.setCapabilityFlags(server.id, capabilities, isoNow(call));
+  await mcpServersChanged(call);
   return { body: { success: true } };
 };
 
@@ -160,6 +168,7 @@ export const updateMcpServerUserAccess: Handler = async (c, call) => {
     await tx.mcpServers.setUserAccess(server.id, input.user_access ?? [], now);
     if (input.default_user_access) await tx.mcpServers.update(server.id, { default_user_access: input.default_user_access }, now);
   });
+  await mcpServersChanged(call);
   return { body: { success: true } };
 };
 
