@@ -4509,6 +4509,21 @@ export interface components {
             /** @description MCP integration id or slug; the workspace must have access to it. */
             mcp_integration_id: string;
             name: string;
+            /**
+             * @description Whether gw relays the MCP server's `elicitation/create` requests to clients; off, gw does not offer elicitation to the server and refuses such a request with a JSON-RPC error.
+             * @default true
+             */
+            relay_elicitation: boolean;
+            /**
+             * @description Whether gw relays the MCP server's log messages (`notifications/message`) and `logging/setLevel`; off, clients are not offered the `logging` capability.
+             * @default true
+             */
+            relay_logging: boolean;
+            /**
+             * @description Whether gw relays the MCP server's `sampling/createMessage` requests to clients; off, gw does not offer sampling to the server and refuses such a request with a JSON-RPC error.
+             * @default true
+             */
+            relay_sampling: boolean;
             /** @description The gateway path segment (`{base}/{slug}/mcp`); unique; derived from the name when absent. */
             slug?: string;
             /** @description Workspace id or slug; defaults to the key's workspace (the default workspace for admin keys). */
@@ -5705,6 +5720,12 @@ export interface components {
             /** @enum {string} */
             object: "mcp-server";
             organisation_id: components["schemas"]["Uuid"];
+            /** @description Whether gw relays the MCP server's elicitation requests to clients. */
+            relay_elicitation: boolean;
+            /** @description Whether gw relays the MCP server's log messages and `logging/setLevel`. */
+            relay_logging: boolean;
+            /** @description Whether gw relays the MCP server's sampling requests to clients. */
+            relay_sampling: boolean;
             slug: string;
             /** @enum {string} */
             status: "active";
@@ -7084,6 +7105,21 @@ export interface components {
             default_user_access?: components["schemas"]["McpDefaultUserAccess"];
             description?: string | null;
             name?: string;
+            /**
+             * @description Whether gw relays the MCP server's `elicitation/create` requests to clients; off, gw does not offer elicitation to the server and refuses such a request with a JSON-RPC error.
+             * @default true
+             */
+            relay_elicitation: boolean;
+            /**
+             * @description Whether gw relays the MCP server's log messages (`notifications/message`) and `logging/setLevel`; off, clients are not offered the `logging` capability.
+             * @default true
+             */
+            relay_logging: boolean;
+            /**
+             * @description Whether gw relays the MCP server's `sampling/createMessage` requests to clients; off, gw does not offer sampling to the server and refuses such a request with a JSON-RPC error.
+             * @default true
+             */
+            relay_sampling: boolean;
         };
         /** @description Each list given replaces the current one; guardrails are named by id or slug and must belong to the whole organisation. */
         UpdateOrganisationGuardrailDefaults: {

@@ -7,6 +7,7 @@
 import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Call } from '../../core/call.js';
 import type { UpstreamConnection } from './upstream-client.js';
+import type { ClientFeatureRelays } from './client-features.js';
 import { relayUpstreamMessages, type DownstreamLink } from './upstream-relay.js';
 
 /** An SSE comment now and then keeps proxies from closing a quiet stream. */
@@ -19,13 +20,14 @@ async function openUpstreamStream(connection: UpstreamConnection): Promise<void>
   await transport._startOrAuthSse({});
 }
 
-export async function relayClientStream(call: Call, sessionId: string, clientCapabilities: ClientCapabilities, connect: () => Promise<UpstreamConnection>): Promise<void> {
+export async function relayClientStream(call: Call, sessionId: string, clientCapabilities: ClientCapabilities, relays: ClientFeatureRelays, connect: () => Promise<UpstreamConnection>): Promise<void> {
   const { res } = call;
   const upstream = await connect();
   let open = true;
   const link: DownstreamLink = {
     sessionId,
     clientCapabilities,
+    relays,
     current: undefined,
     async send(message: JSONRPCMessage) {
       if (!open) return false;

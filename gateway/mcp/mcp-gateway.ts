@@ -27,6 +27,7 @@ import type { McpToolCallContext } from './tool-call-context.js';
 import { assertToolEnabled, checkToolRateLimits, logToolCall, rateLimitedError } from './tool-call.js';
 import { invalidParamsOf, invalidRequestOf } from './request-checks.js';
 import { relayClientStream } from './client-stream.js';
+import { offeredUpstream, relaysOf } from './client-features.js';
 import { upstreamFailure } from './upstream-failure.js';
 import type { UpstreamConnection } from './upstream-client.js';
 import { postLink, relayUpstreamMessages, upstreamRequestOptions, type DownstreamLink } from './upstream-relay.js';
@@ -194,7 +195,7 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
     const requestedVersion = initialize.params.protocolVersion;
     let upstream: UpstreamConnection;
     try {
-      upstream = await mcpUpstreams.connect(target.integration, undefined, { clientCapabilities });
+      upstream = await mcpUpstreams.connect(target.integration, undefined, { clientCapabilities: offeredUpstream(clientCapabilities, relaysOf(target.server)) });
     } catch (error) {
       const failure = upstreamFailure(slug, error);
       const request = messages.find(isJSONRPCRequest);
@@ -221,7 +222,7 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
     call.res.setHeader(SESSION_HEADER, session.id);
     declared = (upstream.client.getServerCapabilities() as Record<string, unknown> | undefined) ?? declared;
     instructions = upstream.client.getInstructions();
-    const link = postLink(session.id, clientCapabilities, () => answering);
+    const link = postLink(session.id, clientCapabilities, relaysOf(target.server), () => answering);
     context = contextFor(call, principal, target, link, async () => upstream);
     // Taken now, so the connection closes with the request even when nothing else asks for it.
     await context.upstream();
@@ -234,7 +235,7 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
       return;
     }
     call.res.setHeader(SESSION_HEADER, session.id);
-    const link = postLink(session.id, clientCapabilitiesOf(session), () => answering);
+    const link = postLink(session.id, clientCapabilitiesOf(session), relaysOf(target.server), () => answering);
     context = contextFor(call, principal, target, link, () =>
       mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }),
     );
@@ -311,7 +312,7 @@ export async function serveMcpGet(call: Call, principal: Principal, slug: string
     sendRpcError(call, named ? 404 : 400, named ? -32001 : ErrorCode.InvalidRequest, named ? 'Session not found' : 'Bad Request: Mcp-Session-Id header is required');
     return;
   }
-  await relayClientStream(call, session.id, clientCapabilitiesOf(session), () =>
+  await relayClientStream(call, session.id, clientCapabilitiesOf(session), relaysOf(target.server), () =>
     mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }, { getStream: true }),
   );
 }

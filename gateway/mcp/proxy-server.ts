@@ -34,6 +34,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCapabilityType } from '../../store/repositories/mcp-integrations.js';
+import type { ClientFeatureRelays } from './client-features.js';
 import type { McpToolCallContext } from './tool-call-context.js';
 import { LazySchemaValidator } from './lazy-schema-validator.js';
 import { checkRequestParams } from './request-checks.js';
@@ -68,16 +69,16 @@ const flagsOf = (value: unknown, names: string[]) =>
 
 /**
  * The capabilities the upstream declares, as far as gw relays them: tools, prompts and resources
- * (with listChanged and subscribe), logging and completions. Others (tasks, experimental) are
- * left out, since gw would not know how to put its policies on them.
+ * (with listChanged and subscribe), logging (unless the server's relay_logging is off) and
+ * completions. Others (tasks, experimental) are left out, since gw would not know how to put its policies on them.
  */
-export function relayedCapabilities(declared: Record<string, unknown> | null | undefined): ServerCapabilities {
+export function relayedCapabilities(declared: Record<string, unknown> | null | undefined, relays: Pick<ClientFeatureRelays, 'logging'>): ServerCapabilities {
   const upstream = declared ?? {};
   return {
     ...(upstream.tools ? { tools: flagsOf(upstream.tools, ['listChanged']) } : {}),
     ...(upstream.prompts ? { prompts: flagsOf(upstream.prompts, ['listChanged']) } : {}),
     ...(upstream.resources ? { resources: flagsOf(upstream.resources, ['subscribe', 'listChanged']) } : {}),
-    ...(upstream.logging ? { logging: {} } : {}),
+    ...(upstream.logging && relays.logging ? { logging: {} } : {}),
     ...(upstream.completions ? { completions: {} } : {}),
   };
 }
@@ -92,7 +93,7 @@ function resourceAllowed(context: McpToolCallContext, uri: string): boolean {
  */
 export function buildProxyServer(context: McpToolCallContext, declared: Record<string, unknown> | null | undefined, instructions?: string): Server {
   const { integration, server: record } = context.target;
-  const capabilities = relayedCapabilities(declared);
+  const capabilities = relayedCapabilities(declared, context.link.relays);
   const server = new Server({ name: integration.server_name ?? record.slug, version: integration.server_version ?? '0.0.0' }, { capabilities, instructions, jsonSchemaValidator: new LazySchemaValidator() });
 
   if (capabilities.tools) {

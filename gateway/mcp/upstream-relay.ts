@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, McpError, type ClientCapabilities, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
+import { notRelayed, type ClientFeatureRelays } from './client-features.js';
 import type { McpClientRelay } from './client-relay.js';
 import type { UpstreamConnection } from './upstream-client.js';
 
@@ -27,13 +28,16 @@ export interface DownstreamLink {
   send(message: JSONRPCMessage, relatedRequestId?: RequestId): Promise<boolean>;
   /** The client's request the upstream serves now (POST only). */
   current: RequestId | undefined;
+  /** Which server-to-client features the MCP server's settings let through. */
+  relays: ClientFeatureRelays;
 }
 
 /** The link of a POST answered by the SDK's server transport: messages go on the answer stream of their request. */
-export function postLink(sessionId: string | undefined, clientCapabilities: ClientCapabilities, transport: () => Transport | undefined): DownstreamLink {
+export function postLink(sessionId: string | undefined, clientCapabilities: ClientCapabilities, relays: ClientFeatureRelays, transport: () => Transport | undefined): DownstreamLink {
   const link: DownstreamLink = {
     sessionId,
     clientCapabilities,
+    relays,
     current: undefined,
     async send(message, relatedRequestId = link.current) {
       const answering = transport();
@@ -59,9 +63,12 @@ const NEEDS: Record<string, keyof ClientCapabilities> = {
 export function relayUpstreamMessages(connection: UpstreamConnection, link: DownstreamLink, relay: McpClientRelay, timeoutMs: number): void {
   const { client } = connection;
   client.fallbackNotificationHandler = async (notification) => {
+    if (notRelayed(notification.method, link.relays)) return;
     await link.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage);
   };
   client.fallbackRequestHandler = async (request, extra) => {
+    const switchedOff = notRelayed(request.method, link.relays);
+    if (switchedOff) throw new McpError(ErrorCode.InvalidRequest, switchedOff);
     const needs = NEEDS[request.method];
     if (needs && !link.clientCapabilities[needs]) {
       throw new McpError(ErrorCode.InvalidRequest, `The MCP client did not declare the ${needs} capability: gw cannot relay ${request.method} to it`);

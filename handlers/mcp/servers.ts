@@ -12,6 +12,10 @@ import { serverCapabilities } from '../../gateway/mcp/server-capabilities.js';
 
 const isoNow = (call: Call) => new Date(call.services.now()).toISOString();
 
+/** Which server-to-client features gw relays for the server (gateway/mcp/client-features.ts). */
+const RELAY_FIELDS = ['relay_logging', 'relay_sampling', 'relay_elicitation'] as const;
+type RelayField = (typeof RELAY_FIELDS)[number];
+
 /** The gateway reads MCP servers from memory (mcp-directory.ts): every write here empties it, on every instance. */
 const mcpServersChanged = (call: Call) => call.services.bus.publish(MCP_SERVERS_TOPIC, '*');
 
@@ -29,7 +33,7 @@ function serverSlugFrom(name: string): string {
 
 export const createMcpServer: Handler = async (c, call) => {
   const principal = principalOf(call);
-  const input = body<'createMcpServer'>(c) as { name: string; slug?: string; description?: string | null; mcp_integration_id: string; workspace_id?: string; default_user_access?: 'allow' | 'deny' };
+  const input = body<'createMcpServer'>(c) as { name: string; slug?: string; description?: string | null; mcp_integration_id: string; workspace_id?: string; default_user_access?: 'allow' | 'deny' } & Partial<Pick<McpServerRecord, RelayField>>;
   const { store } = call.services;
   const workspaceId = await targetWorkspaceId(call, principal, input.workspace_id);
   const integration = await store.mcpIntegrations.find(principal.organisationId, input.mcp_integration_id);
@@ -51,6 +55,9 @@ export const createMcpServer: Handler = async (c, call) => {
       slug,
       description: input.description ?? null,
       default_user_access: input.default_user_access ?? 'allow',
+      relay_logging: input.relay_logging ?? true,
+      relay_sampling: input.relay_sampling ?? true,
+      relay_elicitation: input.relay_elicitation ?? true,
     },
     isoNow(call),
   );
@@ -73,11 +80,12 @@ export const getMcpServer: Handler = async (c, call) => {
 
 export const updateMcpServer: Handler = async (c, call) => {
   const { server, integration } = await visibleMcpServer(call, pathId(c));
-  const input = body<'updateMcpServer'>(c) as Partial<Pick<McpServerRecord, 'name' | 'description' | 'default_user_access'>>;
+  const input = body<'updateMcpServer'>(c) as Partial<Pick<McpServerRecord, 'name' | 'description' | 'default_user_access' | RelayField>>;
   const changes: Partial<McpServerRecord> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.description !== undefined) changes.description = input.description;
   if (input.default_user_access !== undefined) changes.default_user_access = input.default_user_access;
+  for (const field of RELAY_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
   await call.services.store.mcpServers.update(server.id, changes, isoNow(call));
   await mcpServersChanged(call);
   return { body: await present(call, { ...server, ...changes, updated_at: isoNow(call) }, integration) };

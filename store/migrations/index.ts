@@ -42,6 +42,7 @@ import * as logOutbox from './266_log_outbox.js';
 import * as vectorStores from './290_vector_stores.js';
 import * as responsesExpiryIndex from './295_responses_expiry_index.js';
 import * as mcpSessionClient from './320_mcp_session_client.js';
+import * as mcpServerRelays from './330_mcp_server_relays.js';
 
 /**
  * Every migration, in order. Listed here (not discovered on disk) so the same list runs from
@@ -98,4 +99,6 @@ export const migrations: Record<string, Knex.Migration> = {
   '350_agent_oauth': agentOauth,
   // The models an API key may call.
   '351_key_allowed_models': keyAllowedModels,
+  // Issue 34: per MCP server, which server-to-client features gw relays.
+  '330_mcp_server_relays': mcpServerRelays,
 };

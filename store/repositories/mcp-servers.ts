@@ -11,25 +11,38 @@ export interface McpServerRecord {
   slug: string;
   description: string | null;
   default_user_access: 'allow' | 'deny';
+  /** Whether gw relays the upstream's log messages (and logging/setLevel) to clients. */
+  relay_logging: boolean;
+  /** Whether gw relays the upstream's sampling/createMessage requests to clients. */
+  relay_sampling: boolean;
+  /** Whether gw relays the upstream's elicitation/create requests to clients. */
+  relay_elicitation: boolean;
   status: 'active';
   created_at: string;
   updated_at: string;
 }
 
-export type NewMcpServer = Pick<McpServerRecord, 'organisation_id' | 'workspace_id' | 'mcp_integration_id' | 'name' | 'slug' | 'description' | 'default_user_access'>;
+export type NewMcpServer = Pick<McpServerRecord, 'organisation_id' | 'workspace_id' | 'mcp_integration_id' | 'name' | 'slug' | 'description' | 'default_user_access'> &
+  Partial<Pick<McpServerRecord, 'relay_logging' | 'relay_sampling' | 'relay_elicitation'>>;
 
 export interface McpUserAccessRecord {
   user_id: string;
   enabled: boolean;
 }
 
-const toRecord = (row: Record<string, unknown>) => row as unknown as McpServerRecord;
+// SQLite answers booleans as 0 and 1.
+const toRecord = (row: Record<string, unknown>): McpServerRecord => ({
+  ...(row as unknown as McpServerRecord),
+  relay_logging: Boolean(row.relay_logging),
+  relay_sampling: Boolean(row.relay_sampling),
+  relay_elicitation: Boolean(row.relay_elicitation),
+});
 
 export class McpServersRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
 
   async create(input: NewMcpServer, now: string): Promise<McpServerRecord> {
-    const record: McpServerRecord = { ...input, id: randomUUID(), status: 'active', created_at: now, updated_at: now };
+    const record: McpServerRecord = { relay_logging: true, relay_sampling: true, relay_elicitation: true, ...input, id: randomUUID(), status: 'active', created_at: now, updated_at: now };
     await this.db('mcp_servers').insert(record);
     return record;
   }

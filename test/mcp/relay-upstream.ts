@@ -1,15 +1,16 @@
 /**
  * An MCP server built with the MCP SDK (McpServer, Streamable HTTP with sessions) that talks back:
- * a tool asks the client for a sampling on its own stream, a tool announces a resource update and
- * a sampling request outside any request (the session's GET stream), a tool waits until cancelled.
- * Resources are subscribable; logging is on. It records subscriptions and cancellations.
+ * tools ask the client for a sampling or an elicitation, or send a log message, on their own
+ * stream; a tool names the client capabilities it was offered; a tool announces a resource update
+ * and a sampling request outside any request (the session's GET stream); a tool waits until
+ * cancelled. Resources are subscribable; logging is on. It records subscriptions and cancellations.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CreateMessageResultSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, ElicitResultSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 export interface RelayUpstream {
   url: string;
@@ -32,6 +33,21 @@ function build(state: RelayUpstream): McpServer {
       return { content: [{ type: 'text', text: `refused: ${(error as Error).message}` }], isError: true };
     }
   });
+  server.registerTool('elicit', { description: 'Asks the client for input', inputSchema: {} }, async (_args, extra) => {
+    try {
+      const answer = await extra.sendRequest({ method: 'elicitation/create', params: { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } }, ElicitResultSchema);
+      return { content: [{ type: 'text', text: `elicited: ${answer.action}` }] };
+    } catch (error) {
+      return { content: [{ type: 'text', text: `refused: ${(error as Error).message}` }], isError: true };
+    }
+  });
+  server.registerTool('log', { description: 'Sends a log message on this request, then answers', inputSchema: {} }, async (_args, extra) => {
+    await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'a log line' } });
+    return { content: [{ type: 'text', text: 'logged' }] };
+  });
+  server.registerTool('offered', { description: 'Names the client capabilities gw offered this server', inputSchema: {} }, async () => ({
+    content: [{ type: 'text', text: Object.keys(server.server.getClientCapabilities() ?? {}).sort().join(',') }],
+  }));
   server.registerTool('announce', { description: 'Updates a resource and asks for a sampling, outside this request', inputSchema: {} }, async () => {
     await server.server.sendResourceUpdated({ uri: 'memo://a' });
     void server.server
