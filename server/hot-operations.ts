@@ -11,7 +11,7 @@ import type { Call } from '../core/call.js';
  * Only paths without a query string come here; everything else takes the general route. A hot
  * operation may have one path parameter that is a whole segment (`/v1/prompts/{id}/completions`).
  */
-const HOT_OPERATIONS = ['createChatCompletion', 'createEmbedding', 'createCompletion', 'listModels', 'createPromptCompletion', 'createResponse', 'createAnthropicMessage', 'postA2aGateway'] as const;
+const HOT_OPERATIONS = ['createChatCompletion', 'createEmbedding', 'createCompletion', 'listModels', 'createPromptCompletion', 'createResponse', 'createAnthropicMessage', 'postA2aGateway', 'postMcpGateway'] as const;
 
 export type HotOperation = (call: Call, body: unknown, params?: Record<string, string>) => Promise<void>;
 

@@ -9,11 +9,12 @@ import type { Principal } from '../../core/auth/principal.js';
 import type { Call } from '../../core/call.js';
 import { ApiError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
+import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import { recordA2aCall, type A2aCall, type A2aOutcome } from './a2a-call.js';
 import { checkAgentRateLimits, guardTexts } from './a2a-policy.js';
 import { resolveA2aTarget } from './a2a-target.js';
-import { agentEndpoint } from './agent-endpoint.js';
+import { agentEndpoint, type AgentEndpoint } from './agent-endpoint.js';
 import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf, textsOf } from './bridge.js';
 import { gatewayCard } from './gateway-card.js';
 import { agentGatewayUrl } from './gateway-url.js';
@@ -127,6 +128,21 @@ function agentRequestHeaders(context: A2aCall, stream: boolean): Record<string, 
   return headers;
 }
 
+/**
+ * The agent's endpoint read from the card, kept per record object: the agent directory hands out a
+ * new one after any change to the integration.
+ */
+const endpoints = new WeakMap<AgentIntegrationRecord, AgentEndpoint>();
+
+function endpointOf(integration: AgentIntegrationRecord): AgentEndpoint {
+  let endpoint = endpoints.get(integration);
+  if (!endpoint) {
+    endpoint = agentEndpoint(integration.agent_card, integration.url);
+    endpoints.set(integration, endpoint);
+  }
+  return endpoint;
+}
+
 /** An agent's JSON-RPC error, in the caller's generation: 1.0 details (an array) mean nothing to a 0.3 client. */
 function bridgeError(error: unknown, to: A2aVersion): unknown {
   if (!isObject(error) || to === '1.0' || !Array.isArray(error.data)) return error;
@@ -238,7 +254,7 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
     sendRefusal(call, request.id, new A2aRefusal(400, VERSION_NOT_SUPPORTED, `A2A version ${versionHeader} is not supported: gw serves 0.3 and 1.0`, { type: 'invalid_request_error', code: 'a2a_version_not_supported' }));
     return;
   }
-  const endpoint = agentEndpoint(target.integration.agent_card, target.integration.url);
+  const endpoint = endpointOf(target.integration);
   const context = contextFor(call, principal, target, request, endpoint.version);
   const outcome: A2aOutcome = { status: 200, request: body, guardrails: [] };
   const stream = isStreamingMethod(request.method);

@@ -22,6 +22,8 @@ function staticHeaders(authType: AgentAuthType, config: AgentAuthConfig): Record
 /** An agent's credential on each call, client-credentials tokens kept until shortly before they expire. */
 export class AgentAuth {
   private readonly tokens: ClientCredentialsTokens;
+  /** Each record's auth config with its secrets opened, kept per record object (a changed integration is a new object). */
+  private readonly opened = new WeakMap<AgentIntegrationRecord, AgentAuthConfig>();
 
   constructor(
     private readonly box: SecretBox,
@@ -42,7 +44,11 @@ export class AgentAuth {
    * client-credentials token drops that token and sends once more with a new one.
    */
   async send(integration: AgentIntegrationRecord, send: (authHeaders: Record<string, string>) => Promise<Response>): Promise<Response> {
-    const config = restoreSecrets(integration.auth_config, openSecrets(this.box, integration.secrets)) as AgentAuthConfig;
+    let config = this.opened.get(integration);
+    if (!config) {
+      config = restoreSecrets(integration.auth_config, openSecrets(this.box, integration.secrets)) as AgentAuthConfig;
+      this.opened.set(integration, config);
+    }
     if (integration.auth_type !== 'oauth_client_credentials') return send(staticHeaders(integration.auth_type, config));
     // The version in the key: changed credentials fetch a new token.
     const cacheKey = `${integration.id}:${integration.updated_at}`;

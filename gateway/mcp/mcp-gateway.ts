@@ -21,6 +21,7 @@ import { ApiError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
 import type { McpSessionRecord } from '../../store/repositories/mcp-sessions.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
+import { MCP_SESSIONS_TOPIC } from './mcp-directory.js';
 import { principalKeyOf, resolveMcpTarget, type McpTarget } from './mcp-target.js';
 import { buildProxyServer } from './proxy-server.js';
 import type { McpToolCallContext } from './tool-call-context.js';
@@ -50,7 +51,7 @@ const isInitialize = (messages: JSONRPCMessage[]) => messages.some((message) => 
 function lookUpSession(call: Call): Promise<McpSessionRecord | undefined> {
   const header = call.req.headers[SESSION_HEADER];
   const id = Array.isArray(header) ? header[0] : header;
-  const lookup = id ? call.services.store.mcpSessions.get(id) : Promise.resolve(undefined);
+  const lookup = id ? call.services.mcpDirectory.session(id) : Promise.resolve(undefined);
   // Awaited only once the target resolves: a failure meanwhile must not go unhandled.
   lookup.catch(() => undefined);
   return lookup;
@@ -282,6 +283,7 @@ export async function serveMcpDelete(call: Call, principal: Principal, slug: str
     return;
   }
   await store.mcpSessions.delete(session.id);
+  await call.services.bus.publish(MCP_SESSIONS_TOPIC, session.id);
   if (session.upstream_session_id && target.integration.transport === 'http') {
     const upstream = await mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }).catch(() => undefined);
     const transport = upstream?.transport as { terminateSession?: () => Promise<void> } | undefined;

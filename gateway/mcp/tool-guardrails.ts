@@ -25,17 +25,8 @@ export interface ToolGuardOutcome {
   result?: CallToolResult;
 }
 
-/** The server's guardrail mappings, read once per gateway request (before and after the call both need them). */
-const mappingsOfRequest = new WeakMap<McpToolCallContext, ReturnType<McpToolCallContext['call']['services']['store']['mcpGuardrailServers']['forServer']>>();
-
-function mappingsFor(context: McpToolCallContext) {
-  let mappings = mappingsOfRequest.get(context);
-  if (!mappings) {
-    mappings = context.call.services.store.mcpGuardrailServers.forServer(context.target.server.id);
-    mappingsOfRequest.set(context, mappings);
-  }
-  return mappings;
-}
+/** The server's guardrail mappings, from memory (mcp-directory.ts). */
+const mappingsFor = (context: McpToolCallContext) => context.call.services.mcpDirectory.guardrailMappings(context.target.server.id);
 
 async function guardrailsFor(context: McpToolCallContext, tool: string, runOn: McpRunOn): Promise<GuardrailDefinition[]> {
   const { call, principal, target } = context;

@@ -1,6 +1,7 @@
 import { principalOf } from '../../core/call.js';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
 import type { McpGuardrailMapping, McpRunOn } from '../../store/repositories/mcp-guardrail-servers.js';
+import { MCP_SERVERS_TOPIC } from '../../gateway/mcp/mcp-directory.js';
 import { body, type Handler } from '../types.js';
 
 interface MappingInput {
@@ -44,5 +45,7 @@ export const putGuardrailMcpServers: Handler = async (c, call) => {
   }
   const now = new Date(call.services.now()).toISOString();
   const changes = await store.transaction((tx) => tx.mcpGuardrailServers.replaceForGuardrail(guardrail.id, principal.organisationId, mappings, now));
+  // The gateway reads the mappings from memory (gateway/mcp/mcp-directory.ts).
+  await call.services.bus.publish(MCP_SERVERS_TOPIC, '*');
   return { body: { changed: changes.added + changes.updated + changes.removed > 0, ...changes } };
 };

@@ -4,7 +4,7 @@ import { ConflictError, ValidationError } from '../../core/errors.js';
 import type { McpIntegrationRecord } from '../../store/repositories/mcp-integrations.js';
 import type { McpServerRecord } from '../../store/repositories/mcp-servers.js';
 import { body, pathId, query, type Handler } from '../types.js';
-import { MCP_SERVERS_TOPIC } from '../../gateway/mcp/mcp-directory.js';
+import { MCP_SERVERS_TOPIC, MCP_SESSIONS_TOPIC } from '../../gateway/mcp/mcp-directory.js';
 import { listWorkspaceFilter, slugFromName, targetWorkspaceId } from '../workspace-target.js';
 import { assertKnownCapabilities, visibleMcpServer } from './access.js';
 import { capabilityList, presentCapability, presentMcpServer } from './present.js';
@@ -192,5 +192,6 @@ export const deleteMcpServerConnections: Handler = async (c, call) => {
   const { server } = await visibleMcpServer(call, pathId(c));
   const { user_id } = query<'deleteMcpServerConnections'>(c);
   await call.services.store.mcpSessions.deleteForServer(server.id, user_id);
+  await call.services.bus.publish(MCP_SESSIONS_TOPIC, server.id);
   return { body: { success: true } };
 };
