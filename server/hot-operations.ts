@@ -83,7 +83,8 @@ export function operationRunner(api: OpenAPIBackend, operation: Operation): HotO
     const c = {
       api,
       operation,
-      request: { method: operation.method, path: operation.path, headers, query: {}, params, cookies: {}, requestBody: body },
+      // The request's own path, as openapi-backend gives it: the MCP gateway's OAuth checks name it (resource-challenge.ts).
+      request: { method: operation.method, path: call.req.url?.split('?', 1)[0] ?? operation.path, headers, query: {}, params, cookies: {}, requestBody: body },
     } as unknown as Context;
 
     // Each scheme's result, then `authorized`: the object openapi-backend hands the handlers as c.security.
