@@ -187,37 +187,34 @@ async function main(): Promise<void> {
     report(results, { cpu, loop, gc }, targets.map((target) => target.name));
     const promptWork = await promptWorkMicros(gw.child);
     console.log(`prompt resolve + render, CPU per call in gw (cache hit, ${BENCH_PROMPT.slug}): ${promptWork.toFixed(1)} us`);
-    // The MCP and A2A rows: gw's CPU time per call beside the latencies (a figure a busy machine
-    // inflates far less than wall-clock time), and a profile each with BENCH_PROFILE
+    // The MCP and A2A rows: gw's CPU time per call through it beside the latencies (a figure a busy
+    // machine inflates far less than wall-clock time), and a profile each with BENCH_PROFILE
     // (data/bench-profile/mcp.cpuprofile, a2a.cpuprofile).
-    const gwRow = async <T>(name: string, calls: number, measure: () => Promise<T>): Promise<T> => {
-      if (profile) await profiler(gw.child, { profile: 'start' });
-      const before = await cpuMicros(gw.child);
+    const gwCpuMicros = async () => (await cpuMicros(gw.child)).cpuMicros;
+    const profiledRow = async <T>(name: string, measure: () => Promise<T>): Promise<T> => {
+      if (!profile) return measure();
+      await profiler(gw.child, { profile: 'start' });
       try {
         return await measure();
       } finally {
-        const used = (await cpuMicros(gw.child)).cpuMicros - before.cpuMicros;
-        console.log(`  gw CPU per ${name} call (registration and warm-up included): ${(used / calls).toFixed(0)} us`);
-        if (profile) {
-          mkdirSync(profileDir, { recursive: true });
-          const file = path.join(profileDir, `${name}.${profileKind}`);
-          await profiler(gw.child, { profile: 'stop', file });
-          profiles.push(file);
-        }
+        mkdirSync(profileDir, { recursive: true });
+        const file = path.join(profileDir, `${name}.${profileKind}`);
+        await profiler(gw.child, { profile: 'stop', file });
+        profiles.push(file);
       }
     };
     if (mcpCalls > 0) {
       const mcp = await start('fake-mcp.ts');
-      gwMcpCalls = Math.min(100, mcpCalls) + mcpCalls;
-      const measured = await gwRow('mcp', gwMcpCalls, () => measureMcp(`http://127.0.0.1:${gwPort}`, adminKey, `http://127.0.0.1:${mcp.port}/mcp`, { warmup: Math.min(100, mcpCalls), calls: mcpCalls }));
-      reportMcp(measured);
+      const options = { warmup: Math.min(100, mcpCalls), calls: mcpCalls, gwCpuMicros };
+      reportMcp(await profiledRow('mcp', () => measureMcp(`http://127.0.0.1:${gwPort}`, adminKey, `http://127.0.0.1:${mcp.port}/mcp`, options)));
+      gwMcpCalls = options.warmup + mcpCalls;
     }
     let gwA2aCalls = 0;
     if (a2aCalls > 0) {
       const agent = await start('fake-a2a.ts');
-      gwA2aCalls = Math.min(100, a2aCalls) + a2aCalls;
-      const measured = await gwRow('a2a', gwA2aCalls, () => measureA2a(`http://127.0.0.1:${gwPort}`, adminKey, `http://127.0.0.1:${agent.port}`, { warmup: Math.min(100, a2aCalls), calls: a2aCalls }));
-      reportA2a(measured);
+      const options = { warmup: Math.min(100, a2aCalls), calls: a2aCalls, gwCpuMicros };
+      reportA2a(await profiledRow('a2a', () => measureA2a(`http://127.0.0.1:${gwPort}`, adminKey, `http://127.0.0.1:${agent.port}`, options)));
+      gwA2aCalls = options.warmup + a2aCalls;
     }
     let gwResponsesWsCalls = 0;
     if (responsesWsCalls > 0) {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Role } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import type { LatencyResult } from './mcp-latency.js';
+import { cpuPerCall, type BenchOptions, type LatencyResult } from './mcp-latency.js';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -33,7 +33,7 @@ async function timeCalls(client: Client, warmup: number, calls: number): Promise
 }
 
 /** Registers the agent in gw (its card fetched by gw), then times the direct path, then the path through gw. */
-export async function measureA2a(gwUrl: string, adminKey: string, agentUrl: string, options: { warmup: number; calls: number }): Promise<{ direct: LatencyResult; gw: LatencyResult }> {
+export async function measureA2a(gwUrl: string, adminKey: string, agentUrl: string, options: BenchOptions): Promise<{ direct: LatencyResult; gw: LatencyResult; gwCpuMicros?: number }> {
   const admin = { 'x-gw-api-key': adminKey, 'content-type': 'application/json' };
   const fetched = await fetch(`${gwUrl}/v2/agent-integrations/fetch-agent-card`, { method: 'POST', headers: admin, body: JSON.stringify({ url: agentUrl }) });
   const card = (await fetched.json()) as { agent_card?: unknown };
@@ -48,13 +48,16 @@ export async function measureA2a(gwUrl: string, adminKey: string, agentUrl: stri
     return fetch(url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-gw-api-key': adminKey } });
   }) as typeof fetch;
   const direct = await timeCalls(await clientFor(agentUrl, fetch), options.warmup, options.calls);
+  const cpuBefore = await options.gwCpuMicros?.();
   const gw = await timeCalls(await clientFor(`${gwUrl}/a2a/bench-agent/`, throughGw), options.warmup, options.calls);
-  return { direct, gw };
+  const cpuAfter = await options.gwCpuMicros?.();
+  return { direct, gw, gwCpuMicros: cpuPerCall(cpuBefore, cpuAfter, options) };
 }
 
-export function reportA2a({ direct, gw }: { direct: LatencyResult; gw: LatencyResult }): void {
+export function reportA2a({ direct, gw, gwCpuMicros }: { direct: LatencyResult; gw: LatencyResult; gwCpuMicros?: number }): void {
   console.log(`\nA2A SendMessage, sequential, ${gw.calls} calls each`);
   console.log(`  direct to the agent: p50 ${direct.p50Ms.toFixed(3)} ms  p99 ${direct.p99Ms.toFixed(3)} ms`);
   console.log(`  through gw:          p50 ${gw.p50Ms.toFixed(3)} ms  p99 ${gw.p99Ms.toFixed(3)} ms`);
   console.log(`  added by gw:         p50 ${(gw.p50Ms - direct.p50Ms).toFixed(3)} ms  p99 ${(gw.p99Ms - direct.p99Ms).toFixed(3)} ms`);
+  if (gwCpuMicros !== undefined) console.log(`  gw CPU per call:     ${gwCpuMicros.toFixed(0)} us`);
 }

@@ -7,6 +7,18 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+export interface BenchOptions {
+  warmup: number;
+  calls: number;
+  /** gw's CPU time so far (microseconds), read around the calls through gw. */
+  gwCpuMicros?: () => Promise<number>;
+}
+
+/** gw's CPU time per call through it (its session's opening and the warm-up included). */
+export function cpuPerCall(before: number | undefined, after: number | undefined, options: BenchOptions): number | undefined {
+  return before === undefined || after === undefined ? undefined : (after - before) / (options.warmup + options.calls);
+}
+
 export interface LatencyResult {
   calls: number;
   p50Ms: number;
@@ -34,7 +46,7 @@ async function timeCalls(url: string, headers: Record<string, string>, warmup: n
 }
 
 /** Registers the MCP server in gw (integration, server), then times the direct path, then the path through gw. */
-export async function measureMcp(gwUrl: string, adminKey: string, mcpUrl: string, options: { warmup: number; calls: number }): Promise<{ direct: LatencyResult; gw: LatencyResult }> {
+export async function measureMcp(gwUrl: string, adminKey: string, mcpUrl: string, options: BenchOptions): Promise<{ direct: LatencyResult; gw: LatencyResult; gwCpuMicros?: number }> {
   const admin = { 'x-gw-api-key': adminKey, 'content-type': 'application/json' };
   const integration = await fetch(`${gwUrl}/v1/mcp-integrations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench mcp', url: mcpUrl, transport: 'http', auth_type: 'none', global_workspace_access: true }) });
   const created = (await integration.json()) as { id?: string; sync_status?: string };
@@ -42,13 +54,16 @@ export async function measureMcp(gwUrl: string, adminKey: string, mcpUrl: string
   const server = await fetch(`${gwUrl}/v1/mcp-servers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', slug: 'bench-mcp', mcp_integration_id: created.id }) });
   if (server.status !== 201) throw new Error(`bench: MCP server not created: ${await server.text()}`);
   const direct = await timeCalls(mcpUrl, {}, options.warmup, options.calls);
+  const cpuBefore = await options.gwCpuMicros?.();
   const gw = await timeCalls(`${gwUrl}/bench-mcp/mcp`, { 'x-gw-api-key': adminKey }, options.warmup, options.calls);
-  return { direct, gw };
+  const cpuAfter = await options.gwCpuMicros?.();
+  return { direct, gw, gwCpuMicros: cpuPerCall(cpuBefore, cpuAfter, options) };
 }
 
-export function reportMcp({ direct, gw }: { direct: LatencyResult; gw: LatencyResult }): void {
+export function reportMcp({ direct, gw, gwCpuMicros }: { direct: LatencyResult; gw: LatencyResult; gwCpuMicros?: number }): void {
   console.log(`\nMCP tools/call, sequential, ${gw.calls} calls each`);
   console.log(`  direct to the MCP server: p50 ${direct.p50Ms.toFixed(3)} ms  p99 ${direct.p99Ms.toFixed(3)} ms`);
   console.log(`  through gw:               p50 ${gw.p50Ms.toFixed(3)} ms  p99 ${gw.p99Ms.toFixed(3)} ms`);
   console.log(`  added by gw:              p50 ${(gw.p50Ms - direct.p50Ms).toFixed(3)} ms  p99 ${(gw.p99Ms - direct.p99Ms).toFixed(3)} ms`);
+  if (gwCpuMicros !== undefined) console.log(`  gw CPU per call:          ${gwCpuMicros.toFixed(0)} us`);
 }
