@@ -179,10 +179,10 @@ function refuseInvalidMessages(call: Call, messages: unknown[]): boolean {
 }
 
 export async function serveMcpPost(call: Call, principal: Principal, slug: string, body: unknown): Promise<void> {
-  const { store, mcpUpstreams, now } = call.services;
+  const { store, mcpUpstreams, mcpDirectory, now } = call.services;
   const messages = messagesOf(body);
   const sessionLookup = isInitialize(messages) ? undefined : lookUpSession(call);
-  const target = await resolveMcpTarget(call.services.mcpDirectory, principal, slug);
+  const target = await resolveMcpTarget(mcpDirectory, principal, slug);
   if (refuseInvalidMessages(call, messages)) return;
   let context: ReturnType<typeof contextFor>;
   let declared: Record<string, unknown> | null = target.integration.capability_flags;
@@ -275,8 +275,8 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
 
 /** Ends the session here and, best effort, the upstream session it holds. */
 export async function serveMcpDelete(call: Call, principal: Principal, slug: string): Promise<void> {
-  const { store, mcpUpstreams } = call.services;
-  const target = await resolveMcpTarget(call.services.mcpDirectory, principal, slug);
+  const { store, mcpUpstreams, mcpDirectory } = call.services;
+  const target = await resolveMcpTarget(mcpDirectory, principal, slug);
   const session = await sessionOf(call, principal, target);
   if (!session) {
     sendRpcError(call, 404, -32001, 'Session not found');
@@ -299,8 +299,8 @@ export async function serveMcpDelete(call: Call, principal: Principal, slug: str
  * transport allows.
  */
 export async function serveMcpGet(call: Call, principal: Principal, slug: string): Promise<void> {
-  const { store, mcpUpstreams } = call.services;
-  const target = await resolveMcpTarget(call.services.mcpDirectory, principal, slug);
+  const { mcpUpstreams, mcpDirectory } = call.services;
+  const target = await resolveMcpTarget(mcpDirectory, principal, slug);
   if (target.integration.transport !== 'http') {
     throw new ApiError(405, 'method_not_allowed', 'This MCP server is reached over the SSE transport: gw opens no server-to-client stream for it', 'invalid_request_error', { headers: { allow: 'POST, DELETE' } });
   }
