@@ -96,6 +96,11 @@ export interface Config {
    * is refused with 400; by default the tool is left out of the upstream call and the omission reported.
    */
   responsesRefuseHostedTools: boolean;
+  /**
+   * GW_RESPONSES_MAX_TOOL_ROUNDS: how many times one Responses call may run hosted tools gw runs
+   * itself (file_search, mcp) and ask the model again; the last round offers them no more.
+   */
+  responsesMaxToolRounds: number;
   /** GW_RESPONSES_WS_IDLE_MS: a Responses WebSocket with no response running and no message for this long is closed. */
   responsesWsIdleMs: number;
   /** GW_RESPONSES_WS_MAX_MESSAGE_BYTES: the largest message a Responses WebSocket client may send. */
@@ -401,6 +406,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logRetentionDays: integer(env, 'GW_LOG_RETENTION_DAYS', 30, 0, 36_500),
     responsesRetentionDays: integer(env, 'GW_RESPONSES_RETENTION_DAYS', 30, 0, 36_500),
     responsesRefuseHostedTools: boolean(env, 'GW_RESPONSES_REFUSE_HOSTED_TOOLS', false),
+    responsesMaxToolRounds: integer(env, 'GW_RESPONSES_MAX_TOOL_ROUNDS', 5, 1, 50),
     responsesWsIdleMs: integer(env, 'GW_RESPONSES_WS_IDLE_MS', 300_000, 1000, 86_400_000),
     responsesWsMaxMessageBytes: integer(env, 'GW_RESPONSES_WS_MAX_MESSAGE_BYTES', 32 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     validateResponses: boolean(env, 'GW_VALIDATE_RESPONSES', false),

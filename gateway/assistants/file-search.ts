@@ -6,6 +6,7 @@
  */
 import type { Services } from '../../core/services.js';
 import type { StoredPrincipal } from '../batches/line-call.js';
+import type { AttributeFilter } from '../vector-stores/attribute-filter.js';
 import type { SearchHit } from '../vector-stores/vector-stores.js';
 import { expiresAtMs } from '../vector-stores/wire.js';
 import type { Owner } from './thread-writer.js';
@@ -57,23 +58,8 @@ export interface SearchOutcome {
 export async function runFileSearch(services: Services, owner: Owner, principal: StoredPrincipal, run: RunObject, call: { id: string; query: string }, searchIndex: number): Promise<SearchOutcome> {
   const settings = fileSearchSettings(run) ?? {};
   const threshold = settings.ranking_options?.score_threshold ?? 0;
-  const maxResults = settings.max_num_results ?? DEFAULT_RESULTS;
-  const hits: SearchHit[] = [];
-  for (const id of await runVectorStoreIds(services, owner, run)) {
-    // A store deleted or expired since the assistant named it is skipped.
-    const store = await services.vectorStores.repository.get(owner.workspaceId, id);
-    const expiresAt = store && expiresAtMs(store);
-    if (!store || (typeof expiresAt === 'number' && services.now() >= expiresAt)) continue;
-    await ingested(services, id);
-    hits.push(...(await services.vectorStores.search(store, principal, { queries: [call.query], maxResults, scoreThreshold: threshold })));
-  }
-  hits.sort((a, b) => b.score - a.score);
-  const top = hits.slice(0, maxResults);
-  const sources: Record<string, string> = {};
-  const passages = top.map((hit, index) => {
-    sources[`${searchIndex}:${index}`] = hit.file_id;
-    return `【${searchIndex}:${index}†${hit.filename}】\n${hit.text}`;
-  });
+  const top = await searchVectorStores(services, owner.workspaceId, principal, await runVectorStoreIds(services, owner, run), { query: call.query, maxResults: settings.max_num_results, scoreThreshold: threshold });
+  const { output, sources } = passagesOf(top, searchIndex);
   return {
     toolCall: {
       id: call.id,
@@ -83,9 +69,44 @@ export async function runFileSearch(services: Services, owner: Owner, principal:
         results: top.map((hit) => ({ file_id: hit.file_id, file_name: hit.filename, score: hit.score, content: [{ type: 'text', text: hit.text }] })),
       },
     },
-    output: passages.length ? passages.join('\n\n') : 'No passage of the files matches the query.',
+    output,
     sources,
   };
+}
+
+export interface StoresQuery {
+  query: string;
+  maxResults?: number;
+  scoreThreshold?: number;
+  filters?: AttributeFilter;
+}
+
+/**
+ * The best passages for a query across vector stores of a workspace (the runs' and the Responses
+ * API's file_search): stores deleted or expired are skipped, files still being ingested waited for.
+ */
+export async function searchVectorStores(services: Services, workspaceId: string, principal: StoredPrincipal, storeIds: readonly string[], query: StoresQuery): Promise<SearchHit[]> {
+  const maxResults = query.maxResults ?? DEFAULT_RESULTS;
+  const hits: SearchHit[] = [];
+  for (const id of storeIds) {
+    const store = await services.vectorStores.repository.get(workspaceId, id);
+    const expiresAt = store && expiresAtMs(store);
+    if (!store || (typeof expiresAt === 'number' && services.now() >= expiresAt)) continue;
+    await ingested(services, id);
+    hits.push(...(await services.vectorStores.search(store, principal, { queries: [query.query], maxResults, scoreThreshold: query.scoreThreshold ?? 0, ...(query.filters ? { filters: query.filters } : {}) })));
+  }
+  hits.sort((a, b) => b.score - a.score);
+  return hits.slice(0, maxResults);
+}
+
+/** What the model reads: each passage behind its marker 【search:result†filename】, and marker key -> file id. */
+export function passagesOf(hits: readonly SearchHit[], searchIndex: number): { output: string; sources: Record<string, string> } {
+  const sources: Record<string, string> = {};
+  const passages = hits.map((hit, index) => {
+    sources[`${searchIndex}:${index}`] = hit.file_id;
+    return `【${searchIndex}:${index}†${hit.filename}】\n${hit.text}`;
+  });
+  return { output: passages.length ? passages.join('\n\n') : 'No passage of the files matches the query.', sources };
 }
 
 /** Files still being ingested (a store made with the thread a moment ago) are waited for, as OpenAI's runs do, for a while. */

@@ -11,7 +11,8 @@ import type { ChatCompletionChunk, FinishReason, Usage } from '../providers/type
 import type { SseWriter } from '../chat/sse-writer.js';
 import { newItemId } from './ids.js';
 import { finishedResponse } from './response-object.js';
-import { callItemOf, type ToolPlan } from './tools.js';
+import type { GwToolRun } from './gw-tools.js';
+import { callItemOf, type ChatToolCall, type ToolPlan } from './tools.js';
 import type { CustomToolCallOutput, FunctionCallOutput, OutputItem, OutputMessage, ReasoningOutput, ResponseObject } from './wire.js';
 
 type Open =
@@ -33,6 +34,12 @@ export class ResponseEventStream {
   private finishReason: FinishReason | null = null;
   /** The model the provider's chunks name (the final response reports it, as a JSON answer does). */
   private model: string | undefined;
+  /** This round's assistant turn as chat (for the conversation when gw runs tools and asks again). */
+  private round = { text: '', calls: new Map<number, ChatToolCall>() };
+  /** Chat tool names gw runs itself (gw-tools.ts): their calls are kept back, not streamed as function calls. */
+  hidden: (chatName: string) => boolean = () => false;
+  /** The annotations of a finished output text (file citations). */
+  annotate: (text: string) => Array<Record<string, unknown>> = () => [];
 
   constructor(
     private readonly writer: SseWriter,
@@ -56,10 +63,40 @@ export class ResponseEventStream {
     if (!choice) return;
     const delta = choice.delta as typeof choice.delta & { reasoning_content?: string | null };
     if (delta.reasoning_content) await this.reasoningDelta(delta.reasoning_content);
+    if (delta.content) this.round.text += delta.content;
+    for (const call of delta.tool_calls ?? []) this.roundCall(call);
     if (delta.content) await this.textDelta(delta.content, false);
     if (delta.refusal) await this.textDelta(delta.refusal, true);
-    for (const call of delta.tool_calls ?? []) await this.toolCallDelta(call);
+    for (const call of delta.tool_calls ?? []) if (!this.hidden(this.round.calls.get(call.index)!.function.name)) await this.toolCallDelta(call);
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
+  }
+
+  private roundCall(call: NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number]): void {
+    const known = this.round.calls.get(call.index);
+    if (!known) {
+      this.round.calls.set(call.index, { id: call.id ?? newItemId('fc'), type: 'function', function: { name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' } });
+      return;
+    }
+    if (call.function?.name && !this.hidden(known.function.name)) known.function.name += call.function.name;
+    if (call.function?.arguments) known.function.arguments += call.function.arguments;
+  }
+
+  /** Ends a round of the model: closes its items and returns its assistant turn (text and every call). */
+  async endRound(): Promise<{ text: string; calls: ChatToolCall[] }> {
+    await this.closeAll();
+    const round = { text: this.round.text, calls: [...this.round.calls.values()] };
+    this.round = { text: '', calls: new Map() };
+    return round;
+  }
+
+  /** A hosted tool call gw ran: added, its progress events, done. */
+  async hostedItem(run: GwToolRun): Promise<void> {
+    await this.closeAll();
+    const index = this.output.length;
+    this.output.push(run.item);
+    await this.emit('response.output_item.added', { output_index: index, item: { ...run.item, ...('status' in run.item ? { status: 'in_progress' } : {}) } });
+    for (const type of run.progress) await this.emit(type, { item_id: run.item.id, output_index: index });
+    await this.emit('response.output_item.done', { output_index: index, item: run.item });
   }
 
   /** Closes every open item and returns the final response (to store before `finish` announces it). */
@@ -159,7 +196,7 @@ export class ResponseEventStream {
       await this.emit('response.refusal.done', { ...at, content_index: 0, refusal: entry.text });
       await this.emit('response.content_part.done', { ...at, content_index: 0, part });
     } else if (entry.kind === 'message') {
-      const part = { type: 'output_text' as const, text: entry.text, annotations: [] };
+      const part = { type: 'output_text' as const, text: entry.text, annotations: this.annotate(entry.text) };
       entry.item.content = [part];
       await this.emit('response.output_text.done', { ...at, content_index: 0, text: entry.text, logprobs: [] });
       await this.emit('response.content_part.done', { ...at, content_index: 0, part });

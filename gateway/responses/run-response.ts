@@ -10,7 +10,7 @@ import { ApiError, InternalError, ValidationError } from '../../core/errors.js';
 import { logRefusedChat } from '../chat/refused-chat-log.js';
 import { runChat, type ChatOrigin } from '../chat/run-chat.js';
 import { SseWriter } from '../chat/sse-writer.js';
-import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/types.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../providers/types.js';
 import { chatRequestOf, conversationOf, inputItemsOf, storedInputItems, type ChatMessage } from './chat-request.js';
 import type { ResponsesOrigin } from '../chat/responses-wire.js';
 import { ResponseEventStream, type StreamFailure } from './event-stream.js';
@@ -18,10 +18,12 @@ import { newItemId } from './ids.js';
 import { loadInputFiles, type LoadedFiles } from './input-files.js';
 import { nativeBody, nativeResponseOf } from './native-call.js';
 import { PipelineSink } from '../chat/pipeline-sink.js';
-import { assistantMessageOf, pendingResponse, responseOf, type ResponseFrame } from './response-object.js';
+import { assistantMessageOf, finishedResponse, outputItemsOf, pendingResponse, responseOf, type ResponseFrame } from './response-object.js';
 import { socketMemoryOf } from './socket-memory.js';
-import { planTools, type ToolPlan } from './tools.js';
-import type { CreateResponseRequest, InputItem, ResponseObject } from './wire.js';
+import { chatToolChoice, planTools, type ChatToolCall, type ToolPlan } from './tools.js';
+import { prepareGwTools, type GwToolRun, type GwTools } from './gw-tools.js';
+import { addUsage, annotated, ToolRounds, withoutGwCalls } from './tool-rounds.js';
+import type { CreateResponseRequest, InputItem, OutputItem, ResponseObject } from './wire.js';
 
 const ORIGIN: ChatOrigin = { endpoint: 'responses' };
 
@@ -43,8 +45,10 @@ interface Routing {
 
 function routingFor(call: Call, turn: Turn, history: readonly ChatMessage[], files: LoadedFiles, relay: ResponsesOrigin['relay']): Routing {
   const { tools } = turn.frame;
-  if (tools.omitted.length === 0) return { origin: ORIGIN, native: () => false, answered: () => undefined, headers: () => ({}) };
-  const refuse = call.services.config.responsesRefuseHostedTools ? { refuseHosted: { tools: tools.omitted, param: tools.firstHosted ?? 'tools' } } : {};
+  if (tools.hosted.length === 0) return { origin: ORIGIN, native: () => false, answered: () => undefined, headers: () => ({}) };
+  // Tools gw runs itself are not omitted: with only those, nothing is refused or told.
+  const omits = () => !native() && tools.omitted.length > 0;
+  const refuse = call.services.config.responsesRefuseHostedTools && tools.omitted.length ? { refuseHosted: { tools: tools.omitted, param: tools.firstHosted ?? 'tools' } } : {};
   const responses: ResponsesOrigin = { body: nativeBody(turn.frame.request, history, turn.items, files), relay, ...refuse };
   const native = () => responses.answered !== undefined;
   const origin: ChatOrigin = {
@@ -52,10 +56,10 @@ function routingFor(call: Call, turn: Turn, history: readonly ChatMessage[], fil
     responses,
     // Read when the log row is made, after the target that served is known.
     get logMetadata() {
-      return native() ? undefined : { _omitted_tools: tools.omitted.join(' ') };
+      return omits() ? { _omitted_tools: tools.omitted.join(' ') } : undefined;
     },
   };
-  return { origin, native, answered: () => responses.answered, headers: (): Record<string, string> => (native() ? {} : { [OMITTED_HEADER]: tools.omitted.join(', ') }) };
+  return { origin, native, answered: () => responses.answered, headers: (): Record<string, string> => (omits() ? { [OMITTED_HEADER]: tools.omitted.join(', ') } : {}) };
 }
 
 export interface ResponseResult {
@@ -82,10 +86,13 @@ async function previousConversation(call: Call, id: string | null | undefined): 
   return stored.history;
 }
 
-async function save(call: Call, turn: Turn, response: ResponseObject): Promise<void> {
-  const reply = assistantMessageOf(response.output);
+/** `rounds`: the turns of tool rounds gw ran, and the model's last reply (the output holds more than it). */
+async function save(call: Call, turn: Turn, response: ResponseObject, rounds?: { messages: ChatMessage[]; reply: ChatMessage | undefined }): Promise<void> {
+  const reply = rounds ? rounds.reply : assistantMessageOf(response.output);
+  const conversation = rounds ? [...turn.conversation, ...rounds.messages] : turn.conversation;
+  const history = reply ? [...conversation, reply] : conversation;
   const memory = socketMemoryOf(call.req);
-  if (memory) memory.latest = { id: response.id, history: reply ? [...turn.conversation, reply] : turn.conversation };
+  if (memory) memory.latest = { id: response.id, history };
   if (!turn.frame.store) return;
   const principal = principalOf(call);
   await call.services.store.responses.insert({
@@ -95,7 +102,7 @@ async function save(call: Call, turn: Turn, response: ResponseObject): Promise<v
     created_at: turn.frame.createdAt,
     body: response,
     input_items: storedInputItems(turn.items),
-    history: reply ? [...turn.conversation, reply] : turn.conversation,
+    history,
   });
 }
 
@@ -103,34 +110,88 @@ async function save(call: Call, turn: Turn, response: ResponseObject): Promise<v
  * The tools and the conversation the request continues, with its input (files read); a refusal
  * here is logged as the pipeline's would be.
  */
-async function prepare(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<{ tools: ToolPlan; history: ChatMessage[]; conversation: ChatMessage[]; files: LoadedFiles }> {
+async function prepare(call: Call, request: CreateResponseRequest, items: readonly InputItem[]): Promise<{ tools: ToolPlan; history: ChatMessage[]; conversation: ChatMessage[]; files: LoadedFiles; gw: GwTools | undefined }> {
+  let gw: GwTools | undefined;
   try {
-    const tools = planTools(request.tools);
+    gw = await prepareGwTools(call, request);
+    const tools = planTools(request.tools, gw?.types);
     const files = await loadInputFiles(call, items);
     const history = await previousConversation(call, request.previous_response_id);
     const conversation = conversationOf(history, items, files);
     if (conversation.length === 0 && !request.instructions) throw new ValidationError('input is required (or instructions, or a previous_response_id).', 'input');
-    return { tools, history, conversation, files };
+    return { tools, history, conversation, files, gw };
   } catch (error) {
+    await gw?.close();
     if (error instanceof ApiError) logRefusedChat(call, request, error, ORIGIN.endpoint);
     throw error;
   }
 }
 
+/** The chat request with gw's own tools (file_search, MCP servers' tools) offered as functions too. */
+function withGwTools(chat: ChatRequest, request: CreateResponseRequest, tools: ToolPlan, gw: GwTools | undefined): ChatRequest {
+  if (!gw?.chatTools.length) return chat;
+  const withTools: ChatRequest = { ...chat, tools: [...(chat.tools ?? []), ...gw.chatTools] };
+  if (typeof request.parallel_tool_calls === 'boolean') withTools.parallel_tool_calls = request.parallel_tool_calls;
+  if (request.tool_choice != null && withTools.tool_choice === undefined) withTools.tool_choice = chatToolChoice(request.tool_choice, tools);
+  return withTools;
+}
+
+/** The model's reply as the conversation keeps it: its text and the calls left to the client. */
+function replyOf(text: string | null | undefined, calls: readonly ChatToolCall[]): ChatMessage | undefined {
+  if (!text && calls.length === 0) return undefined;
+  return { role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: [...calls] } : {}) };
+}
+
 export async function runResponse(call: Call, request: CreateResponseRequest): Promise<ResponseResult> {
   const items = inputItemsOf(request);
-  const { tools, history, conversation, files } = await prepare(call, request, items);
-  const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false, tools }, items, conversation };
-  const chat = chatRequestOf(request, conversation, tools);
-  if (chat.stream) return streamResponse(call, turn, chat, (relay) => routingFor(call, turn, history, files, relay));
-  const routing = routingFor(call, turn, history, files, () => undefined);
-  const result = await runChat(call, chat, routing.origin);
-  const completion = result.completion as ChatCompletion & { hook_results?: ResponseObject['hook_results'] };
-  const native = routing.answered();
-  const body = native ? nativeResponseOf(pendingResponse(turn.frame, completion.model), native) : responseOf(turn.frame, completion, call.services.now());
-  if (completion.hook_results) body.hook_results = completion.hook_results;
-  await save(call, turn, body);
-  return { body, status: result.status, headers: { ...result.headers, ...routing.headers() } };
+  const { tools, history, conversation, files, gw } = await prepare(call, request, items);
+  try {
+    const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false, tools }, items, conversation };
+    const chat = withGwTools(chatRequestOf(request, conversation, tools), request, tools, gw);
+    const rounds = gw ? new ToolRounds(gw, call.services.config.responsesMaxToolRounds) : undefined;
+    if (chat.stream) return await streamResponse(call, turn, chat, rounds, (relay) => routingFor(call, turn, history, files, relay));
+    const routing = routingFor(call, turn, history, files, () => undefined);
+    const output: OutputItem[] = [];
+    await rounds?.answerApprovals(conversation, items, async (run) => void output.push(run.item));
+    let result = await runChat(call, rounds ? rounds.request(chat) : chat, routing.origin);
+    let final: OutputItem[] | undefined;
+    while (rounds && !routing.answered()) {
+      const completion = result.completion as ChatCompletion;
+      rounds.usage = addUsage(rounds.usage, completion.usage);
+      const choice = completion.choices[0];
+      const ran: OutputItem[] = [];
+      const more = await rounds.afterRound(choice?.message.content ?? null, (choice?.message.tool_calls ?? []) as ChatToolCall[], async (run) => void ran.push(run.item));
+      const own = choice ? outputItemsOf(withoutGwCalls(choice.message, rounds.gw), choice.finish_reason, tools) : [];
+      if (ran.length === 0) {
+        final = own;
+        break;
+      }
+      if (choice?.message.content || own.some((item) => item.type !== 'message')) output.push(...own);
+      output.push(...ran);
+      if (!more) {
+        final = [];
+        break;
+      }
+      result = await runChat(call, rounds.request(chat), routing.origin);
+    }
+    const completion = result.completion as ChatCompletion & { hook_results?: ResponseObject['hook_results'] };
+    const native = routing.answered();
+    let body: ResponseObject;
+    let kept: Parameters<typeof save>[3];
+    if (native) body = nativeResponseOf(pendingResponse(turn.frame, completion.model), native);
+    else if (rounds && final) {
+      const choice = completion.choices[0];
+      const items = annotated([...rounds.gw.listItems, ...output, ...final], rounds.gw);
+      body = finishedResponse(pendingResponse(turn.frame, completion.model), items, choice?.finish_reason, rounds.usage, call.services.now());
+      const reply = rounds.replyKept || !choice ? undefined : replyOf(choice.message.content, (choice.message.tool_calls ?? []) as ChatToolCall[]);
+      kept = { messages: rounds.messages, reply };
+    } else body = responseOf(turn.frame, completion, call.services.now());
+    if (completion.hook_results) body.hook_results = completion.hook_results;
+    await save(call, turn, body, kept);
+    return { body, status: result.status, headers: { ...result.headers, ...routing.headers() } };
+  } finally {
+    await gw?.close();
+  }
 }
 
 /**
@@ -138,7 +199,7 @@ export async function runResponse(call: Call, request: CreateResponseRequest): P
  * Responses events as the chunks arrive. A refusal before the pipeline's stream opened (bad key,
  * limits, a guardrail, an upstream error) is thrown and answered as JSON in the error shape.
  */
-async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof chatRequestOf>, route: (relay: ResponsesOrigin['relay']) => Routing): Promise<ResponseResult> {
+async function streamResponse(call: Call, turn: Turn, chat: ChatRequest, rounds: ToolRounds | undefined, route: (relay: ResponsesOrigin['relay']) => Routing): Promise<ResponseResult> {
   const writer = new SseWriter(call.res);
   let events: ResponseEventStream | undefined;
   let usage: Usage | undefined;
@@ -155,59 +216,88 @@ async function streamResponse(call: Call, turn: Turn, chat: ReturnType<typeof ch
     relayed = relayed.then(() => relayEvent(call, turn, writer, pending, event));
   });
   const relaying = () => routing.native() && !missed;
-  const sink = new PipelineSink(
-    async (chunk: ChatCompletionChunk) => {
-      await sink.opened;
-      if (chunk.usage) usage = chunk.usage;
-      if (relaying()) await relayed;
-      else await events!.push(chunk);
-    },
-    async (headers) => {
-      writer.start({ ...headers, ...routing.headers() });
-      if (relaying()) return;
-      // The model as the provider knows it (without a `@slug/` prefix) until the chunks name theirs.
-      events = new ResponseEventStream(writer, pending(), turn.frame.tools, call.services.now);
-      await events.start();
-    },
-  );
+  // Approvals the client answered run first; their items open the output.
+  const approved: GwToolRun[] = [];
+  await rounds?.answerApprovals(turn.conversation, turn.items, async (run) => void approved.push(run));
+  // The client's stream opens once, with the first round's pipeline stream; later rounds go on in it.
+  let opening: Promise<void> | undefined;
+  const open = async (headers: Record<string, string>) => {
+    writer.start({ ...headers, ...routing.headers() });
+    if (relaying()) return;
+    // The model as the provider knows it (without a `@slug/` prefix) until the chunks name theirs.
+    events = new ResponseEventStream(writer, pending(), turn.frame.tools, call.services.now);
+    await events.start();
+    if (!rounds) return;
+    const gw = rounds.gw;
+    events.hidden = (name) => gw.runs(name);
+    events.annotate = (text) => gw.citations(text);
+    for (const item of gw.listItems) await events.hostedItem({ item, progress: ['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed'] });
+    for (const run of approved) await events.hostedItem(run);
+  };
+  let sink: PipelineSink | undefined;
   // The client going away stops the pipeline's call upstream, as it would for a chat stream.
   const onClose = () => {
-    if (!call.res.writableFinished) sink.stop();
+    if (!call.res.writableFinished) sink?.stop();
   };
   call.res.once('close', onClose);
   try {
-    try {
-      await runChat({ ...call, res: sink as unknown as ServerResponse }, chat, routing.origin);
-    } catch (error) {
-      if (!sink.opened) {
-        for (const [name, value] of Object.entries(sink.headers)) if (!call.res.headersSent) call.res.setHeader(name, value);
-        throw error;
+    for (;;) {
+      let roundUsage: Usage | undefined;
+      const current = new PipelineSink(
+        async (chunk: ChatCompletionChunk) => {
+          await current.opened;
+          if (chunk.usage) roundUsage = chunk.usage;
+          if (relaying()) await relayed;
+          else await events!.push(chunk);
+        },
+        (headers) => (opening ??= open(headers)),
+      );
+      sink = current;
+      try {
+        await runChat({ ...call, res: current as unknown as ServerResponse }, rounds ? rounds.request(chat) : chat, routing.origin);
+      } catch (error) {
+        if (!opening) {
+          for (const [name, value] of Object.entries(current.headers)) if (!call.res.headersSent) call.res.setHeader(name, value);
+          throw error;
+        }
+        await opening;
+        await relayed;
+        if (relaying()) await relayedFailure(writer, error as StreamFailure);
+        else await events!.fail(error as StreamFailure, addUsage(usage, roundUsage));
+        return { status: 200, headers: {} };
       }
-      await sink.opened;
+      await current.settled();
+      // Every streamed answer of the pipeline (upstream, cache, mock) opens its stream; a pipeline that did not has failed.
+      if (!current.opened) throw new InternalError(call.traceId);
+      await current.opened;
       await relayed;
-      if (relaying()) await relayedFailure(writer, error as StreamFailure);
-      else await events!.fail(error as StreamFailure, usage);
-      return { status: 200, headers: {} };
-    }
-    await sink.settled();
-    // Every streamed answer of the pipeline (upstream, cache, mock) opens its stream; a pipeline that did not has failed.
-    if (!sink.opened) throw new InternalError(call.traceId);
-    await sink.opened;
-    await relayed;
-    if (relaying()) {
-      if (sink.streamError) await relayedFailure(writer, sink.streamError);
-    } else if (sink.streamError) await events!.fail(sink.streamError, usage);
-    else {
+      usage = addUsage(usage, roundUsage);
+      if (relaying()) {
+        if (current.streamError) await relayedFailure(writer, current.streamError);
+        return { status: 200, headers: {} };
+      }
+      if (current.streamError) {
+        await events!.fail(current.streamError, usage);
+        return { status: 200, headers: {} };
+      }
+      let kept: Parameters<typeof save>[3];
+      if (rounds) {
+        const round = await events!.endRound();
+        const more = await rounds.afterRound(round.text, round.calls, (run) => events!.hostedItem(run));
+        if (more) continue;
+        const own = round.calls.filter((candidate) => !rounds.gw.runs(candidate.function.name));
+        kept = { messages: rounds.messages, reply: rounds.replyKept ? undefined : replyOf(round.text, own) };
+      }
       const response = await events!.closeOutput(usage);
       // Stored before the client hears it is complete, so a retrieve right after finds it.
-      await save(call, turn, response);
+      await save(call, turn, response, kept);
       await events!.finish(response);
+      return { status: 200, headers: {} };
     }
-    return { status: 200, headers: {} };
   } finally {
     call.res.off('close', onClose);
     // A refusal before the stream opened is answered by the error handler, on a response still unsent.
-    if (sink.opened) writer.end();
+    if (opening) writer.end();
   }
 }
 

@@ -23,7 +23,9 @@ export interface OfferedTool {
 
 export interface ToolPlan {
   chatTools: ChatTool[];
-  /** Hosted tool types left out of a chat call, in the order offered. */
+  /** Hosted tool types offered, in the order offered (a target hosting them gets the call as it is). */
+  hosted: string[];
+  /** Hosted tool types left out of a chat call (neither hosted by the target nor run by gw). */
   omitted: string[];
   /** Where the first hosted tool is in `tools` (`tools[2]`), for a refusal to name. */
   firstHosted?: string;
@@ -67,8 +69,9 @@ function chatFunction(tool: FunctionTool | CustomTool, namespace?: string): Chat
   };
 }
 
-export function planTools(tools: readonly ResponseTool[] | undefined): ToolPlan {
-  const plan: ToolPlan = { chatTools: [], omitted: [], offered: new Map() };
+/** `gwRuns`: the hosted tool types gw runs itself on the chat path (gw-tools.ts): not omitted. */
+export function planTools(tools: readonly ResponseTool[] | undefined, gwRuns: readonly string[] = []): ToolPlan {
+  const plan: ToolPlan = { chatTools: [], hosted: [], omitted: [], offered: new Map() };
   const add = (tool: FunctionTool | CustomTool, namespace?: string) => {
     const chat = chatFunction(tool, namespace);
     plan.chatTools.push(chat);
@@ -78,6 +81,8 @@ export function planTools(tools: readonly ResponseTool[] | undefined): ToolPlan 
     if (tool.type === 'function' || tool.type === 'custom') add(tool);
     else if (tool.type === 'namespace') for (const inner of tool.tools) add(inner, tool.name);
     else {
+      if (!plan.hosted.includes(tool.type)) plan.hosted.push(tool.type);
+      if (gwRuns.includes(tool.type)) return;
       plan.firstHosted ??= `tools[${index}]`;
       if (!plan.omitted.includes(tool.type)) plan.omitted.push(tool.type);
     }
