@@ -1,0 +1,181 @@
+/**
+ * Hosted tools gw runs itself on a provider that does not host them (an Anthropic-type fake), with
+ * the official `openai` client: file_search over a gw vector store (bag-of-words embedder on
+ * loopback) as a `file_search_call` item and `file_citation` annotations, streamed and not; an
+ * `mcp` tool naming a gw MCP server (a real SDK server on loopback behind gw's MCP gateway) listed,
+ * called and answered, and its approval round trip; a private `server_url` refused by the outbound
+ * guard (a stubbed resolver: nothing is connected to).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import OpenAI, { toFile } from 'openai';
+import { fullEngines } from '../helpers/engines.js';
+import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
+import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
+import { startFakeWordEmbedder } from '../helpers/fake-word-embedder.js';
+import type { RecordingServer } from '../helpers/recording-server.js';
+import { stubResolver } from '../helpers/stub-resolver.js';
+import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { addMcpServer } from '../mcp/mcp-fixtures.js';
+import { responseSchemaErrors } from './response-schema.js';
+
+const ANIMALS = 'The red fox jumps over the lazy dog. Foxes hunt mice in the meadow at night.';
+const BAKING = 'To bake bread, knead the flour dough with yeast and water, let it rise, then bake the loaf in a hot oven.';
+const MARKER = '【0:0†baking.txt】';
+const ANSWER = `Knead the dough, let it rise and bake it hot.${MARKER}`;
+
+const text = (value: string): FakeAnthropicReply => ({ kind: 'message', message: { content: [{ type: 'text', text: value }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 4 } } });
+const toolUse = (id: string, name: string, input: Record<string, unknown>): FakeAnthropicReply => ({
+  kind: 'message',
+  message: { content: [{ type: 'tool_use', id, name, input }], stop_reason: 'tool_use', usage: { input_tokens: 20, output_tokens: 9 } },
+});
+
+type Json = Record<string, unknown>;
+
+for (const engine of fullEngines())
+  describe(`Responses hosted tools gw runs (${engine.name})`, () => {
+    let app: TestApp;
+    let embedder: RecordingServer;
+    let anthropic: RecordingServer;
+    let mcp: FakeMcpServer;
+    let client: OpenAI;
+    const replies: FakeAnthropicReply[] = [];
+    let vectorStoreId: string;
+    let bakingId: string;
+    const lastSent = () => anthropic.received.at(-1)!.body as { tools?: Array<{ name: string }>; messages: Array<{ role: string; content: Json[] | string }> };
+
+    before(async () => {
+      embedder = await startFakeWordEmbedder();
+      anthropic = await startFakeAnthropic(() => replies.shift() ?? text('Hello'));
+      mcp = await startFakeMcpServer();
+      app = await startTestApp({
+        engine,
+        env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_JOBS_POLL_MS: '100' },
+        resolveHost: stubResolver({ 'intranet.example.com': ['10.0.0.7'] }),
+      });
+      for (const provider of [
+        { name: 'Embedder', slug: 'embedder', ai_provider_id: 'openai', key: 'sk-embed', configurations: { custom_host: `${embedder.url}/v1` } },
+        { name: 'Claude', slug: 'claude', ai_provider_id: 'anthropic', key: 'sk-ant', configurations: { custom_host: anthropic.url } },
+      ]) {
+        const saved = await app.http.post('/v1/providers').set('x-gw-api-key', ADMIN_KEY).send(provider);
+        assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      }
+      await addMcpServer(app, { url: mcp.url, slug: 'calc' });
+      client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });
+      const upload = async (name: string, body: string) => (await client.files.create({ file: await toFile(Buffer.from(body), name), purpose: 'assistants' })).id;
+      bakingId = await upload('baking.txt', BAKING);
+      const animalsId = await upload('animals.txt', ANIMALS);
+      const store = await client.vectorStores.create({ name: 'Kitchen', file_ids: [animalsId, bakingId], metadata: { 'x-gw-embedding-model': '@embedder/text-embedding-3-small' } });
+      vectorStoreId = store.id;
+      for (let i = 0; i < 200 && (await client.vectorStores.retrieve(store.id)).status === 'in_progress'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal((await client.vectorStores.retrieve(store.id)).file_counts.completed, 2);
+    });
+    after(async () => {
+      await app?.close();
+      await Promise.all([embedder?.close(), anthropic?.close(), mcp?.close()]);
+    });
+
+    const fileSearch = () => ({ type: 'file_search' as const, vector_store_ids: [vectorStoreId], max_num_results: 1 });
+
+    function assertCited(response: OpenAI.Responses.Response): void {
+      const search = response.output[0] as OpenAI.Responses.ResponseFileSearchToolCall;
+      assert.equal(search.type, 'file_search_call');
+      assert.equal(search.status, 'completed');
+      assert.deepEqual(search.queries, ['bake bread loaf oven']);
+      assert.deepEqual(search.results!.map((result) => [result.file_id, result.filename, result.text]), [[bakingId, 'baking.txt', BAKING]], 'max_num_results: 1, the best passage');
+      const message = response.output[1] as OpenAI.Responses.ResponseOutputMessage;
+      const part = message.content[0] as OpenAI.Responses.ResponseOutputText;
+      assert.equal(part.text, ANSWER);
+      assert.deepEqual(part.annotations, [{ type: 'file_citation', file_id: bakingId, filename: 'baking.txt', index: ANSWER.indexOf(MARKER) }]);
+      // Two rounds: usage is their sum.
+      assert.deepEqual([response.usage!.input_tokens, response.usage!.output_tokens], [30, 13]);
+      assert.equal(responseSchemaErrors(response), '');
+    }
+
+    it('file_search: the model calls it, gw searches its vector store, feeds the passage back, and the answer cites the file', async () => {
+      replies.push(toolUse('toolu_fs', 'file_search', { query: 'bake bread loaf oven' }), text(ANSWER));
+      const { data: response, response: raw } = await client.responses
+        .create({ model: '@claude/claude-sonnet-4-5', input: 'How do I bake bread?', tools: [fileSearch(), { type: 'web_search' }], include: ['file_search_call.results'] })
+        .withResponse();
+      assert.deepEqual(response.output.map((item) => item.type), ['file_search_call', 'message']);
+      assertCited(response);
+      // gw ran file_search: only web_search is said to be left out.
+      assert.equal(raw.headers.get('x-gw-omitted-tools'), 'web_search');
+      const sent = lastSent();
+      const result = (sent.messages.at(-1)!.content as Json[]).find((block) => block.type === 'tool_result')!;
+      assert.equal(result.tool_use_id, 'toolu_fs');
+      assert.match(JSON.stringify(result.content), /baking\.txt/);
+      const stored = await client.responses.retrieve(response.id);
+      assert.deepEqual(stored.output.map((item) => item.id), response.output.map((item) => item.id));
+    });
+
+    it('file_search streamed: the search item with its progress events, then the cited answer', async () => {
+      replies.push(toolUse('toolu_fs2', 'file_search', { query: 'bake bread loaf oven' }), text(ANSWER));
+      const stream = client.responses.stream({ model: '@claude/claude-sonnet-4-5', input: 'How do I bake bread?', tools: [fileSearch()], include: ['file_search_call.results'] });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      const final = await stream.finalResponse();
+      assertCited(final);
+      const at = (type: string) => types.indexOf(type);
+      assert.ok(at('response.file_search_call.in_progress') > at('response.output_item.added'));
+      assert.ok(at('response.file_search_call.in_progress') < at('response.file_search_call.searching'));
+      assert.ok(at('response.file_search_call.searching') < at('response.file_search_call.completed'));
+      assert.ok(at('response.file_search_call.completed') < at('response.output_text.delta'));
+      assert.equal(types.filter((type) => type === 'response.function_call_arguments.delta').length, 0, 'the search call is not streamed as a function call');
+      assert.equal(types.at(-1), 'response.completed');
+    });
+
+    it("mcp on a gw MCP server: its tools listed and offered, the call run through gw's MCP gateway, the answer after it", async () => {
+      replies.push(toolUse('toolu_add', 'calc__add', { a: 2, b: 3 }), text('It is 5.'));
+      const calls = mcp.toolCalls.length;
+      const response = await client.responses.create({
+        model: '@claude/claude-sonnet-4-5',
+        input: 'Add 2 and 3',
+        tools: [{ type: 'mcp', server_label: 'calc', allowed_tools: ['add', 'echo'], require_approval: 'never' }],
+      });
+      assert.deepEqual(response.output.map((item) => item.type), ['mcp_list_tools', 'mcp_call', 'message']);
+      const listed = response.output[0] as OpenAI.Responses.ResponseOutputItem.McpListTools;
+      assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), ['add', 'echo']);
+      const mcpCall = response.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall;
+      assert.deepEqual([mcpCall.server_label, mcpCall.name, JSON.parse(mcpCall.arguments), mcpCall.output], ['calc', 'add', { a: 2, b: 3 }, '5']);
+      assert.deepEqual(mcp.toolCalls.slice(calls), [{ name: 'add', args: { a: 2, b: 3 } }]);
+      assert.deepEqual((lastSent().tools ?? []).map((tool) => tool.name).sort(), ['calc__add', 'calc__echo']);
+      assert.equal(response.output_text, 'It is 5.');
+      assert.equal(responseSchemaErrors(response), '');
+    });
+
+    it('mcp with require_approval: the response stops with an mcp_approval_request; the approval runs the call and the model answers', async () => {
+      replies.push(toolUse('toolu_echo', 'calc__echo', { text: 'hi' }));
+      const calls = mcp.toolCalls.length;
+      const tools: OpenAI.Responses.Tool[] = [{ type: 'mcp', server_label: 'calc', require_approval: 'always' }];
+      const first = await client.responses.create({ model: '@claude/claude-sonnet-4-5', input: 'Echo hi', tools });
+      assert.deepEqual(first.output.map((item) => item.type), ['mcp_list_tools', 'mcp_approval_request']);
+      const request = first.output[1] as OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+      assert.deepEqual([request.name, JSON.parse(request.arguments)], ['echo', { text: 'hi' }]);
+      assert.equal(mcp.toolCalls.length, calls, 'nothing runs before the approval');
+
+      replies.push(text('Echoed.'));
+      const second = await client.responses.create({
+        model: '@claude/claude-sonnet-4-5',
+        previous_response_id: first.id,
+        tools,
+        input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+      });
+      assert.deepEqual(second.output.map((item) => item.type), ['mcp_list_tools', 'mcp_call', 'message']);
+      const mcpCall = second.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall;
+      assert.deepEqual([mcpCall.approval_request_id, mcpCall.output], [request.id, 'hi']);
+      assert.deepEqual(mcp.toolCalls.slice(calls), [{ name: 'echo', args: { text: 'hi' } }]);
+      const result = (lastSent().messages.at(-1)!.content as Json[]).find((block) => block.type === 'tool_result')!;
+      assert.equal(result.tool_use_id, 'toolu_echo');
+      assert.equal(second.output_text, 'Echoed.');
+    });
+
+    it('an mcp server_url on a private address is refused by the outbound guard (400), before any model call', async () => {
+      const before = anthropic.received.length;
+      await assert.rejects(
+        client.responses.create({ model: '@claude/claude-sonnet-4-5', input: 'Hi', tools: [{ type: 'mcp', server_label: 'intra', server_url: 'http://intranet.example.com/mcp', require_approval: 'never' }] }),
+        (error: OpenAI.APIError) => error.status === 400 && error.code === 'unsafe_mcp_url' && error.param === 'tools[0].server_url',
+      );
+      assert.equal(anthropic.received.length, before);
+    });
+  });
