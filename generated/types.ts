@@ -5214,13 +5214,13 @@ export interface components {
             /** @enum {string} */
             type: "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "local_shell_call" | "local_shell_call_output" | "shell_call" | "shell_call_output" | "apply_patch_call" | "apply_patch_call_output" | "mcp_call" | "mcp_list_tools" | "mcp_approval_request" | "mcp_approval_response" | "computer_call" | "computer_call_output" | "tool_search_call" | "tool_search_output" | "compaction";
         };
-        /** @description A hosted tool's call, as the provider that ran it returned it (OpenAI's Responses API). */
+        /** @description A hosted tool's call, as the provider that ran it returned it (OpenAI's Responses API), or as gw made it for the tools it runs (file_search_call, mcp_list_tools, mcp_call, mcp_approval_request). */
         HostedCallOutput: {
             id: string;
             /** @enum {string} */
             type: "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "local_shell_call" | "shell_call" | "apply_patch_call" | "mcp_call" | "mcp_list_tools" | "mcp_approval_request" | "computer_call" | "tool_search_call" | "compaction";
         };
-        /** @description A tool the model's host runs; gw leaves it out of the upstream call (see ResponseTool). */
+        /** @description A tool the model's host runs; gw runs file_search and mcp itself, and leaves the others out of the upstream call (see ResponseTool). */
         HostedTool: {
             /** @enum {string} */
             type: "web_search" | "web_search_2025_08_26" | "web_search_preview" | "web_search_preview_2025_03_11" | "file_search" | "code_interpreter" | "mcp" | "image_generation" | "local_shell" | "shell" | "apply_patch" | "computer" | "computer_use" | "computer_use_preview" | "tool_search" | "programmatic_tool_calling";
@@ -5269,7 +5269,7 @@ export interface components {
             /** @enum {string} */
             type: "input_file";
         };
-        /** @description A message, a function or custom tool call the model made and its output, a reasoning item (replayed and dropped), or a hosted tool's call item (replayed and dropped: gw runs no hosted tool). */
+        /** @description A message, a function or custom tool call the model made and its output, a reasoning item (replayed and dropped), or a hosted tool's call item (replayed and dropped, but for `mcp_call` and `mcp_approval_request`, kept as the call they stand for, and `mcp_approval_response`, which runs or declines the call it names). */
         InputItem: components["schemas"]["InputMessage"] | components["schemas"]["FunctionCallItem"] | components["schemas"]["FunctionCallOutputItem"] | components["schemas"]["CustomToolCallItem"] | components["schemas"]["CustomToolCallOutputItem"] | components["schemas"]["ReasoningItem"] | components["schemas"]["HostedCallItem"];
         InputMessage: {
             content: string | components["schemas"]["InputContent"][];
@@ -6495,7 +6495,7 @@ export interface components {
             namespace?: string;
             type: string;
         };
-        /** @description Every tool type of OpenAI's Responses schema. Function and custom tools, and the functions of a namespace, go to every provider (as chat function tools). Hosted tools (web search, file search, code interpreter, MCP, image generation, shells, computer use, ...) are left out of the upstream call, named in the `x-gw-omitted-tools` header and the log, or refused with 400 when `GW_RESPONSES_HOSTED_TOOLS=refuse`. */
+        /** @description Every tool type of OpenAI's Responses schema. Function and custom tools, and the functions of a namespace, go to every provider (as chat function tools). Hosted tools go as they are to a provider that hosts them (OpenAI); elsewhere gw runs `file_search` (over gw's vector stores) and `mcp` itself, and the others (web search, code interpreter, image generation, shells, computer use, ...) are left out of the upstream call, named in the `x-gw-omitted-tools` header and the log, or refused with 400 when `GW_RESPONSES_REFUSE_HOSTED_TOOLS=true`. */
         ResponseTool: components["schemas"]["FunctionTool"] | components["schemas"]["CustomTool"] | components["schemas"]["NamespaceTool"] | components["schemas"]["HostedTool"];
         ResponseUsage: {
             input_tokens: number;

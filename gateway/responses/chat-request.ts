@@ -10,7 +10,8 @@ import type { ChatRequest } from '../providers/types.js';
 import { newItemId } from './ids.js';
 import { summaryOfCompaction } from './compaction-item.js';
 import { chatFilePart, type InputFilePart, type LoadedFiles } from './input-files.js';
-import { chatCallOf, chatToolChoice, type ToolPlan } from './tools.js';
+import { approvedCallId } from './gw-tools.js';
+import { chatCallOf, chatToolChoice, chatToolName, type ToolPlan } from './tools.js';
 import type { CreateResponseRequest, InputItem, StoredInputItem, ToolOutput } from './wire.js';
 
 export type ChatMessage = ChatRequest['messages'][number];
@@ -36,6 +37,21 @@ function toolOutputText(output: ToolOutput): string {
   return output.map((part) => part.text ?? `[${part.type}]`).join('');
 }
 
+type McpItem = { type: 'mcp_call' | 'mcp_approval_request'; id: string; name: string; server_label: string; arguments: string; output?: string | null; error?: unknown };
+
+/**
+ * An MCP call gw ran (resent whole, without previous_response_id) as the assistant's call and its
+ * output; an approval request as the call still waiting (an mcp_approval_response answers it).
+ */
+function appendMcpItem(messages: ChatMessage[], item: McpItem): void {
+  const id = item.type === 'mcp_approval_request' ? (approvedCallId(item.id) ?? item.id) : item.id;
+  const call = { id, type: 'function' as const, function: { name: chatToolName(item.name, item.server_label), arguments: item.arguments } };
+  const last = messages.at(-1);
+  if (last?.role === 'assistant' && last.tool_calls?.length) last.tool_calls = [...last.tool_calls, call];
+  else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+  if (item.type === 'mcp_call') messages.push({ role: 'tool', tool_call_id: id, content: item.output ?? (typeof item.error === 'string' ? item.error : JSON.stringify(item.error ?? '')) });
+}
+
 /** The request's input as chat messages appended to `messages`. */
 function appendInput(messages: ChatMessage[], items: readonly InputItem[], files: LoadedFiles): void {
   items.forEach((item, index) => {
@@ -51,6 +67,8 @@ function appendInput(messages: ChatMessage[], items: readonly InputItem[], files
       // gw's own compaction: its summary goes on as context; anyone else's is opaque here.
       const summary = summaryOfCompaction((item as { encrypted_content?: unknown }).encrypted_content);
       if (summary !== undefined) messages.push({ role: 'developer', content: `Summary of the conversation so far:\n${summary}` });
+    } else if (item.type === 'mcp_call' || item.type === 'mcp_approval_request') {
+      appendMcpItem(messages, item as unknown as McpItem);
     } else if (item.type && item.type !== 'message') {
       // Reasoning and hosted tools' call items: nothing a chat provider can be shown.
       return;

@@ -233,15 +233,31 @@ export class GwTools {
   }
 }
 
+/**
+ * Whether gw runs this tool on the chat path: file_search over vector stores; mcp with a server_url,
+ * or without one when its server_label is a gw MCP server of the caller's organisation (else, as a
+ * connector, it is left to a host that runs it).
+ */
+async function gwRuns(call: Call, tool: { type: string } & Record<string, unknown>): Promise<boolean> {
+  if (tool.type === 'file_search') return Array.isArray(tool.vector_store_ids);
+  if (tool.type !== 'mcp' || tool.connector_id) return false;
+  if (typeof tool.server_url === 'string') return true;
+  if (typeof tool.server_label !== 'string') return false;
+  const server = await call.services.store.mcpServers.findBySlug(tool.server_label);
+  return server?.organisation_id === principalOf(call).organisationId;
+}
+
 /** The gw-run tools of a request, or undefined when it offers none. MCP servers are listed here. */
 export async function prepareGwTools(call: Call, request: CreateResponseRequest): Promise<GwTools | undefined> {
   const tools = (request.tools ?? []) as Array<{ type: string } & Record<string, unknown>>;
-  if (!tools.some((tool) => (tool.type === 'file_search' && Array.isArray(tool.vector_store_ids)) || tool.type === 'mcp')) return undefined;
+  const runs: Array<{ tool: (typeof tools)[number]; index: number }> = [];
+  for (const [index, tool] of tools.entries()) if (await gwRuns(call, tool)) runs.push({ tool, index });
+  if (runs.length === 0) return undefined;
   const gw = new GwTools(call, (request as { include?: string[] | null }).include ?? []);
   try {
-    for (const [index, tool] of tools.entries()) {
-      if (tool.type === 'file_search' && Array.isArray(tool.vector_store_ids)) gw.addFileSearch(tool as unknown as FileSearchSpec);
-      else if (tool.type === 'mcp') await gw.addMcp(tool as unknown as McpSpec, `tools[${index}]`);
+    for (const { tool, index } of runs) {
+      if (tool.type === 'file_search') gw.addFileSearch(tool as unknown as FileSearchSpec);
+      else await gw.addMcp(tool as unknown as McpSpec, `tools[${index}]`);
     }
   } catch (error) {
     await gw.close();

@@ -170,11 +170,53 @@ for (const engine of fullEngines())
       assert.equal(second.output_text, 'Echoed.');
     });
 
+    it('mcp streamed: the tool list and the call as items with their progress events, then the answer', async () => {
+      replies.push(toolUse('toolu_add2', 'calc__add', { a: 4, b: 5 }), text('It is 9.'));
+      const stream = client.responses.stream({ model: '@claude/claude-sonnet-4-5', input: 'Add 4 and 5', tools: [{ type: 'mcp', server_label: 'calc', require_approval: 'never' }] });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      const final = await stream.finalResponse();
+      assert.deepEqual(final.output.map((item) => item.type), ['mcp_list_tools', 'mcp_call', 'message']);
+      assert.equal((final.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall).output, '9');
+      const order = ['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed', 'response.mcp_call.in_progress', 'response.mcp_call.completed', 'response.output_text.delta', 'response.completed'];
+      const at = order.map((type) => types.indexOf(type));
+      assert.ok(at.every((index, i) => index >= 0 && (i === 0 || index > at[i - 1]!)), types.join(' '));
+      assert.equal(final.output_text, 'It is 9.');
+    });
+
+    it('an mcp call resent as an input item (no previous_response_id) is the call and its output to the model', async () => {
+      replies.push(text('Noted.'));
+      await client.responses.create({
+        model: '@claude/claude-sonnet-4-5',
+        store: false,
+        tools: [{ type: 'mcp', server_label: 'calc', require_approval: 'never' }],
+        input: [
+          { role: 'user', content: 'Add 2 and 3' },
+          { type: 'mcp_call', id: 'mcp_1', server_label: 'calc', name: 'add', arguments: '{"a":2,"b":3}', output: '5' } as OpenAI.Responses.ResponseInputItem,
+          { role: 'user', content: 'Thanks' },
+        ],
+      });
+      const messages = lastSent().messages;
+      const use = (messages[1]!.content as Json[]).find((block) => block.type === 'tool_use')!;
+      assert.deepEqual([use.id, use.name, use.input], ['mcp_1', 'calc__add', { a: 2, b: 3 }]);
+      const result = (messages[2]!.content as Json[]).find((block) => block.type === 'tool_result')!;
+      assert.equal(result.tool_use_id, 'mcp_1');
+    });
+
+    it('an mcp tool naming no gw MCP server and no server_url (a connector) is left out, as before', async () => {
+      replies.push(text('Hi.'));
+      const { response: raw } = await client.responses
+        .create({ model: '@claude/claude-sonnet-4-5', input: 'Hi', tools: [{ type: 'mcp', server_label: 'nowhere', connector_id: 'connector_gmail', require_approval: 'never' }] })
+        .withResponse();
+      assert.equal(raw.headers.get('x-gw-omitted-tools'), 'mcp');
+      assert.equal(lastSent().tools, undefined);
+    });
+
     it('an mcp server_url on a private address is refused by the outbound guard (400), before any model call', async () => {
       const before = anthropic.received.length;
       await assert.rejects(
         client.responses.create({ model: '@claude/claude-sonnet-4-5', input: 'Hi', tools: [{ type: 'mcp', server_label: 'intra', server_url: 'http://intranet.example.com/mcp', require_approval: 'never' }] }),
-        (error: OpenAI.APIError) => error.status === 400 && error.code === 'unsafe_mcp_url' && error.param === 'tools[0].server_url',
+        (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.code === 'unsafe_mcp_url' && error.param === 'tools[0].server_url',
       );
       assert.equal(anthropic.received.length, before);
     });
