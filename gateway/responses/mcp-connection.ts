@@ -3,7 +3,7 @@
  * - a gw MCP server (no `server_url` and a `server_label` that is a gw MCP server's slug, or a
  *   `server_url` of `/{slug}/mcp` on gw's public URL or on the host the call came to) is reached
  *   through gw's own MCP gateway, on the address this call came in on, with the caller's
- *   credentials: its access checks, rate limits, guardrails and logs apply as to any client;
+ *   credentials and trace id: its access checks, rate limits, guardrails and logs apply as to any client;
  * - any other `server_url` through the outbound guard (private addresses refused, redirects
  *   included, answers bounded), vetted first so a refusal is a 400 naming the field.
  */
@@ -58,6 +58,8 @@ export async function connectMcp(call: Call, tool: McpToolSpec, param: string): 
       if (typeof value === 'string') headers[name] = value;
     }
     if (!headers['x-gw-api-key'] && typeof call.req.headers.authorization === 'string') headers.authorization = call.req.headers.authorization;
+    // The MCP gateway's log rows of the calls share this response's trace.
+    headers['x-gw-trace-id'] = call.traceId;
     transport = new StreamableHTTPClientTransport(selfUrl(call, slug), { requestInit: { headers } });
   } else {
     if (!tool.server_url) throw new ValidationError('server_url is required for an MCP server that is not one of gw\'s', `${param}.server_url`);

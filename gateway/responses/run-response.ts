@@ -43,7 +43,7 @@ interface Routing {
   headers(): Record<string, string>;
 }
 
-function routingFor(call: Call, turn: Turn, history: readonly ChatMessage[], files: LoadedFiles, relay: ResponsesOrigin['relay']): Routing {
+function routingFor(call: Call, turn: Turn, history: readonly ChatMessage[], files: LoadedFiles, relay: ResponsesOrigin['relay'], rounds?: ToolRounds): Routing {
   const { tools } = turn.frame;
   if (tools.hosted.length === 0) return { origin: ORIGIN, native: () => false, answered: () => undefined, headers: () => ({}) };
   // Tools gw runs itself are not omitted: with only those, nothing is refused or told.
@@ -56,7 +56,11 @@ function routingFor(call: Call, turn: Turn, history: readonly ChatMessage[], fil
     responses,
     // Read when the log row is made, after the target that served is known.
     get logMetadata() {
-      return omits() ? { _omitted_tools: tools.omitted.join(' ') } : undefined;
+      const metadata: Record<string, string> = {};
+      if (omits()) metadata._omitted_tools = tools.omitted.join(' ');
+      // The rows of one response's tool rounds (one per round) are found by its id.
+      if (rounds && !native()) Object.assign(metadata, { _response_id: turn.frame.id, _tool_round: String(rounds.current) });
+      return Object.keys(metadata).length ? metadata : undefined;
     },
   };
   return { origin, native, answered: () => responses.answered, headers: (): Record<string, string> => (omits() ? { [OMITTED_HEADER]: tools.omitted.join(', ') } : {}) };
@@ -149,8 +153,8 @@ export async function runResponse(call: Call, request: CreateResponseRequest): P
     const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false, tools }, items, conversation };
     const chat = withGwTools(chatRequestOf(request, conversation, tools), request, tools, gw);
     const rounds = gw ? new ToolRounds(gw, call.services.config.responsesMaxToolRounds) : undefined;
-    if (chat.stream) return await streamResponse(call, turn, chat, rounds, (relay) => routingFor(call, turn, history, files, relay));
-    const routing = routingFor(call, turn, history, files, () => undefined);
+    if (chat.stream) return await streamResponse(call, turn, chat, rounds, (relay) => routingFor(call, turn, history, files, relay, rounds));
+    const routing = routingFor(call, turn, history, files, () => undefined, rounds);
     const output: OutputItem[] = [];
     await rounds?.answerApprovals(conversation, items, async (run) => void output.push(run.item));
     let result = await runChat(call, rounds ? rounds.request(chat) : chat, routing.origin);

@@ -33,6 +33,8 @@ export class ToolRounds {
   readonly messages: ChatMessage[] = [];
   usage: Usage | undefined;
   private count = 0;
+  /** The round being asked (0 first), for its log row. */
+  current = 0;
   /** Set when the last round's assistant turn is in `messages` already (it called a client's function or awaits an approval). */
   replyKept = false;
 
@@ -43,6 +45,7 @@ export class ToolRounds {
 
   /** The chat request of the next round: the conversation so far; on the last round, without gw's tools. */
   request(chat: ChatRequest): ChatRequest {
+    this.current = this.count;
     const next: ChatRequest = { ...chat, messages: [...chat.messages, ...this.messages] };
     if (this.count < this.maxRounds) return next;
     const tools = (chat.tools ?? []).filter((tool) => !this.gw.runs(tool.function.name));

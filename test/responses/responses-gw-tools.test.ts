@@ -15,7 +15,9 @@ import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-serv
 import { startFakeWordEmbedder } from '../helpers/fake-word-embedder.js';
 import type { RecordingServer } from '../helpers/recording-server.js';
 import { stubResolver } from '../helpers/stub-resolver.js';
+import { recordLogsInto } from '../helpers/gateway-app.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
+import type { RequestLogEntry } from '../../core/request-log.js';
 import { addMcpServer } from '../mcp/mcp-fixtures.js';
 import { responseSchemaErrors } from './response-schema.js';
 
@@ -40,6 +42,7 @@ for (const engine of fullEngines())
     let mcp: FakeMcpServer;
     let client: OpenAI;
     const replies: FakeAnthropicReply[] = [];
+    const logs: RequestLogEntry[] = [];
     let vectorStoreId: string;
     let bakingId: string;
     const lastSent = () => anthropic.received.at(-1)!.body as { tools?: Array<{ name: string }>; messages: Array<{ role: string; content: Json[] | string }> };
@@ -53,6 +56,7 @@ for (const engine of fullEngines())
         env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_JOBS_POLL_MS: '100' },
         resolveHost: stubResolver({ 'intranet.example.com': ['10.0.0.7'] }),
       });
+      recordLogsInto(app, logs);
       for (const provider of [
         { name: 'Embedder', slug: 'embedder', ai_provider_id: 'openai', key: 'sk-embed', configurations: { custom_host: `${embedder.url}/v1` } },
         { name: 'Claude', slug: 'claude', ai_provider_id: 'anthropic', key: 'sk-ant', configurations: { custom_host: anthropic.url } },
@@ -107,6 +111,10 @@ for (const engine of fullEngines())
       assert.match(JSON.stringify(result.content), /baking\.txt/);
       const stored = await client.responses.retrieve(response.id);
       assert.deepEqual(stored.output.map((item) => item.id), response.output.map((item) => item.id));
+      // One log row per round, each with its own usage and cost, found by the response's id.
+      const rows = logs.filter((entry) => entry.metadata._response_id === response.id);
+      assert.deepEqual(rows.map((entry) => [entry.metadata._tool_round, entry.prompt_tokens, entry.metadata._omitted_tools]), [['0', 20, 'web_search'], ['1', 10, 'web_search']]);
+      assert.ok(rows.every((entry) => entry.cost > 0));
     });
 
     it('file_search streamed: the search item with its progress events, then the cited answer', async () => {
@@ -139,6 +147,10 @@ for (const engine of fullEngines())
       const mcpCall = response.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall;
       assert.deepEqual([mcpCall.server_label, mcpCall.name, JSON.parse(mcpCall.arguments), mcpCall.output], ['calc', 'add', { a: 2, b: 3 }, '5']);
       assert.deepEqual(mcp.toolCalls.slice(calls), [{ name: 'add', args: { a: 2, b: 3 } }]);
+      // The call went through gw's MCP gateway: its own log row for the tool call.
+      const responseRow = logs.find((entry) => entry.metadata._response_id === response.id)!;
+      const mcpRow = logs.find((entry) => entry.endpoint === 'mcp' && entry.trace_id === responseRow.trace_id);
+      assert.deepEqual([mcpRow?.provider, mcpRow?.model, mcpRow?.status], ['mcp:calc', 'add', 200], 'an MCP gateway log row for the call, in the response\'s trace');
       assert.deepEqual((lastSent().tools ?? []).map((tool) => tool.name).sort(), ['calc__add', 'calc__echo']);
       assert.equal(response.output_text, 'It is 5.');
       assert.equal(responseSchemaErrors(response), '');
