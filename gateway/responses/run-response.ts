@@ -22,7 +22,7 @@ import { assistantMessageOf, finishedResponse, outputItemsOf, pendingResponse, r
 import { socketMemoryOf } from './socket-memory.js';
 import { chatToolChoice, planTools, type ChatToolCall, type ToolPlan } from './tools.js';
 import { prepareGwTools, type GwToolRun, type GwTools } from './gw-tools.js';
-import { addUsage, annotated, ToolRounds, withoutGwCalls } from './tool-rounds.js';
+import { addUsage, annotated, settleUnapproved, ToolRounds, withoutGwCalls } from './tool-rounds.js';
 import type { CreateResponseRequest, InputItem, OutputItem, ResponseObject } from './wire.js';
 
 const ORIGIN: ChatOrigin = { endpoint: 'responses' };
@@ -150,6 +150,7 @@ export async function runResponse(call: Call, request: CreateResponseRequest): P
   const items = inputItemsOf(request);
   const { tools, history, conversation, files, gw } = await prepare(call, request, items);
   try {
+    if (gw) settleUnapproved(conversation, items, gw);
     const turn: Turn = { frame: { id: newItemId('resp'), createdAt: call.startedAt, request, store: request.store !== false, tools }, items, conversation };
     const chat = withGwTools(chatRequestOf(request, conversation, tools), request, tools, gw);
     const rounds = gw ? new ToolRounds(gw, call.services.config.responsesMaxToolRounds) : undefined;
@@ -288,6 +289,8 @@ async function streamResponse(call: Call, turn: Turn, chat: ChatRequest, rounds:
       if (rounds) {
         const round = await events!.endRound();
         const more = await rounds.afterRound(round.text, round.calls, (run) => events!.hostedItem(run));
+        // A client gone meanwhile: no more rounds for it.
+        if (more && call.res.destroyed) return { status: 200, headers: {} };
         if (more) continue;
         const own = round.calls.filter((candidate) => !rounds.gw.runs(candidate.function.name));
         kept = { messages: rounds.messages, reply: rounds.replyKept ? undefined : replyOf(round.text, own) };

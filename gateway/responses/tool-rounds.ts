@@ -92,6 +92,26 @@ export class ToolRounds {
   }
 }
 
+/**
+ * Calls to gw's tools the conversation left waiting for an approval the client did not give (it
+ * went on without an `mcp_approval_response` for them) get an answer after their assistant turn,
+ * as providers want every call answered.
+ */
+export function settleUnapproved(conversation: ChatMessage[], items: readonly InputItem[], gw: GwTools): void {
+  const answered = new Set(conversation.flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])));
+  for (const item of items as Array<{ type?: string; approval_request_id?: string }>) {
+    if (item.type === 'mcp_approval_response' && item.approval_request_id) answered.add(approvedCallId(item.approval_request_id) ?? item.approval_request_id);
+  }
+  for (let index = conversation.length - 1; index >= 0; index--) {
+    const message = conversation[index]!;
+    if (message.role !== 'assistant') continue;
+    const waiting = ((message.tool_calls ?? []) as ChatToolCall[]).filter((call) => gw.runs(call.function.name) && !answered.has(call.id));
+    let at = index + 1;
+    while (conversation[at]?.role === 'tool') at++;
+    conversation.splice(at, 0, ...waiting.map((call) => ({ role: 'tool' as const, tool_call_id: call.id, content: 'The user did not approve this call.' })));
+  }
+}
+
 /** The output items of the model's own turn, without the calls gw ran (their items stand for them). */
 export function withoutGwCalls<Message extends { tool_calls?: unknown[] | null }>(message: Message, gw: GwTools): Message {
   const calls = ((message.tool_calls ?? []) as ChatToolCall[]).filter((call) => !gw.runs(call.function.name));

@@ -166,6 +166,14 @@ for (const engine of fullEngines())
       assert.deepEqual([request.name, JSON.parse(request.arguments)], ['echo', { text: 'hi' }]);
       assert.equal(mcp.toolCalls.length, calls, 'nothing runs before the approval');
 
+      // Going on without answering the approval: the waiting call is answered as not approved.
+      replies.push(text('Fine.'));
+      await client.responses.create({ model: '@claude/claude-sonnet-4-5', previous_response_id: first.id, tools, input: 'Never mind' });
+      const declined = lastSent().messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).find((block) => block.type === 'tool_result')!;
+      assert.equal(declined.tool_use_id, 'toolu_echo');
+      assert.match(JSON.stringify(declined.content), /did not approve/);
+      assert.equal(mcp.toolCalls.length, calls);
+
       replies.push(text('Echoed.'));
       const second = await client.responses.create({
         model: '@claude/claude-sonnet-4-5',
