@@ -41,9 +41,11 @@ function gwSlugOf(call: Call, tool: McpToolSpec): string | undefined {
 
 /** gw itself, on the socket this call came in on. */
 function selfUrl(call: Call, slug: string): URL {
-  const socket = call.req.socket;
+  const socket = call.req.socket as TLSSocket | undefined;
+  // A batch line has no connection of its own, nor the caller's credential to hand on.
+  if (!socket?.localAddress || !socket.localPort) throw new ValidationError('a gw MCP server can be used from an HTTP or WebSocket call only (not from a batch)', null, 'mcp_server_unavailable');
   const host = socket.localAddress?.includes(':') ? `[${socket.localAddress}]` : socket.localAddress;
-  const scheme = (socket as TLSSocket).encrypted ? 'https' : 'http';
+  const scheme = socket.encrypted ? 'https' : 'http';
   return new URL(`${scheme}://${host}:${socket.localPort}/${encodeURIComponent(slug)}/mcp`);
 }
 
