@@ -133,6 +133,19 @@ for (const engine of fullEngines())
       assert.equal(types.at(-1), 'response.completed');
     });
 
+    it('file_search filters apply: a filter no file matches finds nothing, and the model is told so', async () => {
+      replies.push(toolUse('toolu_fs3', 'file_search', { query: 'bake bread loaf oven' }), text('Nothing found.'));
+      const response = await client.responses.create({
+        model: '@claude/claude-sonnet-4-5',
+        input: 'How do I bake bread?',
+        tools: [{ ...fileSearch(), filters: { type: 'eq', key: 'topic', value: 'cooking' } }],
+        include: ['file_search_call.results'],
+      });
+      assert.deepEqual((response.output[0] as OpenAI.Responses.ResponseFileSearchToolCall).results, []);
+      const result = (lastSent().messages.at(-1)!.content as Json[]).find((block) => block.type === 'tool_result')!;
+      assert.match(JSON.stringify(result.content), /No passage/);
+    });
+
     it("mcp on a gw MCP server: its tools listed and offered, the call run through gw's MCP gateway, the answer after it", async () => {
       replies.push(toolUse('toolu_add', 'calc__add', { a: 2, b: 3 }), text('It is 5.'));
       const calls = mcp.toolCalls.length;
