@@ -3,12 +3,13 @@
  * the official `openai` client: file_search over a gw vector store (bag-of-words embedder on
  * loopback) as a `file_search_call` item and `file_citation` annotations, streamed and not; an
  * `mcp` tool naming a gw MCP server (a real SDK server on loopback behind gw's MCP gateway) listed,
- * called and answered, and its approval round trip; a private `server_url` refused by the outbound
+ * called and answered (streamed, and on the WebSocket mode too), and its approval round trip; a private `server_url` refused by the outbound
  * guard (a stubbed resolver: nothing is connected to).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI, { toFile } from 'openai';
+import { ResponsesWS } from 'openai/resources/responses/ws';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
@@ -215,6 +216,30 @@ for (const engine of fullEngines())
       const at = order.map((type) => types.indexOf(type));
       assert.ok(at.every((index, i) => index >= 0 && (i === 0 || index > at[i - 1]!)), types.join(' '));
       assert.equal(final.output_text, 'It is 9.');
+    });
+
+    it('over the WebSocket mode: the mcp call runs through gw\'s MCP gateway with the credential given at the upgrade', async () => {
+      replies.push(toolUse('toolu_ws', 'calc__add', { a: 1, b: 1 }), text('Two.'));
+      const ws = new ResponsesWS(new OpenAI({ apiKey: 'unused', baseURL: `${app.url}/v1`, maxRetries: 0 }), { headers: { 'x-gw-api-key': ADMIN_KEY } });
+      const types: string[] = [];
+      const done = new Promise<Json>((resolve, reject) => {
+        ws.on('event', (event) => {
+          types.push(event.type);
+          if (event.type === 'response.completed') resolve((event as unknown as { response: Json }).response);
+          if (event.type === 'error') reject(new Error(JSON.stringify(event)));
+        });
+        ws.on('error', () => undefined);
+      });
+      ws.send({ type: 'response.create', model: '@claude/claude-sonnet-4-5', input: 'Add 1 and 1', tools: [{ type: 'mcp', server_label: 'calc', require_approval: 'never' }] } as never);
+      try {
+        const response = await done;
+        const output = response.output as Array<{ type: string; output?: string }>;
+        assert.deepEqual(output.map((item) => item.type), ['mcp_list_tools', 'mcp_call', 'message']);
+        assert.equal(output[1]!.output, '2');
+        assert.ok(types.includes('response.mcp_call.completed'));
+      } finally {
+        ws.close({ code: 1000, reason: 'done' });
+      }
     });
 
     it('an mcp call resent as an input item (no previous_response_id) is the call and its output to the model', async () => {
