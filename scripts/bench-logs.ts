@@ -15,13 +15,17 @@
  * rollups left out. Settings: BENCH_LOGS_SECONDS (15; 60 for the target run), BENCH_LOGS_CONNECTIONS
  * (16), BENCH_LOGS_ROWS (20000), BENCH_LOGS_IN_FLIGHT (8), BENCH_LOGS_ENGINES (postgres,sqlite),
  * BENCH_LOGS_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test), BENCH_LOGS_WAIT_SECONDS (120:
- * the longest wait for the log to catch up), and any GW_* setting, passed on to gw.
+ * the longest wait for the log to catch up), BENCH_LOGS_MODES (chat,recent,spread: the rows to run),
+ * and any GW_* setting, passed on to gw. BENCH_PROFILE=1 records a CPU profile of gw during each row
+ * (data/bench-profile/logs-<engine>-<mode>.cpuprofile) and prints its top costs.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { CHAT_BODY, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { CHAT_BODY, nodeFlags, profiler, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { summarise } from './bench/profile-summary.js';
 import { postgresBenchStore, sqliteBenchStore, type BenchStore, type CopyResult } from './bench/log-bench-store.js';
 import { ingest, ingestBodies, LOGS_PER_CALL, type Spread } from './bench/log-ingest.js';
 
@@ -32,6 +36,9 @@ const inFlight = Number(process.env.BENCH_LOGS_IN_FLIGHT ?? 8);
 const engines = (process.env.BENCH_LOGS_ENGINES ?? 'postgres,sqlite').split(',').filter(Boolean);
 const databaseUrl = process.env.BENCH_LOGS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const waitSeconds = Number(process.env.BENCH_LOGS_WAIT_SECONDS ?? 120);
+const modes = (process.env.BENCH_LOGS_MODES ?? 'chat,recent,spread').split(',').filter(Boolean);
+const profile = process.env.BENCH_PROFILE === '1';
+const profileDir = path.resolve('data/bench-profile');
 const METRICS_TOKEN = 'bench-logs-metrics-token';
 const POLL_MS = 100;
 
@@ -121,14 +128,28 @@ async function ingestRow(store: BenchStore, origin: string, adminKey: string, sp
   return { engine: store.engine, row: `POST /v1/logs, ${label} (${LOGS_PER_CALL}/call, ${inFlight} in flight)`, detail, rowsPerSecond: written / result.seconds, copy };
 }
 
+/** Runs one row, under gw's CPU profiler when BENCH_PROFILE=1 (its top costs printed after it). */
+async function profiled(child: ChildProcess, name: string, measure: () => Promise<Row>): Promise<Row> {
+  if (!profile) return measure();
+  await profiler(child, { profile: 'start' });
+  const row = await measure();
+  mkdirSync(profileDir, { recursive: true });
+  const file = path.join(profileDir, `logs-${name}.cpuprofile`);
+  await profiler(child, { profile: 'stop', file });
+  console.log(`\n${name}: gw's CPU profile (${file})\n${summarise(file, 25)}`);
+  return row;
+}
+
 async function runEngine(engine: string): Promise<Row[]> {
   const store = engine === 'postgres' ? await postgresBenchStore(databaseUrl) : sqliteBenchStore();
   const adminKey = `gw-admin-${randomBytes(12).toString('hex')}`;
   try {
     const { origin, child } = await startGw(store, adminKey);
     const rows: Row[] = [];
-    rows.push(await chatRow(store, origin, adminKey));
-    if (ingestRows > 0) for (const spread of ['recent', 'spread'] as const) rows.push(await ingestRow(store, origin, adminKey, spread));
+    if (modes.includes('chat')) rows.push(await profiled(child, `${engine}-chat`, () => chatRow(store, origin, adminKey)));
+    for (const spread of ['recent', 'spread'] as const) {
+      if (ingestRows > 0 && modes.includes(spread)) rows.push(await profiled(child, `${engine}-${spread}`, () => ingestRow(store, origin, adminKey, spread)));
+    }
     await stopAll([child]);
     return rows;
   } finally {

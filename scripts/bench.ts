@@ -41,6 +41,7 @@ import {
   gwEnv,
   gwHeaders,
   nodeFlags,
+  profiler,
   readyPort,
   runLoad,
   stopAll,
@@ -101,14 +102,6 @@ function cpuMicros(child: ChildProcess): Promise<CpuMessage> {
     };
     child.on('message', listen);
     child.send({ cpu: true });
-  });
-}
-
-/** Asks the gw child to start or stop its profiler and waits until it has. */
-function profiler(gw: ChildProcess, message: { profile: 'start' } | { profile: 'stop'; file: string }): Promise<void> {
-  return new Promise((resolve) => {
-    gw.once('message', () => resolve());
-    gw.send(message);
   });
 }
 

@@ -6,9 +6,10 @@
  * into `log_outbox` in that transaction, for the log shipper (gateway/deployment/data-plane.ts);
  * elsewhere nothing more is written.
  *
- * On Postgres: one INSERT ... SELECT FROM unnest(one array per column) ON CONFLICT DO NOTHING RETURNING id,
- * then one upsert of the batch's rollup deltas, folded per rollup row and in key order: four round trips
- * (with BEGIN and COMMIT) whatever the batch size.
+ * On Postgres: one COPY of the rows (log-copy.ts), then one upsert of the batch's rollup deltas, folded
+ * per rollup row and in key order: four round trips (with BEGIN and COMMIT) whatever the batch size, one
+ * COPY alone for rows left to the rollup folder. A batch partly stored already fails the COPY and is
+ * written again by one INSERT ... SELECT FROM unnest(one array per column) ON CONFLICT DO NOTHING RETURNING id.
  * On SQLite (the writer thread, or the main connection): one prepared single-row statement,
  * cached per connection, run for every row; building and preparing a 400-row INSERT each batch
  * (knex's way) costs about three times as much per row.
@@ -18,6 +19,7 @@ import { dialectOf } from './db.js';
 import { rollupValues, rowDeltas } from './rollups/rollup-deltas.js';
 import { applyRollupDeltas, rollupUpsertSql } from './rollups/rollup-write.js';
 import { METADATA_KEYS_SQL, metadataKeysFromRows, writerMetadataRollupKeys } from './rollups/metadata-keys.js';
+import { copyLogRows, isUniqueViolation } from './log-copy.js';
 
 type Row = Record<string, unknown>;
 
@@ -115,17 +117,32 @@ export async function writeLogRows(db: Knex | Knex.Transaction, rows: Row[], opt
     return;
   }
   const marked: Row[] = rows.map((row) => ({ ...row, rolled_up: options.rollUp !== false }));
-  const write = async (trx: Knex.Transaction) => {
-    const addedIds = await insertRowsPostgres(trx, marked);
-    // Usually every row is new; a batch written again (a retry after a lost acknowledgement) adds only the rest.
-    const kept = new Set(addedIds);
-    const added = addedIds.length === marked.length ? marked : marked.filter((row) => kept.has(row.id as string));
-    if (options.outbox && addedIds.length) await trx.raw('insert into log_outbox (log_id) select * from unnest(?::text[]) on conflict (log_id) do nothing', [addedIds]);
+  const inCallersTransaction = (db as Knex.Transaction).isTransaction === true;
+  // A batch written for the first time goes in by COPY; one that is partly stored already (a retry
+  // after a lost acknowledgement, a spool written back) fails it and is written again row by row.
+  const write = (copy: boolean) => async (trx: Knex | Knex.Transaction) => {
+    let added = marked;
+    if (copy) await copyLogRows(trx, marked);
+    else {
+      const addedIds = await insertRowsPostgres(trx as Knex.Transaction, marked);
+      const kept = new Set(addedIds);
+      if (addedIds.length < marked.length) added = marked.filter((row) => kept.has(row.id as string));
+    }
+    if (options.outbox && added.length) await trx.raw('insert into log_outbox (log_id) select * from unnest(?::text[]) on conflict (log_id) do nothing', [added.map((row) => row.id as string)]);
     if (options.rollUp === false) return;
     await applyRollupDeltas(trx, rowDeltas(added, 1, await writerMetadataRollupKeys(trx)));
   };
-  if ((db as Knex.Transaction).isTransaction) await write(db as Knex.Transaction);
-  else await (db as Knex).transaction(write);
+  // Inside a caller's transaction a failed COPY would abort it: there the conflict-safe insert only.
+  if (inCallersTransaction) return write(false)(db as Knex.Transaction);
+  // Rows alone (an import stored for the rollup folder): one COPY is atomic by itself, no BEGIN/COMMIT.
+  const alone = options.rollUp === false && !options.outbox;
+  try {
+    if (alone) await write(true)(db);
+    else await (db as Knex).transaction(write(true));
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await (db as Knex).transaction(write(false));
+  }
 }
 
 /** request_logs' column types on Postgres, read once per connection pool (migrations decide them). */

@@ -38,6 +38,14 @@ export function readyPort(child: ChildProcess, name: string): Promise<number> {
   });
 }
 
+/** Asks a gw child (gw-server.ts) to start or stop its profiler and waits until it has. */
+export function profiler(gw: ChildProcess, message: { profile: 'start' } | { profile: 'stop'; file: string }): Promise<void> {
+  return new Promise((resolve) => {
+    gw.once('message', () => resolve());
+    gw.send(message);
+  });
+}
+
 /** The Node flags `make run` starts gw with (the Makefile's NODE_FLAGS); both gw and the bare proxy get them. */
 export function nodeFlags(): string[] {
   return (process.env.GW_NODE_FLAGS ?? '').split(' ').filter(Boolean);

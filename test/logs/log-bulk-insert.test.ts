@@ -56,6 +56,29 @@ for (const engine of storeEngines()) {
       assert.equal(row(failed.id).api_key_id, null, 'an empty key id is stored as NULL');
     });
 
+    it('keeps tabs, newlines, backslashes and quotes in text and JSON exactly (COPY\'s escapes)', async () => {
+      const awkward = 'a\tb\nc\\d\re "quoted" \\N \\\\t';
+      const entry = logEntry({ organisation_id, workspace_id, trace_id: awkward, model: awkward, metadata: { note: awkward }, request_body: { messages: [{ role: 'user', content: awkward }] } });
+      await new RequestLogsRepository(db).insertMany([entry], 'custom', { rollUp: false });
+      const stored = await new RequestLogsRepository(db).get({ organisation_id }, entry.id);
+      assert.equal(stored?.trace_id, awkward);
+      assert.equal(stored?.model, awkward);
+      assert.deepEqual(stored?.metadata, { note: awkward });
+      assert.deepEqual(stored?.request_body, entry.request_body);
+    });
+
+    it('a batch partly stored already adds only its new rows, each once', async () => {
+      const first = Array.from({ length: 3 }, () => logEntry({ organisation_id, workspace_id }));
+      const more = Array.from({ length: 2 }, () => logEntry({ organisation_id, workspace_id }));
+      const repository = new RequestLogsRepository(db);
+      await repository.insertMany(first, 'custom', { rollUp: false });
+      await repository.insertMany([...first, ...more], 'custom', { rollUp: false });
+      await repository.insertMany([...more, ...first]);
+      const ids = [...first, ...more].map((entry) => entry.id);
+      const counted = (await db('request_logs').whereIn('id', ids).count({ n: '*' }).first()) as { n: number | string };
+      assert.equal(Number(counted.n), 5);
+    });
+
     it('joins a caller\'s transaction: a rollback leaves no rows', async () => {
       const entry = logEntry({ organisation_id, workspace_id });
       await assert.rejects(
