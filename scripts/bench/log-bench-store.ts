@@ -19,6 +19,8 @@ export interface RowSet {
   source: 'gateway' | 'custom';
   /** Custom logs: the trace id prefix one ingestion run gave its rows. */
   tracePrefix?: string;
+  /** Only the rows the rollup folder has yet to count (counts only). */
+  notRolledUp?: boolean;
 }
 
 export interface CopyResult {
@@ -38,8 +40,9 @@ export interface BenchStore {
 }
 
 function whereOf(set: RowSet, placeholder: (n: number) => string): { sql: string; values: string[] } {
-  if (set.tracePrefix) return { sql: `source = ${placeholder(1)} and trace_id like ${placeholder(2)}`, values: [set.source, `${set.tracePrefix}%`] };
-  return { sql: `source = ${placeholder(1)}`, values: [set.source] };
+  const pending = set.notRolledUp ? ' and not rolled_up' : '';
+  if (set.tracePrefix) return { sql: `source = ${placeholder(1)} and trace_id like ${placeholder(2)}${pending}`, values: [set.source, `${set.tracePrefix}%`] };
+  return { sql: `source = ${placeholder(1)}${pending}`, values: [set.source] };
 }
 
 export async function postgresBenchStore(adminUrl: string): Promise<BenchStore> {

@@ -111,7 +111,12 @@ export function addInto(target: RollupDelta, source: RollupDelta): void {
 
 /** A delta's rollup row, as one string. */
 export function keyOf(delta: Pick<RollupDelta, 'organisation_id' | 'dimension_set' | 'grain' | 'bucket_start' | 'workspace_id' | 'dims_key'>): string {
-  return `${delta.organisation_id}\u0000${delta.dimension_set}\u0000${delta.grain}\u0000${delta.bucket_start}\u0000${delta.workspace_id}\u0000${delta.dims_key}`;
+  return rollupKey(delta.organisation_id, delta.dimension_set, delta.grain, delta.bucket_start, delta.workspace_id, delta.dims_key);
+}
+
+/** keyOf from its parts, with no object to build first (the writers' inner loop). */
+function rollupKey(organisationId: string, set: string, grain: Grain, bucketStart: number, workspaceId: string, dimsKey: string): string {
+  return `${organisationId}\u0000${set}\u0000${grain}\u0000${bucketStart}\u0000${workspaceId}\u0000${dimsKey}`;
 }
 
 /**
@@ -131,7 +136,7 @@ export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1, metadat
       for (const values of valuesIn(set, fact, metadataKeys)) {
       const dimsKey = JSON.stringify(values);
       for (const workspaceId of [fact.workspace_id, ALL_WORKSPACES]) {
-        const key = `${fact.organisation_id}\u0000${set.name}\u0000${grain}\u0000${bucketStart}\u0000${workspaceId}\u0000${dimsKey}`;
+        const key = rollupKey(fact.organisation_id, set.name, grain, bucketStart, workspaceId, dimsKey);
         let delta = byKey.get(key);
         if (!delta) {
           delta = emptyDelta({
@@ -167,12 +172,13 @@ export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1, metadat
   for (const delta of finest) {
     for (const grain of grainsOf.get(delta.dimension_set)!) {
       if (grain === delta.grain) continue;
-      const head = { ...delta, grain, bucket_start: delta.bucket_start - (delta.bucket_start % GRAIN_MS[grain]) };
-      const key = keyOf(head);
+      const bucketStart = delta.bucket_start - (delta.bucket_start % GRAIN_MS[grain]);
+      const key = rollupKey(delta.organisation_id, delta.dimension_set, grain, bucketStart, delta.workspace_id, delta.dims_key);
       let folded = byKey.get(key);
       if (!folded) {
-        const { latency: _latency, ...rest } = head;
-        byKey.set(key, (folded = emptyDelta(rest)));
+        // The finest delta's key and dimensions, in the coarser bucket; measures from zero.
+        const { latency: _latency, ...rest } = delta;
+        byKey.set(key, (folded = emptyDelta({ ...rest, grain, bucket_start: bucketStart })));
       }
       addInto(folded, delta);
     }

@@ -46,6 +46,33 @@ const POSTGRES_UPSERT = `insert into analytics_rollups (${ROLLUP_COLUMNS.join(',
   latency = analytics_rollups.latency || coalesce((select jsonb_object_agg(d.key, coalesce((analytics_rollups.latency ->> d.key)::bigint, 0) + d.value::bigint)
     from jsonb_each_text(excluded.latency) d), '{}'::jsonb)`;
 
+function columnValue(delta: RollupDelta, column: (typeof ROLLUP_COLUMNS)[number]): unknown {
+  if (column === 'latency') return JSON.stringify(Object.fromEntries(delta.latency));
+  return delta[column as keyof RollupDelta] ?? null;
+}
+
+const ARRAY_QUOTED = /[\\"]/;
+
+/**
+ * A Postgres array literal, built here in one pass: pg would escape every element with two
+ * regular expressions, and knex scan every array for undefined, a large part of a spread
+ * import's fold. Texts quoted (backslash and double quote escaped), numbers as they are.
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (i) out += ',';
+    if (value === null || value === undefined) out += 'NULL';
+    else if (typeof value === 'number') out += String(value);
+    else {
+      const text = String(value);
+      out += `"${ARRAY_QUOTED.test(text) ? text.replace(/[\\"]/g, '\\$&') : text}"`;
+    }
+  }
+  return `${out}}`;
+}
+
 /** Rows per unnest upsert: bounds one statement's arrays, not its parameter count. */
 const POSTGRES_CHUNK = 5000;
 
@@ -54,8 +81,8 @@ export async function applyRollupDeltas(trx: Knex | Knex.Transaction, deltas: re
   const dialect = dialectOf(trx as Knex);
   if (dialect === 'postgres') {
     for (let i = 0; i < deltas.length; i += POSTGRES_CHUNK) {
-      const rows = deltas.slice(i, i + POSTGRES_CHUNK).map(rollupValues);
-      await trx.raw(POSTGRES_UPSERT, ROLLUP_COLUMNS.map((_, c) => rows.map((row) => row[c])) as Knex.Value[]);
+      const chunk = deltas.slice(i, i + POSTGRES_CHUNK);
+      await trx.raw(POSTGRES_UPSERT, ROLLUP_COLUMNS.map((column) => arrayLiteral(chunk.map((delta) => columnValue(delta, column)))));
     }
     return;
   }
