@@ -17,7 +17,7 @@ const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** One value as a COPY text field: \N for NULL, t/f for booleans, backslash escapes where needed. */
-export function copyField(value: unknown): string {
+function copyField(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'boolean') return value ? 't' : 'f';
   const text = typeof value === 'string' ? value : String(value);
@@ -25,7 +25,7 @@ export function copyField(value: unknown): string {
 }
 
 /** The rows (all with `columns`) as COPY text: a tab between fields, a newline after each row. */
-export function copyText(rows: readonly Row[], columns: readonly string[]): string {
+function copyText(rows: readonly Row[], columns: readonly string[]): string {
   let text = '';
   for (const row of rows) {
     for (let i = 0; i < columns.length; i++) text += (i ? '\t' : '') + copyField(row[columns[i]!]);

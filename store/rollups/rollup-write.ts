@@ -58,7 +58,7 @@ const ARRAY_QUOTED = /[\\"]/;
  * regular expressions, and knex scan every array for undefined, a large part of a spread
  * import's fold. Texts quoted (backslash and double quote escaped), numbers as they are.
  */
-export function arrayLiteral(values: readonly unknown[]): string {
+function arrayLiteral(values: readonly unknown[]): string {
   let out = '{';
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
