@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { rangeProblem } from './security/ip-ranges.js';
 
 /** Every setting gw reads from the environment. This module is the only reader of process.env. */
 export interface Config {
   port: number;
+  /** GW_WORKERS: gw processes serving the port (node:cluster); 1 serves from this process alone. */
+  workers: number;
   host: string;
   dataDir: string;
   /** Postgres URL; when absent the store is SQLite under dataDir. */
@@ -218,6 +221,30 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/**
+ * GW_WORKERS: a number, or `auto` for the cores this process may use (os.availableParallelism, and
+ * the cgroup's CPU quota when it is lower). Unset: `auto` on Postgres, 1 on SQLite (docs/operations.md).
+ */
+function workersOf(env: Env): number {
+  const raw = env.GW_WORKERS || (env.GW_DATABASE_URL ? 'auto' : '1');
+  if (raw === 'auto') return availableCores();
+  return integer({ GW_WORKERS: raw }, 'GW_WORKERS', 1, 1, 1024);
+}
+
+/** The cores this process may use: the machine's, capped by a cgroup v2 CPU quota (a container's `--cpus`). */
+export function availableCores(cpuMaxFile = '/sys/fs/cgroup/cpu.max'): number {
+  const cores = availableParallelism();
+  let quota: string[] = [];
+  try {
+    quota = readFileSync(cpuMaxFile, 'utf8').trim().split(/\s+/);
+  } catch {
+    return cores;
+  }
+  const [max, period] = [Number(quota[0]), Number(quota[1])];
+  if (!(max > 0) || !(period > 0)) return cores; // "max": no quota
+  return Math.max(1, Math.min(cores, Math.floor(max / period)));
+}
+
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 function logLevel(env: Env, name: string, fallback: Config['logLevel']): Config['logLevel'] {
@@ -366,6 +393,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const jobsLeaseSeconds = integer(env, 'GW_JOBS_LEASE_SECONDS', JOBS_LEASE_SECONDS, 1, 86_400);
   return Object.freeze({
     port: integer(env, 'GW_PORT', 8787, 0, 65535),
+    workers: workersOf(env),
     host: env.GW_HOST || '0.0.0.0',
     dataDir,
     databaseUrl: url(env, 'GW_DATABASE_URL', ['postgres:', 'postgresql:']),

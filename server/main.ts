@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
@@ -7,6 +8,9 @@ import { createServices } from './services-factory.js';
 import { exitOnUncaughtErrors } from './fatal-errors.js';
 import { shutdown } from './shutdown.js';
 import { InFlightRequests } from '../core/in-flight.js';
+import { createLogger } from '../core/logger.js';
+import { runPrimary } from './cluster/primary.js';
+import { PrimaryLink } from './cluster/worker-link.js';
 
 async function main(): Promise<void> {
   let config;
@@ -19,7 +23,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const services = await createServices(config);
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, createLogger(config.logLevel));
+  const services = await createServices(config, { primary: cluster.isWorker ? new PrimaryLink() : undefined });
   const { logger } = services;
   // The listener, once there is one: a fault before it exists has nothing to stop accepting.
   const listening: { server?: Server } = {};

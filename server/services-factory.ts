@@ -73,6 +73,7 @@ import { INGEST_JOB, VectorStores } from '../gateway/vector-stores/vector-stores
 import { VectorStoresRepository } from '../store/repositories/vector-stores.js';
 import { McpClientRelay } from '../gateway/mcp/client-relay.js';
 import { McpUpstreams } from '../gateway/mcp/mcp-upstreams.js';
+import type { PrimaryLink } from './cluster/worker-link.js';
 
 export interface ServiceOptions {
   /** Overrides for tests: a private SQLite file or a Postgres schema, an injected clock. */
@@ -83,6 +84,8 @@ export interface ServiceOptions {
   upstreamOriginOverrides?: Readonly<Record<string, string>>;
   /** Tests only: the resolver the outbound guard uses for identity and MCP URLs, so no test queries real DNS. */
   resolveHost?: ResolveHost;
+  /** A worker of several (GW_WORKERS): without Redis, its counters, cache, invalidations and SQLite log writes go to the primary. */
+  primary?: PrimaryLink;
 }
 
 async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
@@ -109,7 +112,8 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   await migrateToLatest(db);
   if (config.rollupMetadataKeys) await setMetadataRollupKeys(db, config.rollupMetadataKeys);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
-  const bus: InvalidationBus = redis ? await RedisInvalidationBus.connect(redis, config.redisPrefix, logger) : new LocalInvalidationBus();
+  const primary = options.primary;
+  const bus: InvalidationBus = redis ? await RedisInvalidationBus.connect(redis, config.redisPrefix, logger) : (primary?.bus ?? new LocalInvalidationBus());
   // A data plane queues every request log it writes for the control plane (docs/deployments.md, "Log shipping").
   const logWrites = { outbox: config.controlPlane !== undefined };
   const store = new Store(db, logWrites);
@@ -119,7 +123,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   const sqliteFile = sqliteFileOf(db);
   const logWriter = new BatchingLogSink(
     new BodyPolicyWriter(
-      sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile), logWrites) : store.requestLogs,
+      sqliteFile ? new ThreadedRequestLogWriter(primary?.logThread() ?? new SqliteWriterThread(sqliteFile), logWrites) : store.requestLogs,
       // Writes start after `services` below exists.
       (organisationId, workspaceId) => services.savedResources.securitySettings(organisationId, workspaceId),
     ),
@@ -134,7 +138,8 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     },
     logger,
   );
-  const metrics = config.metrics.port !== undefined || config.metrics.token !== undefined ? new GatewayMetrics(logWriter) : undefined;
+  const metrics = config.metrics.port !== undefined || config.metrics.token !== undefined ? new GatewayMetrics(logWriter, primary && (() => primary.clusterMetrics())) : undefined;
+  if (metrics) primary?.shareMetrics(metrics.registry);
   const requestLogs = observedLogSink(logWriter, metrics, RequestLogLine.create(logger, config.requestLogLevel));
   const lease = config.jobs.leaseMs;
   const logExports = new LogExportRunner(store, { dir: path.join(config.dataDir, 'exports'), leaseMs: lease, renewMs: Math.max(10, Math.floor(lease / 3)), sweepMs: Math.min(15_000, lease) }, now, logger);
@@ -143,13 +148,14 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   logRetention.start();
   const rollupBackfill = new RollupBackfillJob(db, logger);
   rollupBackfill.start();
-  // A data plane counts limits on its control plane, so a budget holds across every plane.
+  // A data plane counts limits on its control plane, so a budget holds across every plane; several
+  // workers without Redis count on their primary.
   const limitCounters = config.controlPlane
     ? new ControlPlaneCounters({ controlPlaneUrl: config.controlPlane.url, deploymentKey: config.controlPlane.deploymentKey, offlineAllowancePercent: config.controlPlane.offlineAllowancePercent, logger, now })
     : redis
       ? new RedisCounterStore(redis, config.redisPrefix)
-      : new MemoryCounterStore(now);
-  const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : new MemoryCacheBackend(config.cacheMemoryMaxBytes, now);
+      : (primary?.counters() ?? new MemoryCounterStore(now));
+  const cacheBackend = redis ? new RedisCacheBackend(redis, config.redisPrefix) : (primary?.cache() ?? new MemoryCacheBackend(config.cacheMemoryMaxBytes, now));
   const jobs = await createJobQueue(config, db, dbOptions, logger);
   const outbound = new OutboundGuard(config.trustedCustomHosts, config.maxUpstreamAnswerBytes, options.resolveHost);
   const identityFetch = outbound.fetch('unsafe_identity_url');

@@ -46,7 +46,11 @@ export class GatewayMetrics {
   private readonly fallbacks: Counter<'route'>;
   private readonly http: Histogram<'route' | 'status'>;
 
-  constructor(logQueue: LogQueueStats) {
+  /** `clusterMetrics`: with several workers, /metrics answers every worker's registry merged, whichever worker serves it. */
+  constructor(
+    logQueue: LogQueueStats,
+    private readonly clusterMetrics?: () => Promise<string>,
+  ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({ name: 'gw_requests_total', help: 'Gateway requests by route, provider, model and status', labelNames: ['route', 'provider', 'model', 'status'], registers });
@@ -118,7 +122,7 @@ export class GatewayMetrics {
 
   /** The Prometheus text exposition. */
   render(): Promise<string> {
-    return this.registry.metrics();
+    return this.clusterMetrics ? this.clusterMetrics() : this.registry.metrics();
   }
 
   get contentType(): string {

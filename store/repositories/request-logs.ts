@@ -128,7 +128,7 @@ export function toLogRecord(row: Record<string, unknown>): RequestLogRecord {
 /** Gateway request logs through a SQLite writer thread: the same rows, written off the event loop. */
 export class ThreadedRequestLogWriter {
   constructor(
-    private readonly thread: SqliteWriterThread,
+    private readonly thread: Pick<SqliteWriterThread, 'writeLogs' | 'close'>,
     private readonly options: LogWriteOptions,
   ) {}
 
