@@ -234,7 +234,7 @@ function workersOf(env: Env): number {
 /** The cores this process may use: the machine's, capped by a cgroup v2 CPU quota (a container's `--cpus`). */
 export function availableCores(cpuMaxFile = '/sys/fs/cgroup/cpu.max'): number {
   const cores = availableParallelism();
-  let quota: string[] = [];
+  let quota: string[];
   try {
     quota = readFileSync(cpuMaxFile, 'utf8').trim().split(/\s+/);
   } catch {

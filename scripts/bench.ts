@@ -11,6 +11,8 @@
  * Anthropic upstream), and through gw translated to the chat rows' OpenAI upstream.
  *
  *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
+ *   BENCH_WORKERS (1; 0 skips): gw started as `make run` does with GW_WORKERS=1, then 2 (scripts/bench/workers-rows.ts);
+ *   BENCH_PORTKEY=<dir>: also the Portkey gateway installed in <dir> (outside gw's tree), same load, same run.
  *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).
  *   BENCH_ROUNDS (1): repeat the whole sequence and keep each target's best round, which
  *   tames a machine that other work keeps busy (rounds interleave, so all targets see it alike).
@@ -51,6 +53,7 @@ import { measureMcp, reportMcp } from './bench/mcp-latency.js';
 import { measureA2a, reportA2a } from './bench/a2a-latency.js';
 import { measureRuns, reportRuns } from './bench/run-latency.js';
 import { measureResponsesWs, reportResponsesWs } from './bench/responses-ws-latency.js';
+import { measureWorkers, reportWorkers } from './bench/workers-rows.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -67,6 +70,9 @@ const responsesWsCalls = Number(process.env.BENCH_RESPONSES_WS_CALLS ?? 1000);
 const runCalls = Number(process.env.BENCH_RUN_CALLS ?? 500);
 // BENCH_ONLY (comma-separated target names, e.g. "upstream embeddings,gw embeddings"): run just those rows.
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+// BENCH_WORKERS (default 1, 0 skips): gw with GW_WORKERS=1 and 2 as whole process trees; BENCH_PORTKEY=<dir> adds the Portkey gateway installed there.
+const workersRows = process.env.BENCH_WORKERS !== '0';
+const portkeyDir = process.env.BENCH_PORTKEY || undefined;
 const profile = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
 const profileKind = process.env.BENCH_PROFILE === 'alloc' ? 'heapprofile' : 'cpuprofile';
 const profileDir = path.resolve('data/bench-profile');
@@ -228,6 +234,11 @@ async function main(): Promise<void> {
       });
       reportRuns(measured);
       gwRunTurns = measured.logged;
+    }
+    // Last: gw and the bench's other servers above are idle, so these process trees have the cores.
+    if (workersRows) {
+      const connections = Math.max(...connectionCounts);
+      reportWorkers(await measureWorkers({ upstreamPort, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000, portkeyDir }), connections);
     }
     await stopAll(children);
     reportLogged(dataDir, gwRequests + gwMcpCalls + gwA2aCalls + gwResponsesWsCalls + gwRunTurns);

@@ -20,10 +20,10 @@ else {
       await db.raw(`create database "${database}"`);
       await db.destroy();
     },
-    countLogRows: async () => {
+    logTraceIds: async () => {
       const db = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 1 } });
       try {
-        return Number((await db('request_logs').count({ n: '*' }).first())?.n);
+        return ((await db('request_logs').select('trace_id')) as Array<{ trace_id: string }>).map((row) => row.trace_id);
       } finally {
         await db.destroy();
       }

@@ -7,10 +7,10 @@ describeWorkers({
   name: 'sqlite, no redis',
   env: {},
   setup: async () => undefined,
-  countLogRows: async (dataDir) => {
+  logTraceIds: async (dataDir) => {
     const db = knexFactory({ client: 'better-sqlite3', connection: { filename: path.join(dataDir, 'gw.sqlite') }, useNullAsDefault: true });
     try {
-      return Number((await db('request_logs').count({ n: '*' }).first())?.n);
+      return ((await db('request_logs').select('trace_id')) as Array<{ trace_id: string }>).map((row) => row.trace_id);
     } finally {
       await db.destroy();
     }
