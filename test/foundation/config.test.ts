@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../core/config.js';
+import { availableParallelism } from 'node:os';
+import { availableCores, ConfigError, loadConfig } from '../../core/config.js';
 
 function withDataDir<T>(run: (dir: string) => T): T {
   const dir = mkdtempSync(path.join(tmpdir(), 'gw-config-'));
@@ -32,6 +33,25 @@ describe('configuration from the environment', () => {
       assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_JOBS_LEASE_SECONDS: '4', GW_RUN_LEASE_SECONDS: '9' }).runLeaseMs, 9000);
       assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs, 0);
       assert.ok(Object.isFrozen(config));
+    });
+  });
+
+  test('GW_WORKERS: a number, or auto (the cores, capped by a cgroup CPU quota); unset is 1 on SQLite and auto on Postgres', () => {
+    withDataDir((dir) => {
+      assert.equal(loadConfig({ GW_DATA_DIR: dir }).workers, 1);
+      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: '3' }).workers, 3);
+      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: 'auto' }).workers, availableCores());
+      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_DATABASE_URL: 'postgres://db/gw' }).workers, availableCores());
+      assert.throws(() => loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: '0' }), ConfigError);
+      assert.throws(() => loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: 'many' }), /GW_WORKERS/);
+      const cpuMax = path.join(dir, 'cpu.max');
+      writeFileSync(cpuMax, '150000 100000\n'); // a container given 1.5 CPUs: one worker
+      assert.equal(availableCores(cpuMax), 1);
+      writeFileSync(cpuMax, `${(availableParallelism() + 4) * 100000} 100000\n`); // a quota above the machine: the machine's cores
+      assert.equal(availableCores(cpuMax), availableParallelism());
+      writeFileSync(cpuMax, 'max 100000\n');
+      assert.equal(availableCores(cpuMax), availableParallelism());
+      assert.equal(availableCores(path.join(dir, 'absent')), availableParallelism());
     });
   });
 

@@ -127,11 +127,14 @@ export function describeWorkers(variant: StoreVariant): void {
       gw.stderr!.on('data', (chunk) => (output += chunk));
       url = `http://127.0.0.1:${port}`;
       metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+      let last = '';
       await until('both workers to serve', async () => {
         assert.equal(gw.exitCode, null, `gw exited: ${output}`);
-        const ready = await fetch(`${url}/ready`).then((res) => res.ok, () => false);
-        return ready && workersOf(gw.pid!).length === 2 && output.split('gw listening').length === 3 ? true : undefined;
-      }, START_MS).catch((error: Error) => assert.fail(`${error.message}: ${output}`));
+        const ready = await fetch(`${url}/ready`).then(async (res) => `${res.status} ${await res.text()}`, (error: Error) => error.message);
+        const workers = workersOf(gw.pid!);
+        last = `ready: ${ready}; workers: ${workers.join(',')}`;
+        return ready.startsWith('200') && workers.length === 2 && output.split('gw listening').length === 3 ? true : undefined;
+      }, START_MS).catch((error: Error) => assert.fail(`${error.message} (${last}): ${output}`));
     });
     after(async () => {
       if (gw && gw.exitCode === null && gw.signalCode === null) {
@@ -197,6 +200,11 @@ export function describeWorkers(variant: StoreVariant): void {
       upstream.holding = true;
       const calls = Array.from({ length: 6 }, () => chat().then((res) => res.status, () => 'dropped' as const));
       await until('six calls held upstream', () => (upstream.held === 6 ? true : undefined));
+      // A process killed outright loses the log entries it had not written yet (up to GW_LOG_FLUSH_INTERVAL_MS): let the earlier calls' rows land first.
+      await until('the earlier calls logged', async () => {
+        const logged = new Set(await variant.logTraceIds(dataDir));
+        return answered.every((id) => logged.has(id)) ? true : undefined;
+      });
       process.kill(victim!, 'SIGKILL');
       const replaced = await until('a new worker', () => {
         const now = workersOf(gw.pid!);
