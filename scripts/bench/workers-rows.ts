@@ -61,14 +61,21 @@ async function measureGw(workers: number, options: Options): Promise<LoadResult>
   const adminKey = `gw-bench-${randomBytes(16).toString('hex')}`;
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeFlags(), path.resolve('dist/server/main.js')], {
-    env: { ...process.env, ...gwEnv(dataDir, adminKey), GW_LOG_LEVEL: 'warn', GW_REQUEST_LOG_LEVEL: 'silent', GW_PORT: String(port), GW_HOST: '127.0.0.1', GW_WORKERS: String(workers), GW_SHUTDOWN_GRACE_MS: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...gwEnv(dataDir, adminKey), GW_LOG_LEVEL: 'info', GW_REQUEST_LOG_LEVEL: 'silent', GW_PORT: String(port), GW_HOST: '127.0.0.1', GW_WORKERS: String(workers), GW_SHUTDOWN_GRACE_MS: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // The load's connections are handed out as they open: every worker must listen before it starts.
+  const allListening = new Promise<void>((resolve) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (workers === 1 || output.includes('every worker listening')) resolve();
+    });
   });
   try {
     const base = `http://127.0.0.1:${port}`;
     await answering(`${base}/ready`, child);
-    // Every worker listens once the primary has started them all; give the last one time to come up.
-    await new Promise((resolve) => setTimeout(resolve, workers > 1 ? 5000 : 0));
+    await allListening;
     return await runLoad({ url: `${base}/v1/chat/completions`, headers: gwHeaders(adminKey, options.upstreamPort), body: CHAT_BODY, connections: options.connections, warmupMs: options.warmupMs, durationMs: options.durationMs });
   } finally {
     await stop(child);

@@ -85,8 +85,10 @@ export async function runPrimary(config: Readonly<Config>, logger: Logger): Prom
     logger.error('gw: the first worker stopped before it listened');
     process.exit(1);
   }
-  for (let i = 1; i < config.workers; i += 1) start();
-  logger.info({ workers: config.workers, pid: process.pid }, 'gw primary: workers started');
+  const others = Array.from({ length: config.workers - 1 }, () => start());
+  void Promise.all(others.map((worker) => new Promise((resolve) => worker.once('listening', resolve)))).then(() =>
+    logger.info({ workers: config.workers, pid: process.pid }, 'gw primary: every worker listening'),
+  );
 
   const allExited = new Promise<void>((resolve) => {
     cluster.on('exit', (worker, code, signal) => {

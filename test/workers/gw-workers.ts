@@ -133,7 +133,7 @@ export function describeWorkers(variant: StoreVariant): void {
         const ready = await fetch(`${url}/ready`).then(async (res) => `${res.status} ${await res.text()}`, (error: Error) => error.message);
         const workers = workersOf(gw.pid!);
         last = `ready: ${ready}; workers: ${workers.join(',')}`;
-        return ready.startsWith('200') && workers.length === 2 && output.split('gw listening').length === 3 ? true : undefined;
+        return ready.startsWith('200') && workers.length === 2 && output.includes('every worker listening') ? true : undefined;
       }, START_MS).catch((error: Error) => assert.fail(`${error.message} (${last}): ${output}`));
     });
     after(async () => {
