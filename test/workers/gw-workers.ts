@@ -78,15 +78,18 @@ async function startUpstream(): Promise<{ url: string; calls: number; held: numb
   return state;
 }
 
-/** The worker processes of a primary (its children). */
+/** The worker processes of a primary: its children running gw (under tsx it also has esbuild's service process). */
 function workersOf(primaryPid: number): number[] {
   let out: string;
   try {
-    out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(primaryPid)], { encoding: 'utf8' });
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(primaryPid)], { encoding: 'utf8' });
   } catch {
     return []; // ps exits 1 when the process has no children
   }
-  return out.split('\n').map((line) => Number(line.trim())).filter((pid) => pid > 0);
+  return out
+    .split('\n')
+    .filter((line) => line.includes('server/main.ts'))
+    .map((line) => Number(line.trim().split(' ')[0]));
 }
 
 export function describeWorkers(variant: StoreVariant): void {
