@@ -223,10 +223,10 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
 
 /**
  * GW_WORKERS: a number, or `auto` for the cores this process may use (os.availableParallelism, and
- * the cgroup's CPU quota when it is lower). Unset: `auto` on Postgres, 1 on SQLite (docs/operations.md).
+ * the cgroup's CPU quota when it is lower). Unset: 1, until a quiet bench shows the gain (docs/operations.md).
  */
 function workersOf(env: Env): number {
-  const raw = env.GW_WORKERS || (env.GW_DATABASE_URL ? 'auto' : '1');
+  const raw = env.GW_WORKERS || '1';
   if (raw === 'auto') return availableCores();
   return integer({ GW_WORKERS: raw }, 'GW_WORKERS', 1, 1, 1024);
 }

@@ -36,12 +36,12 @@ describe('configuration from the environment', () => {
     });
   });
 
-  test('GW_WORKERS: a number, or auto (the cores, capped by a cgroup CPU quota); unset is 1 on SQLite and auto on Postgres', () => {
+  test('GW_WORKERS: a number, or auto (the cores, capped by a cgroup CPU quota); unset is 1', () => {
     withDataDir((dir) => {
       assert.equal(loadConfig({ GW_DATA_DIR: dir }).workers, 1);
       assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: '3' }).workers, 3);
       assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: 'auto' }).workers, availableCores());
-      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_DATABASE_URL: 'postgres://db/gw' }).workers, availableCores());
+      assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_DATABASE_URL: 'postgres://db/gw' }).workers, 1);
       assert.throws(() => loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: '0' }), ConfigError);
       assert.throws(() => loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: 'many' }), /GW_WORKERS/);
       const cpuMax = path.join(dir, 'cpu.max');
