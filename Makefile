@@ -8,7 +8,7 @@ TEST_CONCURRENCY ?= 2
 # each about as cheap, since what survives one is mostly the requests in flight (README, Performance).
 NODE_FLAGS := --max-semi-space-size=32
 
-.PHONY: install generate check typecheck lint test fuzz run build console bench bench-logs bench-instructions clean \
+.PHONY: install generate check typecheck lint test fuzz run build console bench bench-logs bench-instructions bench-instructions-check clean \
 	chromium pack npx-test image image-test test-node sbom
 
 VERSION := $(shell node -p "require('./package.json').version")
@@ -99,6 +99,12 @@ bench-logs: build
 # Instructions per request under valgrind's callgrind: repeatable where wall-clock figures are not (minutes).
 bench-instructions: build
 	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench-instructions.ts
+
+# CI's CPU budget: each hot operation's instructions per call against scripts/instruction-budget.json
+# (fails over budget by more than 3%, or on a raised budget without a new reason); installs valgrind where it can.
+bench-instructions-check: build
+	@scripts/ci/valgrind.sh
+	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench-instructions.ts --check
 
 # Debian's Chromium for the console's browser tests: installed where it can be (root), else a clear message.
 chromium:

@@ -1,128 +1,297 @@
 /*
- * `make bench-instructions`: CPU instructions per request for gw's chat path and for the bare Node
- * proxy, counted by valgrind's callgrind. Wall-clock figures on this shared machine move by 10-15%
- * from one run to the next, even with two builds under load at the same moment; the main thread's
- * instruction count repeats within 1%, so it tells whether a change made the chat path cheaper.
- * Callgrind runs a program about fifty times slower: a run takes several minutes.
+ * `make bench-instructions`: CPU instructions per call of each of gw's hot operations, counted on
+ * gw's main thread (the event loop, which caps a process's throughput) by valgrind's callgrind, and
+ * the bare Node proxy's chat call for scale. Wall-clock figures on this shared machine move by
+ * 10-15% from one run to the next; the main thread's instruction count repeats within about 1%, so
+ * it tells whether a change made a path cheaper, and CI holds it to a budget:
  *
- *   BENCH_WARMUP_REQUESTS (3000): requests before counting starts, so the JIT has settled
- *   BENCH_REQUESTS (1500): at least this many requests are counted; BENCH_CONNECTIONS (4)
- *   BENCH_OPERATION (chat): `embeddings` counts the embeddings row's request instead, on both
- *   (POST /v1/embeddings, a 1,536-float answer; the bare proxy forwards any path)
+ *   --check (`make bench-instructions-check`, a CI step): fails when an operation costs more than
+ *     its budget in scripts/instruction-budget.json by more than the file's tolerance (3%), and when
+ *     the budget file itself raised an operation's budget without changing its reason (see
+ *     checkRaisesHaveReasons). No bare proxy, to keep the step short.
+ *   --write: stores the measured counts in the budget file (reasons kept: edit them by hand).
  *
- * gw and the proxy run compiled from dist/ (`make bench-instructions` builds first), each under
- * callgrind with one count per thread; the fake upstream and the load generator run normally.
+ *   BENCH_WARMUP_REQUESTS (400): calls of each operation before counting, so the JIT has settled
+ *   BENCH_REQUESTS (200): calls counted per operation; BENCH_CONNECTIONS (4) in flight at once
+ *   BENCH_READY_SECONDS (900): how long gw may take to start under callgrind (a loaded machine makes it slow)
+ *
+ * One gw process, compiled from dist/ (the make targets build first), serves every operation in
+ * turn under callgrind; the fake upstream, the fake MCP server and the calls themselves run normally.
+ * Callgrind runs a program about fifty times slower. The counts depend on the warm-up and counted
+ * numbers, so the budget holds for the defaults.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LoadJob } from './bench/load-generator.js';
-import { CHAT_BODY, EMBEDDINGS_BODY, PLAIN_HEADERS, gwEnv, gwHeaders, nodeFlags, readyPort, runLoad, stopAll } from './bench/processes.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Pool } from 'undici';
+import { registerMcp } from './bench/mcp-latency.js';
+import {
+  BENCH_PROMPT,
+  CHAT_BODY,
+  EMBEDDINGS_BODY,
+  PLAIN_HEADERS,
+  PROMPT_BODY,
+  RESPONSES_BODY,
+  STREAM_BODY,
+  gwEnv,
+  gwHeaders,
+  nodeFlags,
+  readyPort,
+  savePrompt,
+  stopAll,
+} from './bench/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const warmupRequests = Number(process.env.BENCH_WARMUP_REQUESTS ?? 3000);
-const countedRequests = Number(process.env.BENCH_REQUESTS ?? 1500);
+const budgetFile = path.join(here, 'instruction-budget.json');
+const warmupCalls = Number(process.env.BENCH_WARMUP_REQUESTS ?? 400);
+const countedCalls = Number(process.env.BENCH_REQUESTS ?? 200);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
-const operation = process.env.BENCH_OPERATION === 'embeddings' ? { path: '/v1/embeddings', body: EMBEDDINGS_BODY } : { path: '/v1/chat/completions', body: CHAT_BODY };
+const readySeconds = Number(process.env.BENCH_READY_SECONDS ?? 900);
+const check = process.argv.includes('--check');
+const write = process.argv.includes('--write');
 
 const children: ChildProcess[] = [];
 
-function ready(child: ChildProcess, name: string): Promise<number> {
-  children.push(child);
-  return readyPort(child, name);
+interface Budget {
+  /** How far over its budget an operation may go (0.03: 3%) before the check fails. */
+  tolerance: number;
+  warmupCalls: number;
+  countedCalls: number;
+  operations: Record<string, { instructions: number; reason: string }>;
 }
 
-interface Started {
-  port: number;
-  pid: number;
+/** One call of an operation; throws when the answer is not the working path's. */
+type Call = () => Promise<void>;
+
+interface Operation {
+  name: string;
+  /** Set up once (a session, a saved prompt), then the call to count. */
+  prepare: () => Promise<Call>;
 }
 
-/** A compiled bench server under callgrind (--smc-check=all: V8 writes the code it runs). */
-async function underCallgrind(name: string, args: string[], env: Record<string, string>, outDir: string): Promise<Started> {
+async function withTimeout<T>(promise: Promise<T>, seconds: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took more than ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A compiled bench server under callgrind, one count per thread: --smc-check=all-non-file because V8
+ * writes the code it runs (into anonymous memory); --instr-atstart=no leaves boot uncounted, which
+ * makes it several times faster (counting starts with the first operation's warm-up).
+ */
+async function underCallgrind(name: string, args: string[], env: Record<string, string>, outDir: string): Promise<{ port: number; pid: number }> {
   const child = fork(path.resolve('dist/scripts/bench', `${name}.js`), args, {
     execPath: 'valgrind',
-    execArgv: ['--tool=callgrind', '--smc-check=all', '--separate-threads=yes', `--callgrind-out-file=${path.join(outDir, name)}.%p`, process.execPath, ...nodeFlags()],
+    execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${path.join(outDir, name)}.%p`, process.execPath, ...nodeFlags()],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
-  return { port: await ready(child, name), pid: child.pid! };
+  children.push(child);
+  return { port: await withTimeout(readyPort(child, name), readySeconds, `starting ${name} under callgrind`), pid: child.pid! };
 }
 
 function callgrind(pid: number, ...command: string[]): void {
   execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
 }
 
-interface Counted {
-  requests: number;
-  /** Instructions per request on the main thread (the event loop) and on all threads together. */
-  main: number;
-  all: number;
+/** An HTTP POST made `calls` times, `connections` at once, each answered 2xx (and `expect` holding). */
+function post(pool: Pool, url: string, headers: Record<string, string>, body: string, expect?: (headers: Record<string, unknown>) => string | undefined): Call {
+  const target = new URL(url);
+  return async () => {
+    const answer = await pool.request({ method: 'POST', path: target.pathname, headers, body });
+    const text = await answer.body.text();
+    if (answer.statusCode < 200 || answer.statusCode > 299) throw new Error(`${url} answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+    const wrong = expect?.(answer.headers);
+    if (wrong) throw new Error(`${url}: ${wrong}`);
+  };
 }
 
-/** Load in slices of a few seconds until at least `requests` were answered; how many were. */
-async function loadAtLeast(name: string, job: Omit<LoadJob, 'warmupMs' | 'durationMs'>, requests: number): Promise<number> {
-  let answered = 0;
-  while (answered < requests) {
-    const result = await runLoad({ ...job, warmupMs: 0, durationMs: 5_000 });
-    if (Object.keys(result.statuses).some((status) => !status.startsWith('2'))) {
-      throw new Error(`${name} answered ${JSON.stringify(result.statuses)}: not a working ${operation.path} path`);
+async function repeat(call: Call, calls: number, parallel: number): Promise<void> {
+  let left = calls;
+  const worker = async () => {
+    while (left > 0) {
+      left -= 1;
+      await call();
     }
-    answered += result.allRequests;
-  }
-  return answered;
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, calls) }, worker));
 }
 
-/** Warm up, then count the instructions of the measured requests (callgrind's dump: one file per thread). */
-async function count(name: string, pid: number, job: Omit<LoadJob, 'warmupMs' | 'durationMs'>, outDir: string): Promise<Counted> {
-  await loadAtLeast(name, job, warmupRequests);
-  callgrind(pid, '--zero');
-  const requests = await loadAtLeast(name, job, countedRequests);
-  callgrind(pid, '--dump=measured');
+/** Main-thread and all-thread instructions per call, from the dump named `trigger` (one file per thread). */
+function readDump(outDir: string, name: string, pid: number, trigger: string, calls: number): { main: number; all: number } {
   let main = 0;
   let all = 0;
   for (const file of readdirSync(outDir).filter((file) => file.startsWith(`${name}.${pid}.`))) {
     const text = readFileSync(path.join(outDir, file), 'utf8');
-    if (!text.includes('Trigger: dump measured')) continue;
+    if (!text.includes(`Trigger: dump ${trigger}\n`)) continue;
     const total = Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
     all += total;
     if (/^thread: 1$/m.test(text)) main = total;
+    rmSync(path.join(outDir, file));
   }
-  return { requests, main: main / requests, all: all / requests };
+  return { main: main / calls, all: all / calls };
+}
+
+/** Warm up, then count `countedCalls` calls, `parallel` at once. */
+async function count(server: { pid: number }, name: string, outDir: string, op: string, call: Call, parallel: number): Promise<{ main: number; all: number }> {
+  callgrind(server.pid, '--instr=on');
+  await repeat(call, warmupCalls, parallel);
+  callgrind(server.pid, '--zero');
+  await repeat(call, countedCalls, parallel);
+  callgrind(server.pid, `--dump=${op}`);
+  return readDump(outDir, name, server.pid, op, countedCalls);
+}
+
+/** An MCP session through gw; each call is one tools/call (sequential: the SDK client's way). */
+async function mcpCall(url: string, adminKey: string): Promise<Call> {
+  const client = new Client({ name: 'gw-bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'x-gw-api-key': adminKey } } }));
+  let i = 0;
+  return async () => {
+    const result = await client.callTool({ name: 'echo', arguments: { text: `call ${(i += 1)}` } });
+    if (result.isError) throw new Error(`tools/call failed: ${JSON.stringify(result)}`);
+  };
+}
+
+function startFake(file: string): Promise<number> {
+  const child = fork(path.join(here, 'bench', file), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  children.push(child);
+  return readyPort(child, file);
+}
+
+/** The operations CI holds to a budget, in the order they run (chat first: later ones share its warmed code). */
+function operations(gwUrl: string, pool: Pool, adminKey: string, upstreamPort: number, mcpPort: number): Operation[] {
+  const headers = gwHeaders(adminKey, upstreamPort);
+  const config = JSON.stringify({ provider: 'openai', api_key: 'sk-bench', custom_host: `http://127.0.0.1:${upstreamPort}/v1`, cache: { mode: 'simple', max_age: 3600 } });
+  const cacheHeaders = { 'content-type': 'application/json', 'x-gw-api-key': adminKey, 'x-gw-config': config };
+  const hit = (answer: Record<string, unknown>) => (answer['x-gw-cache-status'] === 'HIT' ? undefined : `x-gw-cache-status ${String(answer['x-gw-cache-status'])}, not HIT`);
+  const http = (name: string, route: string, body: string, h = headers, expect?: typeof hit): Operation => ({ name, prepare: async () => post(pool, `${gwUrl}${route}`, h, body, expect) });
+  return [
+    http('chat', '/v1/chat/completions', CHAT_BODY),
+    http('chat streamed', '/v1/chat/completions', STREAM_BODY),
+    http('embeddings', '/v1/embeddings', EMBEDDINGS_BODY),
+    http('responses', '/v1/responses', RESPONSES_BODY),
+    http('prompt completion', `/v1/prompts/${BENCH_PROMPT.slug}/completions`, PROMPT_BODY),
+    {
+      name: 'chat cache hit',
+      prepare: async () => {
+        await post(pool, `${gwUrl}/v1/chat/completions`, cacheHeaders, CHAT_BODY)(); // the miss that fills the cache
+        return post(pool, `${gwUrl}/v1/chat/completions`, cacheHeaders, CHAT_BODY, hit);
+      },
+    },
+    { name: 'mcp tools/call', prepare: async () => mcpCall(await registerMcp(gwUrl, adminKey, `http://127.0.0.1:${mcpPort}/mcp`), adminKey) },
+  ];
+}
+
+function readBudget(text: string): Budget {
+  return JSON.parse(text) as Budget;
+}
+
+/** A raised budget must say why: each operation whose budget went up since `base` has a changed reason. */
+function checkRaisesHaveReasons(current: Budget): string[] {
+  const relative = path.relative(process.cwd(), budgetFile);
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  let base: Budget;
+  try {
+    // Uncommitted edits are judged against HEAD; a committed file against the commit before HEAD.
+    const edited = git('status', '--porcelain', '--', relative).trim() !== '';
+    base = readBudget(git('show', `${edited ? 'HEAD' : 'HEAD~1'}:${relative}`));
+  } catch {
+    console.log('budget: no earlier budget file in git history to compare with; raises not checked');
+    return [];
+  }
+  const failures: string[] = [];
+  for (const [name, now] of Object.entries(current.operations)) {
+    const before = base.operations[name];
+    if (before && now.instructions > before.instructions && now.reason.trim() === before.reason.trim())
+      failures.push(`${name}: budget raised from ${before.instructions} to ${now.instructions} without a new reason`);
+  }
+  return failures;
 }
 
 async function main(): Promise<void> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'gw-instructions-'));
   const adminKey = `gw-bench-${randomBytes(16).toString('hex')}`;
+  const budget = readBudget(readFileSync(budgetFile, 'utf8'));
   try {
-    const upstreamPort = await ready(
-      fork(path.join(here, 'bench', 'fake-upstream.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
-      'fake-upstream',
-    );
-    process.stderr.write('bench-instructions: starting gw and the bare proxy under callgrind (a minute or two) ...\n');
-    const [proxy, gw] = await Promise.all([
-      underCallgrind('bare-proxy', [String(upstreamPort)], {}, outDir),
+    const [upstreamPort, mcpPort] = await Promise.all([startFake('fake-upstream.ts'), startFake('fake-mcp.ts')]);
+    const started = Date.now();
+    process.stderr.write(`bench-instructions: starting gw${check ? '' : ' and the bare proxy'} under callgrind ...\n`);
+    const [gw, proxy] = await Promise.all([
       underCallgrind('gw-server', [], gwEnv(outDir, adminKey), outDir),
+      check ? undefined : underCallgrind('bare-proxy', [String(upstreamPort)], {}, outDir),
     ]);
-    process.stderr.write(`bench-instructions: ${warmupRequests} requests to warm up, then at least ${countedRequests} counted, ${connections} connections each ...\n`);
-    // Both at once: callgrind counts instructions, which sharing the machine does not change.
-    const [bare, chat] = await Promise.all([
-      count('bare-proxy', proxy.pid, { url: `http://127.0.0.1:${proxy.port}${operation.path}`, headers: PLAIN_HEADERS, body: operation.body, connections }, outDir),
-      count('gw-server', gw.pid, { url: `http://127.0.0.1:${gw.port}${operation.path}`, headers: gwHeaders(adminKey, upstreamPort), body: operation.body, connections }, outDir),
-    ]);
+    process.stderr.write(`bench-instructions: started in ${((Date.now() - started) / 1000).toFixed(0)} s; ${warmupCalls} calls to warm up, then ${countedCalls} counted, per operation\n`);
+    const gwUrl = `http://127.0.0.1:${gw.port}`;
+    const gwPool = new Pool(gwUrl, { connections });
+    await savePrompt(gw.port, adminKey);
+    // The bare proxy's chat call, counted alongside gw's operations (callgrind counts, so sharing the machine changes nothing).
+    const bare = proxy
+      ? (async () => {
+          const proxyPool = new Pool(`http://127.0.0.1:${proxy.port}`, { connections });
+          const counted = await count(proxy, 'bare-proxy', outDir, 'chat', post(proxyPool, `http://127.0.0.1:${proxy.port}/v1/chat/completions`, PLAIN_HEADERS, CHAT_BODY), connections);
+          await proxyPool.close();
+          return counted;
+        })()
+      : undefined;
+    const measured: Record<string, { main: number; all: number }> = {};
+    for (const op of operations(gwUrl, gwPool, adminKey, upstreamPort, mcpPort)) {
+      const opStarted = Date.now();
+      const call = await op.prepare();
+      measured[op.name] = await count(gw, 'gw-server', outDir, op.name.replaceAll(/\W/g, '-'), call, op.name.startsWith('mcp') ? 1 : connections);
+      process.stderr.write(`bench-instructions: ${op.name} ${((Date.now() - opStarted) / 1000).toFixed(0)} s\n`);
+    }
+    await gwPool.close();
     const k = (n: number) => `${(n / 1000).toFixed(0)}k`;
-    console.log(`\n${operation.path}\ntarget      requests  instructions/request: main thread  all threads`);
-    console.log(`bare proxy  ${String(bare.requests).padEnd(8)}  ${k(bare.main).padStart(33)}  ${k(bare.all).padStart(11)}`);
-    console.log(`gw          ${String(chat.requests).padEnd(8)}  ${k(chat.main).padStart(33)}  ${k(chat.all).padStart(11)}`);
-    console.log(`\nbare proxy / gw, main thread: ${((100 * bare.main) / chat.main).toFixed(1)}%  all threads: ${((100 * bare.all) / chat.all).toFixed(1)}%`);
+    console.log('\noperation           main thread  all threads  budget   main / budget');
+    for (const [name, { main, all }] of Object.entries(measured)) {
+      const limit = budget.operations[name]?.instructions;
+      const share = limit ? `${((100 * main) / limit).toFixed(1)}%` : 'no budget';
+      console.log(`${name.padEnd(18)}  ${k(main).padStart(11)}  ${k(all).padStart(11)}  ${(limit ? k(limit) : '-').padStart(6)}   ${share}`);
+    }
+    if (bare) {
+      const proxyChat = await bare;
+      console.log(`bare proxy chat     ${k(proxyChat.main).padStart(11)}  ${k(proxyChat.all).padStart(11)}`);
+      console.log(`\nbare proxy / gw chat, main thread: ${((100 * proxyChat.main) / measured.chat!.main).toFixed(1)}%`);
+    }
+    if (write) {
+      for (const [name, { main }] of Object.entries(measured))
+        budget.operations[name] = { instructions: Math.ceil(main / 1000) * 1000, reason: budget.operations[name]?.reason ?? 'first measured' };
+      writeFileSync(budgetFile, `${JSON.stringify({ ...budget, warmupCalls, countedCalls }, null, 2)}\n`);
+      console.log(`\nwrote ${path.relative(process.cwd(), budgetFile)}: say in each raised operation's reason why it costs more`);
+    }
+    if (check) {
+      const failures = checkRaisesHaveReasons(budget);
+      if (budget.warmupCalls !== warmupCalls || budget.countedCalls !== countedCalls)
+        failures.push(`the budget was measured with ${budget.warmupCalls} warm-up and ${budget.countedCalls} counted calls, this run ${warmupCalls} and ${countedCalls}`);
+      for (const [name, { main }] of Object.entries(measured)) {
+        const limit = budget.operations[name]?.instructions;
+        if (limit === undefined) failures.push(`${name}: no budget in the file`);
+        else if (main > limit * (1 + budget.tolerance))
+          failures.push(`${name}: ${Math.round(main)} instructions per call, over its budget ${limit} by more than ${100 * budget.tolerance}%: make it cheaper, or raise the budget (--write) with a reason`);
+      }
+      if (failures.length > 0) {
+        for (const failure of failures) console.error(`budget: ${failure}`);
+        process.exitCode = 1;
+      } else console.log('\nbudget: every operation within its budget');
+    }
   } finally {
     await stopAll(children);
     rmSync(outDir, { recursive: true, force: true });
   }
 }
-
 
 main().catch((error: unknown) => {
   console.error('bench-instructions failed:', error);

@@ -10,7 +10,10 @@
  * the messages rows send one Anthropic Messages call the same three ways (gw passing it to an
  * Anthropic upstream), and through gw translated to the chat rows' OpenAI upstream.
  *
- *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4)
+ * The latency rows (scripts/bench/delayed-latency.ts) send the chat call with 24 connections to an
+ * upstream answering after 20 ms and with 200 to one answering after 500 ms, straight and through gw.
+ *
+ *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4), BENCH_DELAYED (1; 0 skips the latency rows)
  *   BENCH_WORKERS (1; 0 skips): gw started as `make run` does with GW_WORKERS=1, then 2 (scripts/bench/workers-rows.ts);
  *   BENCH_PORTKEY=<dir>: also the Portkey gateway installed in <dir> (outside gw's tree), same load, same run.
  *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).
@@ -23,7 +26,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +49,7 @@ import {
   profiler,
   readyPort,
   runLoad,
+  savePrompt,
   stopAll,
 } from './bench/processes.js';
 import { summarise, summariseAllocations } from './bench/profile-summary.js';
@@ -54,6 +58,7 @@ import { measureA2a, reportA2a } from './bench/a2a-latency.js';
 import { measureRuns, reportRuns } from './bench/run-latency.js';
 import { measureResponsesWs, reportResponsesWs } from './bench/responses-ws-latency.js';
 import { measureWorkers, reportWorkers } from './bench/workers-rows.js';
+import { measureDelayed, reportDelayed, type DelayedResult } from './bench/delayed-latency.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -68,6 +73,9 @@ const a2aCalls = Number(process.env.BENCH_A2A_CALLS ?? 1000);
 const responsesWsCalls = Number(process.env.BENCH_RESPONSES_WS_CALLS ?? 1000);
 // BENCH_RUN_CALLS (default 500, 0 skips): sequential turns per way for the assistant-run row.
 const runCalls = Number(process.env.BENCH_RUN_CALLS ?? 500);
+// BENCH_DELAYED (default 1, 0 skips): the latency rows, 24 connections to an upstream answering after
+// 20 ms and 200 to one answering after 500 ms, straight and through gw (scripts/bench/delayed-latency.ts).
+const delayedRows = process.env.BENCH_DELAYED !== '0';
 // BENCH_ONLY (comma-separated target names, e.g. "upstream embeddings,gw embeddings"): run just those rows.
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 // BENCH_WORKERS (default 1, 0 skips): gw with GW_WORKERS=1 and 2 as whole process trees; BENCH_PORTKEY=<dir> adds the Portkey gateway installed there.
@@ -222,6 +230,20 @@ async function main(): Promise<void> {
       reportResponsesWs(await measureResponsesWs(`http://127.0.0.1:${gwPort}`, socketHeaders, { warmup, calls: responsesWsCalls }));
       gwResponsesWsCalls = 2 * (warmup + responsesWsCalls);
     }
+    let gwDelayedRequests = 0;
+    if (delayedRows) {
+      const delayed: DelayedResult[] = [];
+      for (const shape of [{ delayMs: 20, connections: 24 }, { delayMs: 500, connections: 200 }]) {
+        process.stderr.write(`bench: latency row, ${shape.connections} connections to an upstream answering after ${shape.delayMs} ms ...\n`);
+        const slow = await start('fake-upstream.ts', [String(shape.delayMs)]);
+        // Warm-up long enough for every connection to make several calls at 500 ms.
+        const result = await measureDelayed(shape, slow.port, gwPort, adminKey, { warmupMs: Math.max(warmupSeconds * 1000, 8 * shape.delayMs), durationMs: seconds * 1000 });
+        delayed.push(result);
+        gwDelayedRequests += result.gw.allRequests;
+      }
+      reportDelayed(delayed);
+      console.log(`load average: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+    }
     let gwRunTurns = 0;
     if (runCalls > 0) {
       const measured = await measureRuns(`http://127.0.0.1:${gwPort}`, adminKey, upstreamPort, {
@@ -241,7 +263,7 @@ async function main(): Promise<void> {
       reportWorkers(await measureWorkers({ upstreamPort, connections, warmupMs: warmupSeconds * 1000, durationMs: seconds * 1000, portkeyDir }), connections);
     }
     await stopAll(children);
-    reportLogged(dataDir, gwRequests + gwMcpCalls + gwA2aCalls + gwResponsesWsCalls + gwRunTurns);
+    reportLogged(dataDir, gwRequests + gwDelayedRequests + gwMcpCalls + gwA2aCalls + gwResponsesWsCalls + gwRunTurns);
     for (const file of profiles) {
       const summary = profileKind === 'heapprofile' ? summariseAllocations(file, 30) : summarise(file, 20);
       console.log(`\ngw profile ${path.relative(process.cwd(), file)} (warm-up included)\n${summary}`);
@@ -263,16 +285,6 @@ function promptWorkMicros(gw: ChildProcess): Promise<number> {
     gw.on('message', listen);
     gw.send({ promptWork: { address: BENCH_PROMPT.slug, body: JSON.parse(PROMPT_BODY), iterations: 20_000 } });
   });
-}
-
-/** Saves the bench prompt in gw (the first request resolves and caches it, as in production). */
-async function savePrompt(port: number, adminKey: string): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${port}/v1/prompts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gw-api-key': adminKey },
-    body: JSON.stringify(BENCH_PROMPT),
-  });
-  if (response.status !== 201) throw new Error(`saving the bench prompt: ${response.status} ${await response.text()}`);
 }
 
 /** gw was measured with request logging on: after its shutdown flush, every request it answered must have its log row. */

@@ -51,6 +51,11 @@ const message = Buffer.from(
   }),
 );
 
+// An optional delay in milliseconds (the first argument) before each answer: an LLM is slow, and the
+// latency rows measure what gw adds while many such calls are in flight.
+const delayMs = Number(process.argv[2] ?? 0);
+const answer = (send: () => void) => (delayMs > 0 ? setTimeout(send, delayMs) : send());
+
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   if (req.url?.endsWith('/messages')) {
     req.resume();
@@ -73,14 +78,16 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   req.on('data', (part: Buffer) => {
     stream ||= part.includes('"stream":true');
   });
-  req.on('end', () => {
-    if (stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': streamed.length });
-      res.end(streamed);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': completion.length });
-    res.end(completion);
-  });
+  req.on('end', () =>
+    answer(() => {
+      if (stream) {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': streamed.length });
+        res.end(streamed);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': completion.length });
+      res.end(completion);
+    }),
+  );
 });
 server.listen(0, '127.0.0.1', () => reportReady((server.address() as AddressInfo).port));

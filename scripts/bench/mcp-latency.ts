@@ -45,17 +45,23 @@ async function timeCalls(url: string, headers: Record<string, string>, warmup: n
   return { calls, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
 }
 
-/** Registers the MCP server in gw (integration, server), then times the direct path, then the path through gw. */
-export async function measureMcp(gwUrl: string, adminKey: string, mcpUrl: string, options: BenchOptions): Promise<{ direct: LatencyResult; gw: LatencyResult; gwCpuMicros?: number }> {
+/** Registers the MCP server in gw (integration, server); the path through gw is `<gwUrl>/bench-mcp/mcp`. */
+export async function registerMcp(gwUrl: string, adminKey: string, mcpUrl: string): Promise<string> {
   const admin = { 'x-gw-api-key': adminKey, 'content-type': 'application/json' };
   const integration = await fetch(`${gwUrl}/v1/mcp-integrations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench mcp', url: mcpUrl, transport: 'http', auth_type: 'none', global_workspace_access: true }) });
   const created = (await integration.json()) as { id?: string; sync_status?: string };
   if (integration.status !== 201 || created.sync_status !== 'synced') throw new Error(`bench: MCP integration not created: ${JSON.stringify(created)}`);
   const server = await fetch(`${gwUrl}/v1/mcp-servers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', slug: 'bench-mcp', mcp_integration_id: created.id }) });
   if (server.status !== 201) throw new Error(`bench: MCP server not created: ${await server.text()}`);
+  return `${gwUrl}/bench-mcp/mcp`;
+}
+
+/** Times the direct path, then the path through gw. */
+export async function measureMcp(gwUrl: string, adminKey: string, mcpUrl: string, options: BenchOptions): Promise<{ direct: LatencyResult; gw: LatencyResult; gwCpuMicros?: number }> {
+  const throughGw = await registerMcp(gwUrl, adminKey, mcpUrl);
   const direct = await timeCalls(mcpUrl, {}, options.warmup, options.calls);
   const cpuBefore = await options.gwCpuMicros?.();
-  const gw = await timeCalls(`${gwUrl}/bench-mcp/mcp`, { 'x-gw-api-key': adminKey }, options.warmup, options.calls);
+  const gw = await timeCalls(throughGw, { 'x-gw-api-key': adminKey }, options.warmup, options.calls);
   const cpuAfter = await options.gwCpuMicros?.();
   return { direct, gw, gwCpuMicros: cpuPerCall(cpuBefore, cpuAfter, options) };
 }

@@ -58,8 +58,20 @@ export function nodeFlags(): string[] {
 export const BENCH_PROMPT = { name: 'bench-prompt', slug: 'bench-prompt', model: 'gpt-4o-mini', string: [{ role: 'user', content: 'Say {{what}}.' }] };
 export const PROMPT_BODY = JSON.stringify({ variables: { what: 'hello' } });
 
+/** Saves the bench prompt in gw (the first request resolves and caches it, as in production). */
+export async function savePrompt(port: number, adminKey: string): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${port}/v1/prompts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gw-api-key': adminKey },
+    body: JSON.stringify(BENCH_PROMPT),
+  });
+  if (response.status !== 201) throw new Error(`saving the bench prompt: ${response.status} ${await response.text()}`);
+}
+
 /** The chat request every bench sends, and the headers for the upstream/proxy and for gw. */
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }] });
+/** The same call streamed, usage asked for (the fake upstream answers it as server-sent events). */
+export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello.' }], stream: true, stream_options: { include_usage: true } });
 /** The embeddings row's request: floats, as gw always asks its provider for them. */
 export const EMBEDDINGS_BODY = JSON.stringify({ model: 'text-embedding-3-small', input: 'Say hello.', encoding_format: 'float' });
 /** The Responses call the responses row sends: gw translates it to exactly CHAT_BODY's request (store false: no stored row). */
