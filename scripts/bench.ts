@@ -100,7 +100,7 @@ function start(file: string, args: string[] = [], env: Record<string, string> = 
   const built = file.endsWith('.js');
   const child = fork(built ? path.resolve('dist/scripts/bench', file) : path.join(here, 'bench', file), args, {
     execArgv: built ? nodeFlags() : ['--import', 'tsx'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, BENCH_LOOP_DELAY: '1', ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.push(child);
@@ -237,7 +237,9 @@ async function main(): Promise<void> {
         process.stderr.write(`bench: latency row, ${shape.connections} connections to an upstream answering after ${shape.delayMs} ms ...\n`);
         const slow = await start('fake-upstream.ts', [String(shape.delayMs)]);
         // Warm-up long enough for every connection to make several calls at 500 ms.
-        const result = await measureDelayed(shape, slow.port, gwPort, adminKey, { warmupMs: Math.max(warmupSeconds * 1000, 8 * shape.delayMs), durationMs: seconds * 1000 });
+        const result = await measureDelayed(shape, slow.port, gwPort, adminKey, { warmupMs: Math.max(warmupSeconds * 1000, 8 * shape.delayMs), durationMs: seconds * 1000 }, () =>
+          cpuMicros(gw.child),
+        );
         delayed.push(result);
         gwDelayedRequests += result.gw.allRequests;
       }

@@ -1,4 +1,4 @@
-import { PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** How a bench child process tells the parent it is ready, and on which loopback port. */
 export interface ReadyMessage {
@@ -15,6 +15,9 @@ export interface CpuMessage {
   loopMicros: number;
   /** Main-thread garbage-collection pauses so far. */
   gcMicros: number;
+  /** Event-loop delay since the previous message (sampled every ms): how long a ready callback could wait. */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
 }
 
 export function reportReady(port: number): void {
@@ -23,10 +26,16 @@ export function reportReady(port: number): void {
   new PerformanceObserver((entries) => {
     for (const entry of entries.getEntries()) gcMillis += entry.duration;
   }).observe({ entryTypes: ['gc'] });
+  // Sampling every millisecond costs a timer per millisecond: only `make bench` asks for it, never the
+  // instruction count (under callgrind a call takes wall time that varies with the machine's load).
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  if (process.env.BENCH_LOOP_DELAY === '1') delay.enable();
   process.on('message', (message: { cpu?: true }) => {
     if (message.cpu) {
       const { user, system } = process.cpuUsage();
-      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000, gcMicros: gcMillis * 1000 } satisfies CpuMessage);
+      const loopDelay = { loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6 };
+      delay.reset();
+      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000, gcMicros: gcMillis * 1000, ...loopDelay } satisfies CpuMessage);
     }
   });
   process.send({ ready: true, port } satisfies ReadyMessage);
