@@ -256,8 +256,8 @@ async function main(): Promise<void> {
     for (const op of operations(gwUrl, gwPool, adminKey, upstreamPort, mcpPort)) {
       const opStarted = Date.now();
       const call = await op.prepare();
-      measured[op.name] = await count(gw, 'gw-server', outDir, op.name.replaceAll(/\W/g, '-'), call, op.name.startsWith('mcp') ? 1 : connections);
-      process.stderr.write(`bench-instructions: ${op.name} ${((Date.now() - opStarted) / 1000).toFixed(0)} s\n`);
+      const counted = (measured[op.name] = await count(gw, 'gw-server', outDir, op.name.replaceAll(/\W/g, '-'), call, op.name.startsWith('mcp') ? 1 : connections));
+      process.stderr.write(`bench-instructions: ${op.name}: ${Math.round(counted.main)} main-thread instructions per call (${((Date.now() - opStarted) / 1000).toFixed(0)} s)\n`);
     }
     await gwPool.close();
     const k = (n: number) => `${(n / 1000).toFixed(0)}k`;
