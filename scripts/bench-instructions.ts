@@ -13,6 +13,7 @@
  *
  *   BENCH_WARMUP_REQUESTS (200): calls of each operation before counting, so the JIT has settled
  *   BENCH_REQUESTS (100): calls counted per operation; BENCH_CONNECTIONS (4) in flight at once
+ *   BENCH_ONLY: comma-separated operation names to count alone (e.g. `chat,embeddings`; --write then stores only those)
  *   BENCH_READY_SECONDS (900): how long gw may take to start under callgrind (a loaded machine makes it slow)
  *
  * One gw process, compiled from dist/ (the make targets build first), serves every operation in
@@ -52,6 +53,7 @@ const warmupCalls = Number(process.env.BENCH_WARMUP_REQUESTS ?? 200);
 const countedCalls = Number(process.env.BENCH_REQUESTS ?? 100);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const readySeconds = Number(process.env.BENCH_READY_SECONDS ?? 900);
+const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const check = process.argv.includes('--check');
 const write = process.argv.includes('--write');
 
@@ -253,7 +255,7 @@ async function main(): Promise<void> {
         })()
       : undefined;
     const measured: Record<string, { main: number; all: number }> = {};
-    for (const op of operations(gwUrl, gwPool, adminKey, upstreamPort, mcpPort)) {
+    for (const op of operations(gwUrl, gwPool, adminKey, upstreamPort, mcpPort).filter((op) => only.length === 0 || only.includes(op.name))) {
       const opStarted = Date.now();
       const call = await op.prepare();
       const counted = (measured[op.name] = await count(gw, 'gw-server', outDir, op.name.replaceAll(/\W/g, '-'), call, op.name.startsWith('mcp') ? 1 : connections));
