@@ -13,8 +13,9 @@ NODE_FLAGS := --max-semi-space-size=32
 
 VERSION := $(shell node -p "require('./package.json').version")
 # The suites run on a second Node by `make test-node` (CI: Node 24): the foundation, the gateway
-# path, the providers, MCP and the console.
-NODE_SUITES ?= foundation gateway providers mcp console
+# path and the providers, where the runtime matters most (HTTP, streams, undici, native modules);
+# `NODE_SUITES="mcp console" make test-node` runs others.
+NODE_SUITES ?= foundation gateway providers
 
 # Prints what it does: the native modules (better-sqlite3, hnswlib-node) compile when no prebuilt
 # binary can be fetched, which is most of the first install's few minutes.
