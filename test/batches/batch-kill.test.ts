@@ -16,6 +16,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import knexFactory from 'knex';
 import OpenAI, { toFile } from 'openai';
+import { freePort, until } from '../helpers/processes.js';
 
 const LINES = 40;
 const CONCURRENCY = 4;
@@ -61,24 +62,6 @@ async function slowUpstream(): Promise<{ url: string; calls: Map<string, number>
         server.close(() => resolve());
       }),
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(what: string, waitMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 interface Variant {
@@ -157,10 +140,14 @@ for (const variant of variants()) {
       child.stdout!.on('data', (chunk) => (output += chunk));
       child.stderr!.on('data', (chunk) => (output += chunk));
       const url = `http://127.0.0.1:${port}`;
-      await until('gw to start', START_MS, async () => {
-        assert.equal(child.exitCode, null, `gw exited: ${output}`);
-        return (await fetch(`${url}/ready`).then((res) => res.ok, () => false)) || undefined;
-      });
+      await until(
+        'gw to start',
+        async () => {
+          assert.equal(child.exitCode, null, `gw exited: ${output}`);
+          return (await fetch(`${url}/ready`).then((res) => res.ok, () => false)) || undefined;
+        },
+        START_MS,
+      );
       return { child, url };
     }
 
@@ -181,17 +168,21 @@ for (const variant of variants()) {
         const created = await a.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
 
         // Well into the batch, with lines in flight upstream: kill without warning.
-        await until('a quarter of the lines done', SETTLE_MS, async () => ((await a.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= LINES / 4 || undefined);
+        await until('a quarter of the lines done', async () => ((await a.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= LINES / 4 || undefined, SETTLE_MS);
         doomed.child.kill('SIGKILL');
         await new Promise((resolve) => doomed.child.once('exit', resolve));
         const callsAtKill = upstream.total();
         assert.ok(callsAtKill < LINES, `the batch was cut short (${callsAtKill} calls)`);
 
         const b = clientOf(survivor.url);
-        const batch = await until('the survivor to finish the batch', SETTLE_MS, async () => {
-          const seen = await b.batches.retrieve(created.id);
-          return ['completed', 'failed', 'cancelled', 'expired'].includes(seen.status) ? seen : undefined;
-        });
+        const batch = await until(
+          'the survivor to finish the batch',
+          async () => {
+            const seen = await b.batches.retrieve(created.id);
+            return ['completed', 'failed', 'cancelled', 'expired'].includes(seen.status) ? seen : undefined;
+          },
+          SETTLE_MS,
+        );
         assert.equal(batch.status, 'completed');
         assert.deepEqual(batch.request_counts, { total: LINES, completed: LINES, failed: 0 });
         const output = (await (await b.files.content(batch.output_file_id!)).text()).trim().split('\n');

@@ -7,33 +7,19 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
+import { freePort, until as poll } from '../helpers/processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Bounded waits: a sync is due every few hundred ms; a process (tsx compiling gw) starts within three minutes on a crowded machine. */
 const WAIT_MS = 60_000;
 const START_MS = 180_000;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
+/** Polls as the helper does, a probe that throws counting as "not yet" (a process still starting refuses connections). */
 export async function until<T>(what: string, probe: () => Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return poll(what, () => probe().catch(() => undefined), waitMs);
 }
 
 /** A database of its own for a gw process (it takes a whole database, not a schema), dropped after. */

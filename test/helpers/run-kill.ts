@@ -10,19 +10,17 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Knex } from 'knex';
 import OpenAI from 'openai';
 import { startFakeOpenAi } from './fake-openai.js';
+import { freePort, until } from './processes.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-runkill-0123456789';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Every wait is bounded: a run settles within a few leases; a process (tsx compiling gw) starts within three minutes on a crowded machine. */
-const WAIT_MS = 60_000;
 const START_MS = 180_000;
 
 export interface Variant {
@@ -34,24 +32,6 @@ export interface Variant {
   /** The store both instances share, for the final check. */
   db(dataDir: string): Knex;
   cleanup(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, waitMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 export function describeRunKill(variant: Variant): void {

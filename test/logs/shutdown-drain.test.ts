@@ -6,11 +6,10 @@
  * in which an answered request used to miss its row.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -19,13 +18,13 @@ import { Agent, request } from 'undici';
 import { storeEngines } from '../helpers/engines.js';
 import { ADMIN_KEY } from '../helpers/test-app.js';
 import { privateDb } from '../helpers/test-db.js';
+import { startGwProcess, type GwChild } from '../helpers/processes.js';
 
 const ROUNDS = 4;
 const REQUESTS_PER_ROUND = 150;
 const STOP_AFTER_ANSWERS = 40;
 const HOLD_MS = 2000;
 const CONCURRENCY = 24;
-const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /**
  * An OpenAI-shaped upstream that answers in 20 to 60 ms, except while held: `hold()` keeps every
@@ -78,45 +77,12 @@ const COMPLETION = {
   usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
 };
 
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-interface Gw {
-  child: ChildProcess;
-  output: () => string;
-  port: number;
-}
-
-async function startGw(env: Record<string, string>): Promise<Gw> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, GW_PORT: String(port), GW_HOST: '127.0.0.1', GW_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 120_000;
-  while (!/gw listening/.test(output)) {
-    assert.ok(Date.now() < deadline, `gw did not start: ${output}`);
-    assert.equal(child.exitCode, null, `gw exited: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { child, output: () => output, port };
-}
-
 interface Outcome {
   traceId: string;
   status: number | null;
 }
 
-function chat(gw: Gw, upstreamUrl: string, traceId: string, agent: Agent) {
+function chat(gw: GwChild, upstreamUrl: string, traceId: string, agent: Agent) {
   return request(`http://127.0.0.1:${gw.port}/v1/chat/completions`, {
     method: 'POST',
     dispatcher: agent,
@@ -137,7 +103,7 @@ function chat(gw: Gw, upstreamUrl: string, traceId: string, agent: Agent) {
  * First one request, until its row is written: the log writer is then running, so the stop
  * finds it ready and writes the queue at once (a cold writer would hide the window).
  */
-async function loadAndStop(gw: Gw, upstream: { url: string; hold: () => void }, round: number, db: Knex): Promise<Outcome[]> {
+async function loadAndStop(gw: GwChild, upstream: { url: string; hold: () => void }, round: number, db: Knex): Promise<Outcome[]> {
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const warmUp = `round-${round}-warm-up`;
   await (await chat(gw, upstream.url, warmUp, agent)).body.text();
@@ -217,7 +183,7 @@ for (const engine of storeEngines()) {
       const answered: Outcome[] = [];
       let inFlightAtStop = 0;
       for (let round = 0; round < ROUNDS; round++) {
-        const gw = await startGw(env);
+        const gw = await startGwProcess(env);
         const outcomes = await loadAndStop(gw, upstream, round, db);
         const mine = outcomes.filter((outcome) => outcome.status !== null);
         answered.push(...mine);

@@ -6,7 +6,6 @@
  * row and none was dropped. Postgres only: the embedded SQLite has no outage to survive.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -19,6 +18,7 @@ import { Agent, request } from 'undici';
 import { storeEngines } from '../helpers/engines.js';
 import { ADMIN_KEY } from '../helpers/test-app.js';
 import { privateDb } from '../helpers/test-db.js';
+import { startGwProcess, type GwChild } from '../helpers/processes.js';
 
 const OUTAGE_MS = 30_000;
 /** Calls during the outage: WORKERS at a time, each worker pausing PAUSE_MS between calls. */
@@ -26,7 +26,6 @@ const CALLS_IN_OUTAGE = 600;
 const WORKERS = 6;
 const PAUSE_MS = 250;
 const METRICS_TOKEN = randomBytes(16).toString('hex');
-const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** A TCP relay to Postgres; `cut()` drops every connection and refuses new ones until `restore()`. */
 async function relay(target: URL): Promise<{ port: number; cut: () => void; restore: () => void; close: () => Promise<void> }> {
@@ -76,27 +75,6 @@ async function listen(server: Server | ReturnType<typeof createNetServer>): Prom
   return (server.address() as AddressInfo).port;
 }
 
-async function startGw(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const probe = createNetServer();
-  const port = await listen(probe);
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, GW_PORT: String(port), GW_HOST: '127.0.0.1', GW_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 120_000;
-  while (!/gw listening/.test(output)) {
-    assert.ok(Date.now() < deadline, `gw did not start: ${output}`);
-    assert.equal(child.exitCode, null, `gw exited: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { child, port, output: () => output };
-}
-
 const databaseUrl = storeEngines().find((engine) => engine.databaseUrl)?.databaseUrl;
 
 describe('a Postgres outage under load loses no log row', { skip: databaseUrl ? false : 'Postgres only (GW_TEST_DATABASE_URL)' }, () => {
@@ -106,7 +84,7 @@ describe('a Postgres outage under load loses no log row', { skip: databaseUrl ? 
   let pg: Awaited<ReturnType<typeof relay>>;
   let upstream: Server;
   let upstreamUrl: string;
-  let gw: Awaited<ReturnType<typeof startGw>>;
+  let gw: GwChild;
 
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'gw-outage-'));
@@ -122,7 +100,7 @@ describe('a Postgres outage under load loses no log row', { skip: databaseUrl ? 
     const url = new URL(databaseUrl!);
     url.port = String(pg.port);
     url.searchParams.set('options', `-c search_path=${schema.options.schema}`);
-    gw = await startGw({
+    gw = await startGwProcess({
       GW_DATA_DIR: dataDir,
       GW_DATABASE_URL: url.toString(),
       GW_ADMIN_API_KEY: ADMIN_KEY,

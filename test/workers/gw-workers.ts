@@ -12,12 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { freePort, until } from '../helpers/processes.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-workers-0123456789';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Bounded waits: tsx compiling gw in three processes on a crowded machine is slow to start. */
 const START_MS = 180_000;
-const WAIT_MS = 60_000;
 
 export interface StoreVariant {
   name: string;
@@ -26,24 +26,6 @@ export interface StoreVariant {
   /** The trace ids of the request log rows in the store once gw stopped. */
   logTraceIds(dataDir: string): Promise<string[]>;
   cleanup(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, waitMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** A chat upstream that answers at once, or holds its answers until `release` while `holding`. */
