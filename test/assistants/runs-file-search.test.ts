@@ -11,13 +11,10 @@ import { fullEngines } from '../helpers/engines.js';
 import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeWordEmbedder } from '../helpers/fake-word-embedder.js';
+import { ANSWER, BAKING, MARKER, createKitchenStore, embedderProvider } from '../helpers/kitchen-vector-store.js';
 import type { RecordingServer } from '../helpers/recording-server.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../helpers/test-app.js';
 
-const ANIMALS = 'The red fox jumps over the lazy dog. Foxes hunt mice in the meadow at night.';
-const BAKING = 'To bake bread, knead the flour dough with yeast and water, let it rise, then bake the loaf in a hot oven.';
-const MARKER = '【0:0†baking.txt】';
-const ANSWER = `Knead the dough, let it rise and bake it hot.${MARKER}`;
 const CONTENT_INCLUDE = 'step_details.tool_calls[*].file_search.results[*].content' as const;
 
 const claudeText = (value: string): FakeAnthropicReply => ({ kind: 'message', message: { content: [{ type: 'text', text: value }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 4 } } });
@@ -42,7 +39,7 @@ for (const engine of fullEngines()) describe(`file_search runs (${engine.name})`
     anthropic = await startFakeAnthropic(() => claudeReplies.shift() ?? claudeText('Hello'));
     app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_JOBS_POLL_MS: '100' } });
     for (const provider of [
-      { name: 'Embedder', slug: 'embedder', ai_provider_id: 'openai', key: 'sk-embed', configurations: { custom_host: `${embedder.url}/v1` } },
+      embedderProvider(embedder.url),
       { name: 'OpenAI', slug: 'oai', ai_provider_id: 'openai', key: 'sk-oai', configurations: { custom_host: openai.url } },
       { name: 'Claude', slug: 'claude', ai_provider_id: 'anthropic', key: 'sk-ant', configurations: { custom_host: anthropic.url } },
     ]) {
@@ -50,13 +47,7 @@ for (const engine of fullEngines()) describe(`file_search runs (${engine.name})`
       assert.equal(saved.status, 201, JSON.stringify(saved.body));
     }
     client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });
-    const upload = async (name: string, text: string) => (await client.files.create({ file: await toFile(Buffer.from(text), name), purpose: 'assistants' })).id;
-    bakingId = await upload('baking.txt', BAKING);
-    const animalsId = await upload('animals.txt', ANIMALS);
-    const store = await client.vectorStores.create({ name: 'Kitchen', file_ids: [animalsId, bakingId], metadata: { 'x-gw-embedding-model': '@embedder/text-embedding-3-small' } });
-    vectorStoreId = store.id;
-    for (let i = 0; i < 200 && (await client.vectorStores.retrieve(store.id)).status === 'in_progress'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal((await client.vectorStores.retrieve(store.id)).file_counts.completed, 2);
+    ({ bakingId, vectorStoreId } = await createKitchenStore(client));
   });
   after(async () => {
     await app?.close();

@@ -12,6 +12,7 @@ import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-serv
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { gwClient } from '../mcp/mcp-fixtures.js';
 import { until } from './gw-processes.js';
+import { adminPost, saveUpstreamProvider } from './control-plane-fixture.js';
 
 const N = 4;
 const SENT = 12;
@@ -23,19 +24,14 @@ for (const engine of storeEngines()) {
     let fake: FakeOpenAi;
     let mcp: FakeMcpServer;
     let key: string;
-    const admin = () => ({ 'x-gw-api-key': cp.adminKey });
-    const post = async (path: string, body: object) => {
-      const answer = await cp.http.post(path).set(admin()).send(body);
-      assert.ok(answer.status < 300, `${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
-      return answer.body as Record<string, unknown> & { id: string };
-    };
+    const post = adminPost(() => cp);
 
     before(async () => {
       fake = await startFakeOpenAi();
       mcp = await startFakeMcpServer();
       const env = { TRUSTED_CUSTOM_HOSTS: '127.0.0.1' };
       cp = await startTestApp({ engine, env });
-      await post('/v1/providers', { name: 'Upstream', slug: 'upstream', ai_provider_id: 'openai', key: 'sk-upstream-0123456789', configurations: { custom_host: fake.url } });
+      await saveUpstreamProvider(post, fake.url);
       key = String((await post('/v1/api-keys/workspace/service', { name: 'edge', workspace_id: cp.boot.workspaceId, scopes: ['completions.write', 'mcp.invoke'] })).key);
       const integration = await post('/v1/mcp-integrations', { name: 'Limited Tools', url: mcp.url, transport: 'http', auth_type: 'none', global_workspace_access: true });
       await post('/v1/mcp-servers', { name: 'limited-tools', slug: 'limited-tools', mcp_integration_id: integration.id });

@@ -16,6 +16,7 @@ import { startFakeA2aAgent, type FakeA2aAgent } from '../helpers/fake-a2a-agents
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { gwClient } from '../mcp/mcp-fixtures.js';
 import { AGENT_TOKEN, PUBLIC_URL, registerAgent, testClient } from '../agents/a2a-fixtures.js';
+import { adminPost, saveUpstreamProvider } from './control-plane-fixture.js';
 
 const MCP_HEADER_SECRET = 'mcp-upstream-header-secret-0123456789';
 
@@ -29,11 +30,7 @@ for (const engine of storeEngines()) {
     let sync: DataPlaneSync;
     let key: string;
     const admin = () => ({ 'x-gw-api-key': cp.adminKey });
-    const post = async (path: string, body: object) => {
-      const answer = await cp.http.post(path).set(admin()).send(body);
-      assert.ok(answer.status < 300, `${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
-      return answer.body as Record<string, unknown> & { id: string };
-    };
+    const post = adminPost(() => cp);
 
     before(async () => {
       fake = await startFakeOpenAi();
@@ -53,7 +50,7 @@ for (const engine of storeEngines()) {
         logger: dp.services.logger,
         now: Date.now,
       });
-      await post('/v1/providers', { name: 'Upstream', slug: 'upstream', ai_provider_id: 'openai', key: 'sk-upstream-0123456789', configurations: { custom_host: fake.url } });
+      await saveUpstreamProvider(post, fake.url);
       key = String((await post('/v1/api-keys/workspace/service', { name: 'edge', workspace_id: cp.boot.workspaceId, scopes: ['completions.write', 'prompts.read', 'mcp.invoke', 'agents.invoke'] })).key);
       assert.equal(await sync.pull(), 'applied');
     });

@@ -8,12 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import OpenAI, { toFile } from 'openai';
+import OpenAI from 'openai';
 import { ResponsesWS } from 'openai/resources/responses/ws';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeAnthropic, type FakeAnthropicReply } from '../helpers/fake-anthropic.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
 import { startFakeWordEmbedder } from '../helpers/fake-word-embedder.js';
+import { ANSWER, BAKING, MARKER, createKitchenStore, embedderProvider } from '../helpers/kitchen-vector-store.js';
 import type { RecordingServer } from '../helpers/recording-server.js';
 import { stubResolver } from '../helpers/stub-resolver.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';
@@ -22,10 +23,6 @@ import type { RequestLogEntry } from '../../core/request-log.js';
 import { addMcpServer } from '../mcp/mcp-fixtures.js';
 import { responseSchemaErrors } from './response-schema.js';
 
-const ANIMALS = 'The red fox jumps over the lazy dog. Foxes hunt mice in the meadow at night.';
-const BAKING = 'To bake bread, knead the flour dough with yeast and water, let it rise, then bake the loaf in a hot oven.';
-const MARKER = '【0:0†baking.txt】';
-const ANSWER = `Knead the dough, let it rise and bake it hot.${MARKER}`;
 
 const text = (value: string): FakeAnthropicReply => ({ kind: 'message', message: { content: [{ type: 'text', text: value }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 4 } } });
 const toolUse = (id: string, name: string, input: Record<string, unknown>): FakeAnthropicReply => ({
@@ -59,7 +56,7 @@ for (const engine of fullEngines())
       });
       recordLogsInto(app, logs);
       for (const provider of [
-        { name: 'Embedder', slug: 'embedder', ai_provider_id: 'openai', key: 'sk-embed', configurations: { custom_host: `${embedder.url}/v1` } },
+        embedderProvider(embedder.url),
         { name: 'Claude', slug: 'claude', ai_provider_id: 'anthropic', key: 'sk-ant', configurations: { custom_host: anthropic.url } },
       ]) {
         const saved = await app.http.post('/v1/providers').set('x-gw-api-key', ADMIN_KEY).send(provider);
@@ -67,13 +64,7 @@ for (const engine of fullEngines())
       }
       await addMcpServer(app, { url: mcp.url, slug: 'calc' });
       client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });
-      const upload = async (name: string, body: string) => (await client.files.create({ file: await toFile(Buffer.from(body), name), purpose: 'assistants' })).id;
-      bakingId = await upload('baking.txt', BAKING);
-      const animalsId = await upload('animals.txt', ANIMALS);
-      const store = await client.vectorStores.create({ name: 'Kitchen', file_ids: [animalsId, bakingId], metadata: { 'x-gw-embedding-model': '@embedder/text-embedding-3-small' } });
-      vectorStoreId = store.id;
-      for (let i = 0; i < 200 && (await client.vectorStores.retrieve(store.id)).status === 'in_progress'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal((await client.vectorStores.retrieve(store.id)).file_counts.completed, 2);
+      ({ bakingId, vectorStoreId } = await createKitchenStore(client));
     });
     after(async () => {
       await app?.close();
