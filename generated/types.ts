@@ -880,6 +880,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/sso/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether SSO sign-in is available, so a sign-in page can offer it; says nothing more.
+         * @description Public: answers `enabled` only (no issuer, client or organisation detail). An unknown organisation, or several organisations and none named, answers `enabled: false`, as does an organisation whose SSO is not set or is turned off.
+         */
+        get: operations["getSsoStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/batches": {
         parameters: {
             query?: never;
@@ -6844,6 +6864,10 @@ export interface components {
             sign_in_url: string;
             updated_at: components["schemas"]["Timestamp"];
         };
+        SsoStatus: {
+            /** @description True when "Sign in with SSO" (/v1/auth/sso/login) can start a sign-in. */
+            enabled: boolean;
+        };
         StaticChunking: {
             chunk_overlap_tokens: number;
             max_chunk_size_tokens: number;
@@ -9946,6 +9970,31 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             502: components["responses"]["BadGateway"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSsoStatus: {
+        parameters: {
+            query?: {
+                /** @description Organisation id or slug; may be left out when the deployment has one organisation. */
+                organisation?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             default: components["responses"]["Error"];
         };
     };
