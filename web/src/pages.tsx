@@ -10,6 +10,8 @@ import { PoliciesPage } from './pages/policies';
 import { PromptsPage } from './pages/prompts';
 import { ProvidersPage } from './pages/providers';
 import { WorkspacesPage } from './pages/workspaces';
+import { UsersPage } from './pages/users';
+import { IdentityPage } from './pages/identity';
 import { AssistantsPage } from './pages/house/assistants';
 import { AuditPage } from './pages/house/audit';
 import { FilesPage } from './pages/house/files';
@@ -37,6 +39,7 @@ export const PAGES: PageDef[] = [
   { path: '/guardrails', title: 'Guardrails', scope: 'guardrails.list', component: GuardrailsPage },
   { path: '/policies', title: 'Policies', scope: 'policies.list', component: PoliciesPage },
   { path: '/workspaces', title: 'Workspaces', scope: 'workspaces.list', component: WorkspacesPage },
+  { path: '/users', title: 'Users', scope: 'users.list', component: UsersPage },
   { path: '/prompts', title: 'Prompts', scope: 'prompts.list', component: PromptsPage },
   { path: '/models', title: 'Models', scope: 'completions.write', component: ModelsPage },
   { path: '/mcp', title: 'MCP', scope: 'mcp_servers.list', component: McpPage },
@@ -47,4 +50,5 @@ export const PAGES: PageDef[] = [
   { path: '/secret-references', title: 'Secret references', scope: 'secret_references.list', component: SecretReferencesPage },
   { path: '/audit', title: 'Audit log', scope: 'audit_logs.list', component: AuditPage },
   { path: '/organisation', title: 'Organisation', scope: 'organisation_settings.read', component: OrganisationPage },
+  { path: '/identity', title: 'SSO and SCIM', scope: 'organisation_settings.read', component: IdentityPage },
 ];

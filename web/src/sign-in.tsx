@@ -1,13 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { SSO_RETURN, signInWithKey, type Identity } from './api/identity';
+import { SSO_RETURN, signInWithKey, ssoAvailable, type Identity } from './api/identity';
 import { Field } from './components/field';
 import { ErrorNote } from './components/status';
+import { useAsync } from './use-async';
 
-/** Sign in with a gw API key (kept in this tab only), or with the organisation's SSO. */
+/** Sign in with a gw API key (kept in this tab only), or with the organisation's SSO when gw says it is on. */
 export function SignIn({ onSignedIn }: { onSignedIn: (identity: Identity) => void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const sso = useAsync(ssoAvailable, []);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -37,10 +39,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: (identity: Identity) => voi
         </button>
         <ErrorNote error={error} title="Sign-in failed" />
       </form>
-      <p className="or">or</p>
-      <a className="button secondary" href={`/v1/auth/sso/login?return_to=${encodeURIComponent(SSO_RETURN)}`}>
-        Sign in with SSO
-      </a>
+      {sso.data && (
+        <>
+          <p className="or">or</p>
+          <a className="button secondary" href={`/v1/auth/sso/login?return_to=${encodeURIComponent(SSO_RETURN)}`}>
+            Sign in with SSO
+          </a>
+        </>
+      )}
     </main>
   );
 }

@@ -4,7 +4,7 @@
  * CSRF token is held here, in memory.
  */
 import { createApi, type Api, type Credential } from './client';
-import type { AuthKey, AuthSelf } from './types';
+import type { AuthKey, AuthSelf, SsoStatus } from './types';
 
 const KEY_STORAGE = 'gw.console.api_key';
 /**
@@ -65,6 +65,18 @@ export async function signInWithKey(key: string): Promise<Identity> {
     gatewayWorkspaceId: self.workspace_id,
     organisationWide: self.api_key.type === 'organisation',
   };
+}
+
+/**
+ * Whether gw offers SSO sign-in (GET /v1/auth/sso/status, public, a yes or no only). It answers
+ * 200 either way, so asking costs the sign-in page no failed call; gw unreachable reads as no.
+ */
+export async function ssoAvailable(): Promise<boolean> {
+  try {
+    return (await createApi({ kind: 'session', csrf: undefined }).get<SsoStatus>('/v1/auth/sso/status')).enabled;
+  } catch {
+    return false;
+  }
 }
 
 /** Resumes a console session from gw's cookie (after SSO sign-in); undefined when there is none. */

@@ -24,6 +24,12 @@ export const VALIDATED_SCHEMAS = [
   'UpdatePromptPartial',
   'CreateCollection',
   'UpdateCollection',
+  'UpdateUser',
+  'CreateInvite',
+  'ResendInvite',
+  'UpdateSsoSettings',
+  'CreateScimToken',
+  'CreateScimMapping',
 ] as const;
 
 export type ValidatedSchema = (typeof VALIDATED_SCHEMAS)[number];
