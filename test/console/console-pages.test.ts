@@ -1,8 +1,8 @@
 /**
  * The console's pages for the rest of the house, in Debian's Chromium against a gw in this process
  * with fakes on loopback (an OpenAI upstream, an MCP server): the audit log, MCP, agents,
- * assistants and a run's steps, files and batches, deployments, models, secret references and the
- * organisation, each list and a detail; every page passes axe-core with no serious or critical
+ * assistants and a run's steps, files and batches, deployments, models, secret references, the
+ * organisation, users and invitations, SSO and SCIM, each list and a detail; every page passes axe-core with no serious or critical
  * violation, and the main pages fit a 390 px window. Needs web/dist (make build).
  */
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-server.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
+import { startOidcIdp } from '../helpers/oidc-idp.js';
 import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
 import { addMcpServer } from '../mcp/mcp-fixtures.js';
 import { accessibilityProblems, assertConsoleTestable, fitsWindow, launchBrowser, screenshot, type Browser } from './browser.js';
@@ -27,6 +28,7 @@ const PAGES: Array<[path: string, link: string, heading: string]> = [
   ['guardrails', 'Guardrails', 'Guardrails'],
   ['policies', 'Policies', 'Policies'],
   ['workspaces', 'Workspaces', 'Workspaces'],
+  ['users', 'Users', 'Users'],
   ['prompts', 'Prompts', 'Prompts'],
   ['models', 'Models', 'Models'],
   ['mcp', 'MCP', 'MCP'],
@@ -37,6 +39,7 @@ const PAGES: Array<[path: string, link: string, heading: string]> = [
   ['secret-references', 'Secret references', 'Secret references'],
   ['audit', 'Audit log', 'Audit log'],
   ['organisation', 'Organisation', 'Organisation'],
+  ['identity', 'SSO and SCIM', 'SSO and SCIM'],
 ];
 
 describe('the console pages for the rest of the house', () => {
@@ -267,6 +270,103 @@ describe('the console pages for the rest of the house', () => {
     assert.equal(await focused(), 'I have copied it');
     await page.keyboard.press('Enter');
     await page.getByTestId('new-secret').waitFor({ state: 'detached' });
+  });
+
+  test('users: an invitation sent from the page is listed; a role changed on the page is read in the audit log', async () => {
+    const http = gw.app.http;
+    const invited = await http.post('/v1/admin/users/invites').set(admin()).send({ email: 'carol@example.test', role: 'member' });
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    const carol = await http.post('/v1/admin/users/invites/accept').send({ token: invited.body.token, first_name: 'Carol' });
+    assert.equal(carol.status, 201, JSON.stringify(carol.body));
+
+    await open('Users', 'Users');
+    await page.getByRole('button', { name: 'Invite someone' }).click();
+    await page.getByLabel('Email').fill('dana@example.test');
+    await page.getByLabel('Organisation role').selectOption('admin');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    const token = (await page.getByTestId('new-secret').innerText()).trim();
+    const listed = await http.get('/v1/admin/users/invites').set(admin());
+    const dana = (listed.body.data as Array<{ id: string; email: string; status: string }>).find((i) => i.email === 'dana@example.test');
+    assert.equal(dana?.status, 'pending');
+    assert.ok(token.length > 10 && !JSON.stringify(listed.body).includes(token), 'the token is shown once, never listed');
+    const invitations = page.getByRole('table', { name: 'Invitations' });
+    await invitations.getByRole('row').filter({ hasText: 'dana@example.test' }).filter({ hasText: 'pending' }).waitFor();
+
+    const changed = page.waitForResponse((res) => res.request().method() === 'PUT' && new URL(res.url()).pathname === `/v1/admin/users/${carol.body.id}`);
+    await page.getByLabel('Role of carol@example.test').selectOption('admin');
+    assert.equal((await changed).status(), 200);
+    assert.equal((await http.get(`/v1/admin/users/${carol.body.id}`).set(admin())).body.role, 'admin');
+    await open('Audit log', 'Audit log');
+    await page.getByLabel('Action', { exact: true }).fill('updateUser');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const table = page.getByRole('table', { name: 'Audit log entries' });
+    await table.getByRole('button', { name: /^Details of updateUser/ }).first().click();
+    const entry = page.getByRole('region', { name: 'updateUser' });
+    await entry.waitFor();
+    const text = await entry.innerText();
+    assert.ok(text.includes(`/v1/admin/users/${carol.body.id}`), text);
+    assert.match(text, /"role": "admin"/);
+    await quietAndAccessible('users-audit');
+  });
+
+  test('SSO and SCIM: a SCIM token is created and its secret shown once; a mapping is saved', async () => {
+    await open('SSO and SCIM', 'SSO and SCIM');
+    await page.getByText('SSO sign-in is off.').waitFor();
+    await page.getByRole('button', { name: 'New SCIM token' }).click();
+    await page.getByLabel('Token name').fill('okta');
+    await page.getByRole('button', { name: 'Create SCIM token' }).click();
+    const secret = (await page.getByTestId('new-secret').innerText()).trim();
+    const scim = await gw.app.http.get('/v1/scim/v2/Users').set('authorization', `Bearer ${secret}`);
+    assert.equal(scim.status, 200, 'the secret shown is the SCIM bearer token');
+    await quietAndAccessible('identity-scim-token');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByTestId('new-secret').waitFor({ state: 'detached' });
+    const tokens = page.getByRole('table', { name: 'SCIM tokens' });
+    await tokens.getByRole('row').filter({ hasText: 'okta' }).waitFor();
+    assert.ok(!(await page.content()).includes(secret), 'gone from the page once copied; the list shows it masked');
+
+    await page.getByRole('button', { name: 'Map a group' }).click();
+    await page.getByLabel('Group name').fill('engineers');
+    await page.getByLabel('Workspace', { exact: true }).selectOption({ index: 1 });
+    await page.getByRole('button', { name: 'Save mapping' }).click();
+    await page.getByRole('table', { name: 'SCIM mappings' }).getByRole('row').filter({ hasText: 'engineers' }).waitFor();
+    const mappings = await gw.app.http.get('/v1/scim/workspaces').set(admin());
+    assert.equal(mappings.body.mappings[0].scim_group, 'engineers');
+  });
+
+  test('SSO sign-in is offered only when SSO is on: absent on this gw, present once it is set, gone when removed', async () => {
+    const idp = await startOidcIdp([`${gw.app.url}/v1/auth/sso/callback`]);
+    const tab = await browser.newPage();
+    const sso = () => tab.getByRole('link', { name: 'Sign in with SSO' });
+    const signInPage = async () => {
+      const status = tab.waitForResponse((res) => new URL(res.url()).pathname === '/v1/auth/sso/status');
+      await tab.goto(`${gw.app.url}/console/`);
+      assert.deepEqual(await (await status).json(), await (await fetch(`${gw.app.url}/v1/auth/sso/status`)).json());
+      await tab.getByLabel('API key').waitFor();
+    };
+    try {
+      await signInPage();
+      assert.equal(await sso().count(), 0, 'no SSO set: no button');
+      const saved = await gw.app.http.put('/v1/admin/organisation/sso').set(admin()).send({ issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret });
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      await signInPage();
+      await sso().waitFor();
+
+      await open('Users', 'Users'); // away and back: the page asks again
+      await open('SSO and SCIM', 'SSO and SCIM');
+      await page.getByText('SSO sign-in is on', { exact: false }).waitFor();
+      await page.getByRole('term').filter({ hasText: 'Redirect URL to register' }).waitFor();
+      assert.equal(await page.getByLabel('Client secret').inputValue(), '', 'the secret box starts empty');
+      assert.ok(!(await page.content()).includes(idp.clientSecret), 'the client secret never reaches the page');
+      await page.getByRole('button', { name: 'Delete the SSO settings' }).click();
+      await page.getByRole('button', { name: 'Confirm deleting the SSO settings' }).click();
+      await page.getByText('SSO sign-in is off.').waitFor();
+      await signInPage();
+      assert.equal(await sso().count(), 0, 'removed: no button');
+    } finally {
+      await tab.close();
+      await idp.close();
+    }
   });
 
   test('390 px wide: the main pages fit the window (wide tables scroll in their own box)', async () => {
