@@ -26,7 +26,6 @@ export const VALIDATED_SCHEMAS = [
   'UpdateCollection',
   'UpdateUser',
   'CreateInvite',
-  'ResendInvite',
   'UpdateSsoSettings',
   'CreateScimToken',
   'CreateScimMapping',
