@@ -38,6 +38,8 @@ export interface Identity {
   /** Where gateway calls land (the playground's workspace). */
   gatewayWorkspaceId: string | null;
   organisationWide: boolean;
+  /** The caller's organisation (for the public SSO status, which asks about one). */
+  organisationId: string;
 }
 
 export function can(identity: Identity, scope: string): boolean {
@@ -64,6 +66,7 @@ export async function signInWithKey(key: string): Promise<Identity> {
     workspaceId: self.api_key.workspace_id,
     gatewayWorkspaceId: self.workspace_id,
     organisationWide: self.api_key.type === 'organisation',
+    organisationId: self.api_key.organisation_id,
   };
 }
 
@@ -98,6 +101,7 @@ export async function resumeSession(): Promise<Identity | undefined> {
     workspaceId: self.workspace_id,
     gatewayWorkspaceId: self.workspace_id ?? self.workspaces[0]?.id ?? null,
     organisationWide: self.workspace_id === null,
+    organisationId: self.organisation.id,
   };
 }
 

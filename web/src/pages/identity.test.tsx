@@ -14,8 +14,9 @@ const settings = {
 const ALL = ['organisation_settings.read', 'organisation_settings.update', 'workspace_users.list', 'workspace_users.create', 'workspace_users.delete', 'workspaces.list'];
 
 async function open({ enabled, scopes = ALL, sent = [], asked = [] }: { enabled: boolean; scopes?: string[]; sent?: unknown[][]; asked?: string[] }) {
-  const get = async (path: string) => {
+  const get = async (path: string, query?: Record<string, unknown>) => {
     asked.push(path);
+    if (path === '/v1/auth/sso/status') expect(query).toEqual({ organisation: 'o1' });
     if (path === '/v1/auth/sso/status') return { enabled } as never;
     if (path === '/v1/admin/organisation/sso') return settings as never;
     if (path === '/v1/admin/scim/tokens') return page([{ id: 't1', object: 'scim_token', name: 'okta', masked_token: 'gwscim_…abcd', created_at: '2026-12-01T00:00:00Z' }]);

@@ -40,7 +40,7 @@ function Sso() {
   const [round, setRound] = useState(0);
   const [askStored, setAskStored] = useState(false);
   const removal = useAction();
-  const status = useAsync(() => identity.api.get<SsoStatus>('/v1/auth/sso/status'), [identity.api, round]);
+  const status = useAsync(() => identity.api.get<SsoStatus>('/v1/auth/sso/status', { organisation: identity.organisationId }), [identity.api, identity.organisationId, round]);
   const settings = useAsync(
     () => (status.data?.enabled || askStored ? identity.api.get<SsoSettings>('/v1/admin/organisation/sso').catch((e: { status?: number }) => (e.status === 404 ? null : Promise.reject(e))) : Promise.resolve(null)),
     [identity.api, status.data?.enabled, askStored, round],

@@ -15,6 +15,7 @@ export function fakeIdentity(api: Partial<Api>, scopes: string[]): Identity {
     workspaceId: null,
     gatewayWorkspaceId: 'ws-1',
     organisationWide: true,
+    organisationId: 'o1',
   };
 }
 
