@@ -21,6 +21,7 @@ import { migrateToLatest } from '../store/migrate.js';
 import { setMetadataRollupKeys } from '../store/rollups/metadata-keys.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
+import { AgentHttp } from '../gateway/a2a/agent-http.js';
 import { AgentAuth } from '../gateway/agents/agent-auth.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import { ProviderCredentials } from '../gateway/credentials/provider-credentials.js';
@@ -174,7 +175,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       config.agentCardTimeoutMs,
     ),
     agents: new AgentDirectory(store, bus),
-    agentFetch: outbound.fetch('agent_url_refused'),
+    agentHttp: new AgentHttp(outbound),
     agentAuth: new AgentAuth(secrets, outbound.fetch('agent_token_url_refused'), now),
     logger,
     requestLogs,
@@ -295,6 +296,7 @@ export async function closeServices(services: Services, options: { logDrainMs?: 
   await services.rollupBackfill.stop();
   await services.semanticCache.idle();
   await services.upstreams.close();
+  await services.agentHttp.close();
   await services.bus.close();
   if (services.redis?.isOpen) await services.redis.quit();
   await services.db.destroy();

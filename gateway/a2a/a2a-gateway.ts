@@ -11,10 +11,12 @@ import { ApiError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
+import { answerSource, cappedStream, readCappedBody } from '../outbound/answer-cap.js';
 import { recordA2aCall, type A2aCall, type A2aOutcome } from './a2a-call.js';
 import { checkAgentRateLimits, guardTexts } from './a2a-policy.js';
 import { resolveA2aTarget } from './a2a-target.js';
 import { agentEndpoint, type AgentEndpoint } from './agent-endpoint.js';
+import type { AgentAnswer } from './agent-http.js';
 import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf, textsOf } from './bridge.js';
 import { gatewayCard } from './gateway-card.js';
 import { agentGatewayUrl } from './gateway-url.js';
@@ -199,7 +201,7 @@ function watchdog(timeoutMs: number, abort: AbortController): { touch(): void; s
   return { touch, stop: () => clearTimeout(timer), fired: () => fired };
 }
 
-async function relayStream(context: A2aCall, id: RpcId, response: Response, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>): Promise<void> {
+async function relayStream(context: A2aCall, id: RpcId, response: AgentAnswer, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>): Promise<void> {
   const { res } = context.call;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', [A2A_VERSION_HEADER]: context.callerVersion });
   res.flushHeaders();
@@ -207,7 +209,8 @@ async function relayStream(context: A2aCall, id: RpcId, response: Response, outc
   outcome.firstByteMs = context.call.services.now() - context.startedAt;
   const write = (answer: unknown) => res.write(`data: ${JSON.stringify(answer)}\n\n`);
   try {
-    for await (const data of sseData(response.body!)) {
+    const { outbound } = context.call.services;
+    for await (const data of sseData(cappedStream(response.body, outbound.maxAnswerBytes, answerSource(endpointOf(context.target.integration).url)))) {
       timer.touch();
       let answer: unknown;
       try {
@@ -224,7 +227,7 @@ async function relayStream(context: A2aCall, id: RpcId, response: Response, outc
         outcome.status = error.status;
         outcome.error = error.logError;
         write(rpcError(id, error.code, error.message, error.data));
-        await response.body?.cancel().catch(() => undefined);
+        response.body.destroy();
         return;
       }
     }
@@ -273,23 +276,24 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
       params: bridged ? paramsTo(context.canonical, request.params, context.agentVersion) : request.params,
     };
     timer = watchdog(call.services.config.requestTimeoutMs, abort);
-    let response: Response;
+    let response: AgentAnswer;
     try {
       const headers = agentRequestHeaders(context, stream);
       const payload = JSON.stringify(agentBody);
-      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.agentFetch(endpoint.url, { method: 'POST', headers: { ...headers, ...auth }, body: payload, signal: abort.signal }));
+      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.agentHttp.post(endpoint.url, { headers: { ...headers, ...auth }, body: payload, signal: abort.signal }));
     } catch (error) {
       throw upstreamRefusal(context, error, timer.fired());
     }
-    if (stream && (response.headers.get('content-type') ?? '').includes('text/event-stream') && response.body) {
+    if (stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
       await relayStream(context, request.id, response, outcome, timer);
       return;
     }
     let answer: unknown;
     try {
-      answer = JSON.parse(await response.text());
+      const bytes = await readCappedBody(response.body, response.headers, call.services.outbound.maxAnswerBytes, answerSource(endpoint.url));
+      answer = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
-      if (error instanceof SyntaxError) throw new A2aRefusal(502, RPC.internal, `Agent ${slug} answered HTTP ${response.status} without a JSON-RPC answer`, { type: 'upstream_error', code: 'a2a_upstream_error' });
+      if (error instanceof SyntaxError) throw new A2aRefusal(502, RPC.internal, `Agent ${slug} answered HTTP ${response.statusCode} without a JSON-RPC answer`, { type: 'upstream_error', code: 'a2a_upstream_error' });
       throw upstreamRefusal(context, error, timer.fired());
     }
     outcome.response = answer;

@@ -2,26 +2,24 @@
  * Reads an agent's SSE answer one event at a time, as the bytes arrive: each event's `data:` lines
  * joined (comments, `event:` and `id:` lines are not needed to relay A2A's JSON-RPC answers).
  */
-export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffered = '';
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      buffered += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      for (let end = boundary(buffered); end; end = boundary(buffered)) {
-        const data = dataOf(buffered.slice(0, end.at));
-        buffered = buffered.slice(end.at + end.length);
-        if (data !== undefined) yield data;
-      }
-      if (done) break;
+  const take = function* (): Generator<string> {
+    for (let end = boundary(buffered); end; end = boundary(buffered)) {
+      const data = dataOf(buffered.slice(0, end.at));
+      buffered = buffered.slice(end.at + end.length);
+      if (data !== undefined) yield data;
     }
-    const last = dataOf(buffered);
-    if (last !== undefined) yield last;
-  } finally {
-    reader.releaseLock();
+  };
+  for await (const chunk of body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    yield* take();
   }
+  buffered += decoder.decode();
+  yield* take();
+  const last = dataOf(buffered);
+  if (last !== undefined) yield last;
 }
 
 function boundary(text: string): { at: number; length: number } | undefined {

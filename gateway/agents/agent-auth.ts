@@ -4,6 +4,7 @@ import { openSecrets, restoreSecrets } from '../../store/secret-fields.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { ClientCredentialsTokens, type ClientCredentials } from '../outbound/client-credentials.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
+import type { AgentAnswer } from '../a2a/agent-http.js';
 
 export type AgentAuthType = 'none' | 'bearer' | 'headers' | 'oauth_client_credentials';
 
@@ -43,7 +44,7 @@ export class AgentAuth {
    * Sends a call with a stored integration's credential, its secrets unsealed; a 401 to a
    * client-credentials token drops that token and sends once more with a new one.
    */
-  async send(integration: AgentIntegrationRecord, send: (authHeaders: Record<string, string>) => Promise<Response>): Promise<Response> {
+  async send(integration: AgentIntegrationRecord, send: (authHeaders: Record<string, string>) => Promise<AgentAnswer>): Promise<AgentAnswer> {
     let config = this.opened.get(integration);
     if (!config) {
       config = restoreSecrets(integration.auth_config, openSecrets(this.box, integration.secrets)) as AgentAuthConfig;
@@ -54,8 +55,8 @@ export class AgentAuth {
     const cacheKey = `${integration.id}:${integration.updated_at}`;
     const token = await this.tokens.token(cacheKey, config);
     const response = await send({ authorization: `Bearer ${token}` });
-    if (response.status !== 401) return response;
-    await response.body?.cancel();
+    if (response.statusCode !== 401) return response;
+    await response.body.dump();
     this.tokens.forget(cacheKey, token);
     return send({ authorization: `Bearer ${await this.tokens.token(cacheKey, config)}` });
   }

@@ -1,0 +1,100 @@
+/**
+ * HTTP to A2A agents for the door: undici's request API over kept-alive pools (one per agent
+ * origin inside each undici Agent), not fetch. fetch builds a Request, a Response and web streams
+ * around every call and, for hosts an operator did not trust, a new connection per call; on a
+ * small JSON-RPC call that was most of what gw added.
+ *
+ * The outbound guard still holds: each URL (and each redirect) is vetted (scheme, no credentials,
+ * IP literals and reserved names) without a DNS query, and untrusted hosts connect through
+ * createGuardedLookup, which resolves at connect time and refuses any non-public answer, so a
+ * name rebound to a private address after it was saved cannot be reached. Trusted hosts
+ * (TRUSTED_CUSTOM_HOSTS) connect as named. Bounds on the answer are the caller's (answer-cap.ts).
+ */
+import { Agent, type Dispatcher } from 'undici';
+import { ValidationError } from '../../core/errors.js';
+import { answerSource } from '../outbound/answer-cap.js';
+import type { OutboundGuard } from '../outbound/outbound-guard.js';
+import { createGuardedLookup } from '../outbound/pinned-lookup.js';
+import { vetOutboundUrl } from '../outbound/url-guard.js';
+
+/** The agent's answer: status, headers and its body, read (or dropped) by the caller. */
+export type AgentAnswer = Dispatcher.ResponseData;
+
+export interface AgentRequest {
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+}
+
+const POOL = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, headersTimeout: 0, bodyTimeout: 0, pipelining: 1 } as const;
+const MAX_REDIRECTS = 5;
+const REFUSED_CODE = 'agent_url_refused';
+
+export class AgentHttp {
+  private readonly trusted = new Agent(POOL);
+  private readonly guarded: Agent;
+  /** Vetted URLs split for the dispatcher: an agent's endpoint repeats call after call. */
+  private readonly vetted = new Map<string, { origin: string; path: string; trusted: boolean }>();
+
+  constructor(private readonly guard: OutboundGuard) {
+    this.guarded = new Agent({ ...POOL, connect: { lookup: createGuardedLookup(guard.resolve) } });
+  }
+
+  /** POSTs to `url`, following redirects as fetch does (307/308 keep the POST, others become a GET), each hop vetted. */
+  async post(url: string, request: AgentRequest): Promise<AgentAnswer> {
+    let method: 'POST' | 'GET' = 'POST';
+    for (let hop = 0; ; hop++) {
+      const target = await this.vet(url);
+      let answer: AgentAnswer;
+      try {
+        answer = await (target.trusted ? this.trusted : this.guarded).request({
+          origin: target.origin,
+          path: target.path,
+          method,
+          headers: method === 'POST' ? request.headers : withoutBodyHeaders(request.headers),
+          body: method === 'POST' ? request.body : undefined,
+          signal: request.signal,
+        });
+      } catch (error) {
+        throw refusedAtConnect(error, url) ?? error;
+      }
+      const location = answer.headers.location;
+      if (answer.statusCode < 300 || answer.statusCode >= 400 || typeof location !== 'string') return answer;
+      await answer.body.dump();
+      if (hop >= MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects from ${answerSource(url)}`);
+      url = new URL(location, url).href;
+      if (answer.statusCode !== 307 && answer.statusCode !== 308) method = 'GET';
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.trusted.close(), this.guarded.close()]);
+  }
+
+  private async vet(url: string): Promise<{ origin: string; path: string; trusted: boolean }> {
+    let target = this.vetted.get(url);
+    if (!target) {
+      const checked = await vetOutboundUrl(url, { trustedHosts: this.guard.trustedHosts, resolveNames: false, param: 'url', code: REFUSED_CODE, source: 'The agent URL' });
+      target = { origin: checked.url.origin, path: checked.url.pathname + checked.url.search, trusted: checked.trusted };
+      // A query may carry a secret and makes URLs endless: those are vetted each time, not kept.
+      if (!checked.url.search) {
+        if (this.vetted.size >= 1_000) this.vetted.clear();
+        this.vetted.set(url, target);
+      }
+    }
+    return target;
+  }
+}
+
+function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'content-type') out[name] = value;
+  return out;
+}
+
+/** The guarded lookup's refusal of a non-public address, as the refusal the vetting gives (status 400 becomes the door's 502). */
+function refusedAtConnect(error: unknown, url: string): ValidationError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? ((error as { cause?: NodeJS.ErrnoException } | undefined)?.cause?.code);
+  if (code !== 'EUNSAFEADDRESS') return undefined;
+  return new ValidationError(`${answerSource(url)} resolves to a non-public address; gw does not send requests to loopback, private, link-local, metadata or reserved addresses unless the operator lists the host in TRUSTED_CUSTOM_HOSTS`, 'url', REFUSED_CODE);
+}
