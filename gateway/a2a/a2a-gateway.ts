@@ -17,7 +17,7 @@ import { checkAgentRateLimits, guardTexts } from './a2a-policy.js';
 import { resolveA2aTarget } from './a2a-target.js';
 import { agentEndpoint, type AgentEndpoint } from './agent-endpoint.js';
 import type { AgentAnswer } from './agent-http.js';
-import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf, textsOf } from './bridge.js';
+import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf } from './bridge.js';
 import { gatewayCard } from './gateway-card.js';
 import { agentGatewayUrl } from './gateway-url.js';
 import {
@@ -112,7 +112,7 @@ async function admit(context: A2aCall, request: RpcRequest, outcome: A2aOutcome)
     }
   }
   if (isSendingMethod(context.canonical)) {
-    const verdict = await guardTexts(context, 'input', textsOf(isObject(request.params) ? request.params.message : undefined));
+    const verdict = await guardTexts(context, 'input', isObject(request.params) ? request.params.message : undefined);
     outcome.guardrails.push(...verdict.results);
     if (verdict.denied) throw new A2aRefusal(446, RPC.guardrailDenied, verdict.denied, { type: 'guardrail_error', code: 'guardrail_denied', hook_results: verdict.results });
   }
@@ -170,7 +170,7 @@ async function answerFor(context: A2aCall, id: RpcId, answer: unknown, outcome: 
   const ids = taskIdsOf(result);
   outcome.taskId = ids.taskId ?? outcome.taskId;
   outcome.contextId = ids.contextId ?? outcome.contextId;
-  const verdict = await guardTexts(context, 'output', textsOf(result));
+  const verdict = await guardTexts(context, 'output', result);
   outcome.guardrails.push(...verdict.results);
   if (verdict.denied) throw new A2aRefusal(446, RPC.guardrailDenied, verdict.denied, { type: 'guardrail_error', code: 'guardrail_denied', hook_results: verdict.results });
   return { jsonrpc: '2.0', id, result };

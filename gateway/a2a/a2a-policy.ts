@@ -9,6 +9,7 @@ import type { HookResult } from '../guardrails/hook-results.js';
 import { runGuardrails } from '../guardrails/run-guardrails.js';
 import { requestFacts } from '../limits/policy-match.js';
 import type { A2aCall } from './a2a-call.js';
+import { textsOf } from './bridge.js';
 
 /** `agents` rate limits, with the conditions and group_by of `llm` policies plus the agent and skill; over a limit: ApiError 429. */
 export async function checkAgentRateLimits(context: A2aCall): Promise<void> {
@@ -39,11 +40,13 @@ function headersOf(context: A2aCall): Record<string, string | undefined> {
   return out;
 }
 
-/** Runs the integration's input or output guardrails over `texts` (nothing to run: no verdict). */
-export async function guardTexts(context: A2aCall, phase: 'input' | 'output', texts: string[]): Promise<GuardVerdict> {
+/** Runs the integration's input or output guardrails over the text parts of `content` (nothing to run: no verdict, and no walk over the content). */
+export async function guardTexts(context: A2aCall, phase: 'input' | 'output', content: unknown): Promise<GuardVerdict> {
   const integration = context.target.integration;
   const names = phase === 'input' ? integration.input_guardrails : integration.output_guardrails;
-  if (!names.length || !texts.length) return { results: [] };
+  if (!names.length) return { results: [] };
+  const texts = textsOf(content);
+  if (!texts.length) return { results: [] };
   const guardrails = await definitions(context, names);
   if (!guardrails.length) return { results: [] };
   const text = texts.join('\n');
