@@ -24,6 +24,7 @@ import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import { MCP_SESSIONS_TOPIC } from './mcp-directory.js';
 import { principalKeyOf, resolveMcpTarget, type McpTarget } from './mcp-target.js';
 import { buildProxyServer } from './proxy-server.js';
+import { DirectAnswer, directToolCall, serveDirectToolCall } from './direct-tool-call.js';
 import type { McpToolCallContext } from './tool-call-context.js';
 import { assertToolEnabled, checkToolRateLimits, logToolCall, rateLimitedError } from './tool-call.js';
 import { invalidParamsOf, invalidRequestOf } from './request-checks.js';
@@ -236,10 +237,16 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
       return;
     }
     call.res.setHeader(SESSION_HEADER, session.id);
+    const connect = () => mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version });
+    const direct = directToolCall(call, target, messages);
+    if (direct) {
+      const answer = new DirectAnswer(call.res, session.id, clientCapabilitiesOf(session), relaysOf(target.server));
+      const directContext = contextFor(call, principal, target, answer, connect);
+      if (await admitSingleToolCall(directContext, messages)) await serveDirectToolCall(directContext, session, direct, answer);
+      return;
+    }
     const link = postLink(session.id, clientCapabilitiesOf(session), relaysOf(target.server), () => answering);
-    context = contextFor(call, principal, target, link, () =>
-      mcpUpstreams.connect(target.integration, { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version }),
-    );
+    context = contextFor(call, principal, target, link, connect);
     if (!messages.some(isJSONRPCRequest)) {
       try {
         await relayClientMessages(context, session.id, messages);

@@ -72,6 +72,19 @@ export class McpUpstreams {
     }) as GuardedFetch;
   }
 
+  /**
+   * POSTs JSON-RPC text to a Streamable HTTP server in the upstream session gw holds, as the SDK's
+   * client transport would (direct-tool-call.ts): through the outbound guard, whose pool keeps the
+   * connection to a trusted host alive between calls.
+   */
+  async post(integration: McpIntegrationRecord, session: { sessionId: string | null; protocolVersion: string | null }, body: string, signal?: AbortSignal): Promise<Response> {
+    const target = await this.target(integration);
+    const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    if (session.sessionId) headers['mcp-session-id'] = session.sessionId;
+    if (session.protocolVersion) headers['mcp-protocol-version'] = session.protocolVersion;
+    return this.fetchFor(integration)(target.url, { method: 'POST', headers, body, signal });
+  }
+
   async connect(
     integration: McpIntegrationRecord,
     resume?: { sessionId: string | null; protocolVersion: string | null },

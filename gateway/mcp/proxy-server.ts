@@ -38,7 +38,7 @@ import type { ClientFeatureRelays } from './client-features.js';
 import type { McpToolCallContext } from './tool-call-context.js';
 import { LazySchemaValidator } from './lazy-schema-validator.js';
 import { checkRequestParams } from './request-checks.js';
-import { runToolCall } from './tool-call.js';
+import { callWithClient, runToolCall } from './tool-call.js';
 import { upstreamFailure } from './upstream-failure.js';
 
 type Schema = Parameters<Awaited<ReturnType<McpToolCallContext['upstream']>>['client']['request']>[1];
@@ -105,7 +105,7 @@ export function buildProxyServer(context: McpToolCallContext, declared: Record<s
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { options, done } = context.requestOptions(request, extra);
       try {
-        return await runToolCall(context, request.params, options);
+        return await runToolCall(context, request.params, callWithClient(context, options));
       } finally {
         done();
       }

@@ -44,8 +44,16 @@ export function logToolCall(context: McpToolCallContext, outcome: ToolCallOutcom
 
 const asError = (status: number, code: string, message: string, type: string) => ({ status, error: { code, message, type } });
 
-/** `options` carry the client's cancellation and progress token through to the upstream (upstream-relay.ts). */
-export async function runToolCall(context: McpToolCallContext, params: { name: string; arguments?: Record<string, unknown> }, options: RequestOptions): Promise<CallToolResult> {
+export type ToolCallParams = { name: string; arguments?: Record<string, unknown> };
+
+/** The SDK client's way to the upstream: `options` carry the client's cancellation and progress token through (upstream-relay.ts). */
+export const callWithClient =
+  (context: McpToolCallContext, options: RequestOptions) =>
+  async (params: ToolCallParams): Promise<CallToolResult> =>
+    (await (await context.upstream()).client.request({ method: 'tools/call', params }, CallToolResultSchema, options)) as CallToolResult;
+
+/** `callUpstream` makes the call once it is allowed: with the SDK client, or directly (direct-tool-call.ts). */
+export async function runToolCall(context: McpToolCallContext, params: ToolCallParams, callUpstream: (params: ToolCallParams) => Promise<CallToolResult>): Promise<CallToolResult> {
   const { call, target } = context;
   const outcome: ToolCallOutcome = { tool: params.name, arguments: params.arguments ?? {}, startedAt: call.services.now(), status: 200, guardrails: [] };
   try {
@@ -76,8 +84,7 @@ export async function runToolCall(context: McpToolCallContext, params: { name: s
 
     let result: CallToolResult;
     try {
-      const upstream = await context.upstream();
-      result = (await upstream.client.request({ method: 'tools/call', params }, CallToolResultSchema, options)) as CallToolResult;
+      result = await callUpstream(params);
     } catch (error) {
       const failure = upstreamFailure(target.server.slug, error);
       Object.assign(outcome, asError(502, 'mcp_upstream_error', failure.message, 'upstream_error'));

@@ -59,6 +59,33 @@ const NEEDS: Record<string, keyof ClientCapabilities> = {
   'roots/list': 'roots',
 };
 
+/**
+ * Relays one server-to-client request (sampling, elicitation, roots) the upstream sent while it
+ * serves the client's request, and returns the client's result; throws the McpError the upstream
+ * should get when gw refuses it or the client answers with an error.
+ */
+export async function relayServerRequest(link: DownstreamLink, relay: McpClientRelay, timeoutMs: number, request: { method: string; params?: unknown }, aborted: AbortSignal): Promise<unknown> {
+  const switchedOff = notRelayed(request.method, link.relays);
+  if (switchedOff) throw new McpError(ErrorCode.InvalidRequest, switchedOff);
+  const needs = NEEDS[request.method];
+  if (needs && !link.clientCapabilities[needs]) {
+    throw new McpError(ErrorCode.InvalidRequest, `The MCP client did not declare the ${needs} capability: gw cannot relay ${request.method} to it`);
+  }
+  const noWay = () => new McpError(ErrorCode.InvalidRequest, `gw has no open stream to the MCP client to carry ${request.method}`);
+  if (!link.sessionId) throw noWay();
+  // gw's own id: the client answers it on another POST, maybe to another instance.
+  const id = `gw-${randomUUID()}`;
+  const controller = new AbortController();
+  const signal = AbortSignal.any([aborted, controller.signal, AbortSignal.timeout(timeoutMs)]);
+  const answering = relay.answerTo(link.sessionId, id, signal);
+  if (!(await link.send({ jsonrpc: '2.0', id, method: request.method, params: request.params } as JSONRPCMessage))) {
+    controller.abort(noWay());
+  }
+  const answer = await answering;
+  if (answer.error) throw new McpError(answer.error.code, answer.error.message, answer.error.data);
+  return answer.result;
+}
+
 /** Wires an upstream connection's incoming messages to the client of this POST. */
 export function relayUpstreamMessages(connection: UpstreamConnection, link: DownstreamLink, relay: McpClientRelay, timeoutMs: number): void {
   const { client } = connection;
@@ -66,27 +93,7 @@ export function relayUpstreamMessages(connection: UpstreamConnection, link: Down
     if (notRelayed(notification.method, link.relays)) return;
     await link.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage);
   };
-  client.fallbackRequestHandler = async (request, extra) => {
-    const switchedOff = notRelayed(request.method, link.relays);
-    if (switchedOff) throw new McpError(ErrorCode.InvalidRequest, switchedOff);
-    const needs = NEEDS[request.method];
-    if (needs && !link.clientCapabilities[needs]) {
-      throw new McpError(ErrorCode.InvalidRequest, `The MCP client did not declare the ${needs} capability: gw cannot relay ${request.method} to it`);
-    }
-    const noWay = () => new McpError(ErrorCode.InvalidRequest, `gw has no open stream to the MCP client to carry ${request.method}`);
-    if (!link.sessionId) throw noWay();
-    // gw's own id: the client answers it on another POST, maybe to another instance.
-    const id = `gw-${randomUUID()}`;
-    const controller = new AbortController();
-    const signal = AbortSignal.any([extra.signal, controller.signal, AbortSignal.timeout(timeoutMs)]);
-    const answering = relay.answerTo(link.sessionId, id, signal);
-    if (!(await link.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }))) {
-      controller.abort(noWay());
-    }
-    const answer = await answering;
-    if (answer.error) throw new McpError(answer.error.code, answer.error.message, answer.error.data);
-    return answer.result as never;
-  };
+  client.fallbackRequestHandler = async (request, extra) => (await relayServerRequest(link, relay, timeoutMs, request, extra.signal)) as never;
 }
 
 /**
