@@ -130,23 +130,24 @@ async function forwardToolCall(context: McpToolCallContext, session: McpSessionR
   const id = request.id;
   const progressToken = (request.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta?.progressToken;
 
-  // Cancelled by the client (notifications/cancelled, on any instance), by its going away, or by the timeout.
+  // Cancelled by the client (notifications/cancelled, on any instance) or by the timeout: the
+  // upstream is told, as the SDK's client tells it. A client that goes away only closes the
+  // request's connection (Streamable HTTP: a disconnection is no cancellation).
   const controller = new AbortController();
   let finished = false;
-  const abort = (reason: unknown) => controller.abort(reason);
-  controller.signal.addEventListener('abort', () => {
-    if (finished) return;
-    const reason = controller.signal.reason as { message?: unknown } | undefined;
-    tell({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason?.message ?? reason) } });
-  });
+  const abort = (reason: unknown, cancel: boolean) => {
+    if (finished || controller.signal.aborted) return;
+    controller.abort(reason);
+    if (cancel) tell({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String((reason as { message?: unknown }).message ?? reason) } });
+  };
   const tracked = relay.track(session.id, id);
-  tracked.signal.addEventListener('abort', () => abort(tracked.signal.reason));
-  const clientGone = () => abort(new McpError(ErrorCode.ConnectionClosed, 'The MCP client went away'));
+  tracked.signal.addEventListener('abort', () => abort(tracked.signal.reason, true));
+  const clientGone = () => abort(new McpError(ErrorCode.ConnectionClosed, 'The MCP client went away'), false);
   call.res.once('close', clientGone);
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs);
+    timer = setTimeout(() => abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }), true), timeoutMs);
   };
   arm();
   // Server-to-client requests being relayed, by the upstream's id (its notifications/cancelled stops one).

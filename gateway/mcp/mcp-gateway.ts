@@ -1,8 +1,12 @@
 /**
- * The MCP gateway over Streamable HTTP at `{base}/{slug}/mcp`. Each request is served by the MCP
- * SDK's server transport (stateless mode, JSON answers) over a Server built for it; gw keeps the
- * session itself, in the store, so consecutive requests of one session may land on any instance:
- * the session names the upstream session, which every instance resumes with the SDK's client.
+ * The MCP gateway over Streamable HTTP at `{base}/{slug}/mcp`. gw keeps the session itself, in the
+ * store, so consecutive requests of one session may land on any instance: the session names the
+ * upstream session, which every instance resumes. Two ways serve a POST:
+ * - a single `tools/call` in a session of a Streamable HTTP server, the common case, is forwarded
+ *   directly, without the SDK (direct-tool-call.ts);
+ * - everything else (initialize, the other methods, batches, servers on the older SSE transport, a
+ *   request the SDK's transport refuses) by the MCP SDK's server transport (stateless mode) over a
+ *   Server built for the request, which reaches the upstream with the SDK's client.
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
