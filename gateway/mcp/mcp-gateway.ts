@@ -186,7 +186,8 @@ function refuseInvalidMessages(call: Call, messages: unknown[]): boolean {
 export async function serveMcpPost(call: Call, principal: Principal, slug: string, body: unknown): Promise<void> {
   const { store, mcpUpstreams, mcpDirectory, now } = call.services;
   const messages = messagesOf(body);
-  const sessionLookup = isInitialize(messages) ? undefined : lookUpSession(call);
+  const initializing = isInitialize(messages);
+  const sessionLookup = initializing ? undefined : lookUpSession(call);
   const target = await resolveMcpTarget(mcpDirectory, principal, slug);
   if (refuseInvalidMessages(call, messages)) return;
   let context: ReturnType<typeof contextFor>;
@@ -195,7 +196,7 @@ export async function serveMcpPost(call: Call, principal: Principal, slug: strin
   // The SDK server transport answering this POST, once made: the way back to the client.
   let answering: StreamableHTTPServerTransport | undefined;
 
-  if (isInitialize(messages)) {
+  if (initializing) {
     const initialize = messages.find((message) => isJSONRPCRequest(message) && message.method === 'initialize') as unknown as { params: { protocolVersion: string; capabilities: ClientCapabilities } };
     const clientCapabilities = initialize.params.capabilities ?? {};
     const requestedVersion = initialize.params.protocolVersion;

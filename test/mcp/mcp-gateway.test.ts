@@ -325,6 +325,24 @@ for (const engine of fullEngines()) {
       await client.close();
     });
 
+    test('a tools/call with nothing before its answer is answered as one JSON body', async () => {
+      const headers = { 'x-gw-api-key': key, accept: 'application/json, text/event-stream' };
+      const init = await app.http
+        .post('/tools/mcp')
+        .set(headers)
+        .send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const session = { ...headers, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+      const answer = await app.http.post('/tools/mcp').set(session).send({ jsonrpc: '2.0', id: 'call-7', method: 'tools/call', params: { name: 'echo', arguments: { text: 'plain' } } });
+      assert.equal(answer.status, 200);
+      assert.match(String(answer.headers['content-type']), /^application\/json/);
+      assert.equal(answer.headers['mcp-session-id'], session['mcp-session-id']);
+      assert.deepEqual(answer.body, { jsonrpc: '2.0', id: 'call-7', result: { content: [{ type: 'text', text: 'plain' }] } });
+      assert.deepEqual(upstream.toolCalls.at(-1), { name: 'echo', args: { text: 'plain' } });
+      // A protocol version the SDK does not know is refused as its transport refuses it.
+      const unknownVersion = await app.http.post('/tools/mcp').set({ ...session, 'mcp-protocol-version': '1999-01-01' }).send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });
+      assert.equal(unknownVersion.status, 400);
+    });
+
     test('an upstream going away mid-session: a clear error, no hang', async () => {
       const fragile = await startFakeMcpServer({ name: 'fragile' });
       await addMcpServer(app, { url: fragile.url, slug: 'fragile' });
