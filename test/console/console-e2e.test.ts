@@ -350,8 +350,9 @@ describe('the console in a browser', () => {
 
   test('playground: a streamed call through a saved provider shows the answer and the log row it made', async () => {
     await open('Playground');
-    await page.getByLabel('Provider', { exact: true }).selectOption(PROVIDER);
-    await page.getByLabel('Message').fill('Stream me');
+    await page.getByLabel('Provider or config').selectOption(`provider:${PROVIDER}`);
+    await page.getByLabel('Model', { exact: true }).fill('gpt-4o-mini');
+    await page.getByLabel('Message', { exact: true }).fill('Stream me');
     const before = gw.fake.requests.length;
     await page.getByRole('button', { name: 'Send (streamed)' }).click();
     await page.getByTestId('playground-output').getByText('You said: Stream me', { exact: true }).waitFor();
@@ -365,14 +366,6 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { level: 1, name: /^Request / }).waitFor();
     assert.match(await page.getByLabel('Summary').innerText(), /Streamed\s*yes/i);
 
-    // Through a prompt: its template filled with the variables, streamed from its saved provider.
-    await open('Playground');
-    await page.getByRole('radio', { name: 'A prompt' }).check();
-    await page.getByLabel('Prompt', { exact: true }).selectOption({ label: 'greeting' });
-    await page.getByLabel('Variables (JSON)').fill('{"name": "Bo"}');
-    await page.getByRole('button', { name: 'Send (streamed)' }).click();
-    await page.getByTestId('playground-output').getByText('You said: Hi Bo', { exact: true }).waitFor();
-    await page.getByTestId('playground-log').waitFor();
   });
 
   test('providers: one is created with its key typed in, shown only masked, and deleted from the page', async () => {
@@ -613,7 +606,8 @@ describe('the console in a browser', () => {
       assert.equal(await tab.evaluate(`sessionStorage.length`), 0, 'no key kept: the session lives in the cookie');
       // A write with the cookie is refused without the session's CSRF token: the console sends it.
       await tab.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Playground', exact: true }).click();
-      await tab.getByLabel('Provider', { exact: true }).selectOption(PROVIDER);
+      await tab.getByLabel('Provider or config').selectOption(`provider:${PROVIDER}`);
+      await tab.getByLabel('Model', { exact: true }).fill('gpt-4o-mini');
       await tab.getByLabel('Mock response').fill('Hello from a console session');
       await tab.getByRole('button', { name: 'Send (streamed)' }).click();
       await tab.getByTestId('playground-output').getByText('Hello from a console session', { exact: true }).waitFor();

@@ -35,6 +35,10 @@ export type RenderPromptResponse = Schemas['RenderPromptResponse'];
 export type PromptVersion = Schemas['PromptVersion'];
 export type Label = Schemas['Label'];
 export type ChatCompletionChunk = Schemas['ChatCompletionChunk'];
+export type ChatCompletion = Schemas['ChatCompletion'];
+export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
+export type ChatMessage = Schemas['ChatMessage'];
+export type ToolCall = Schemas['ToolCall'];
 export type ErrorBody = Schemas['Error'];
 
 /** Every list answers with this envelope (ListEnvelope), with its own item type. */

@@ -29,6 +29,7 @@ export const VALIDATED_SCHEMAS = [
   'UpdateSsoSettings',
   'CreateScimToken',
   'CreateScimMapping',
+  'ChatCompletionRequest',
 ] as const;
 
 export type ValidatedSchema = (typeof VALIDATED_SCHEMAS)[number];
