@@ -61,7 +61,7 @@ describe('the console playground in a browser', () => {
     try {
       await playground();
       // The model list offers the saved provider's models as @slug/model.
-      const offered = await page.locator('datalist option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+      const offered = (await page.evaluate(`[...document.querySelectorAll('datalist option')].map((o) => o.value)`)) as string[];
       assert.ok(offered.includes(`@${PROVIDER}/gpt-4o`) && offered.includes(`@${PROVIDER}/gpt-4o-mini`), offered.join(', '));
       await page.getByLabel('Compare two models side by side').check();
       await column('Model A').getByLabel('Model', { exact: true }).fill(`@${PROVIDER}/gpt-4o`);

@@ -23,10 +23,10 @@ export function PlaygroundParams({ params, setParams }: { params: Params; setPar
       <summary>Parameters and tools</summary>
       <div className="filters">
         <Field label="Temperature" hint="0 to 2">
-          <input type="number" min={0} max={2} step={0.1} value={params.temperature} onChange={(e) => set('temperature')(e.target.value)} />
+          <input type="number" min={0} max={2} step="any" value={params.temperature} onChange={(e) => set('temperature')(e.target.value)} />
         </Field>
         <Field label="Top p" hint="0 to 1">
-          <input type="number" min={0} max={1} step={0.05} value={params.top_p} onChange={(e) => set('top_p')(e.target.value)} />
+          <input type="number" min={0} max={1} step="any" value={params.top_p} onChange={(e) => set('top_p')(e.target.value)} />
         </Field>
         <Field label="Max tokens">
           <input type="number" min={1} step={1} value={params.maxTokens} onChange={(e) => set('maxTokens')(e.target.value)} />

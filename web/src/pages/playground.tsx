@@ -135,7 +135,7 @@ export function PlaygroundPage() {
         Playground
       </h1>
       <ErrorNote error={providers.error ?? configs.error ?? prompts.error ?? versions.error} title="Could not load the choices" />
-      <form onSubmit={send} aria-label="Chat request">
+      <form onSubmit={send} aria-label="Chat request" noValidate>
         <fieldset className="modes">
           <legend>Start from</legend>
           <label className="check">
