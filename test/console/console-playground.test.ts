@@ -167,9 +167,14 @@ describe('the console playground in a browser', () => {
 
   test('a prompt from the library: its variable is a field; the first turn renders it, the next sends the conversation back', async () => {
     await playground();
+    const failed: string[] = [];
+    const watch = (res: { status(): number; url(): string }) => void (res.status() >= 400 && failed.push(`${res.status()} ${res.url()}`));
+    page.on('response', watch);
     await page.getByRole('radio', { name: 'A prompt from the library' }).check();
     await page.getByLabel('Prompt', { exact: true }).selectOption({ label: 'greeting' });
     await page.getByLabel('name', { exact: true }).fill('Bo');
+    page.off('response', watch);
+    assert.deepEqual(failed, [], 'the variables are read from the template: no failed render');
     await page.getByLabel('Message', { exact: true }).fill('');
     await send();
     const a = column('Model A');

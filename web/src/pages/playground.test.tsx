@@ -10,7 +10,7 @@ const stamp = '2026-01-01T00:00:00Z';
 const page = (data: unknown[]) => ({ object: 'list', data, has_more: false, next_cursor: null }) as never;
 const provider = { id: 'p1', slug: 'open', name: 'Open', ai_provider_id: 'openai' };
 const prompt = { id: 'pr1', object: 'prompt', slug: 'greet', name: 'Greeting', collection_id: 'c1', workspace_id: 'w1', default_version: 1, latest_version: 1, status: 'active', created_at: stamp, last_updated_at: stamp };
-const version = { id: 'v1', object: 'prompt_version', prompt_id: 'pr1', prompt_version: 1, prompt_template: {}, label_id: null, is_default: true, status: 'active', created_at: stamp };
+const version = { id: 'v1', object: 'prompt_version', prompt_id: 'pr1', prompt_version: 1, prompt_template: { string: [{ role: 'user', content: 'Hi {{name}}{{#items}} {{label}}{{/items}}{{>sign-off}}' }] }, label_id: null, is_default: true, status: 'active', created_at: stamp };
 const models = [{ id: '@open/gpt-4o', object: 'model', created: 0, owned_by: 'openai' }];
 const SCOPES = ['completions.write', 'virtual_keys.list', 'configs.list', 'prompts.list', 'prompts.read', 'logs.list'];
 
@@ -138,7 +138,7 @@ describe('the playground', () => {
     expect(c.textContent).toContain('{"ok": true}');
   });
 
-  test("a library prompt: its variables (as gw's render names them) become fields; the first turn renders it and sends only the variables", async () => {
+  test("a library prompt: its variables (the template's, and those gw's render names) become fields; the first turn renders it and sends only the variables", async () => {
     const rendered: unknown[] = [];
     const send = async (_method: string, path: string, body: unknown) => {
       const variables = (body as { variables: Record<string, unknown> }).variables;
@@ -160,11 +160,12 @@ describe('the playground', () => {
     await typeInto(byLabel(c, 'team.city'), 'Oslo');
     await typeInto(byLabel(c, 'Message'), '');
     await submit(c);
-    expect(rendered.slice(0, 3)).toEqual([
-      ['/v1/prompts/pr1/render', {}],
+    // name is read from the template (label, inside a section, is not required); team.city, from the partial, is named by gw.
+    expect(rendered.slice(0, 2)).toEqual([
       ['/v1/prompts/pr1/render', { name: '' }],
       ['/v1/prompts/pr1/render', { name: '', team: { city: '' } }],
     ]);
+    expect(c.textContent).not.toContain('label');
     expect(calls).toEqual([{ path: '/v1/prompts/pr1/completions', headers: expect.any(Object) as never, body: { variables: { name: 'Bo', team: { city: 'Oslo' } }, stream: true } }]);
     expect(region(c, 'Model A').textContent).toContain('Hi Bo');
     expect(region(c, 'Model A').textContent).toContain('Hello Bo');

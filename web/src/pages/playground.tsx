@@ -53,8 +53,15 @@ export function PlaygroundPage() {
   const [problem, setProblem] = useState<string>();
 
   const address = prompt && version ? `${prompt}@${version}` : prompt;
-  const versions = useAsync(() => (prompt && can(identity, 'prompts.read') ? api.get<Page<PromptVersion>>(`/v1/prompts/${encodeURIComponent(prompt)}/versions`, { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [api, prompt]);
-  const variables = useAsync(() => (address ? promptVariables(api, address) : Promise.resolve([])), [api, address]);
+  // Tagged with their prompt, so that a list still showing the previous prompt's versions is not read for this one.
+  const versions = useAsync(
+    () => (prompt && can(identity, 'prompts.read') ? api.get<Page<PromptVersion>>(`/v1/prompts/${encodeURIComponent(prompt)}/versions`, { limit: 100 }) : emptyPage<PromptVersion>()).then((p) => ({ prompt, list: p.data })),
+    [api, prompt],
+  );
+  // The template of the chosen version (or the default one), once the versions are in.
+  const versionsReady = !versions.loading && versions.data?.prompt === prompt;
+  const template = versions.data?.list.find((v) => (version ? String(v.prompt_version) === version : v.is_default))?.prompt_template.string;
+  const variables = useAsync(() => (address && versionsReady ? promptVariables(api, address, template) : Promise.resolve([])), [api, address, versionsReady]);
   useEffect(() => setVersion(''), [prompt]);
 
   const change = (index: number) => (update: (column: ColumnState) => ColumnState) => setColumns((all) => all.map((c, i) => (i === index ? update(c) : c)));
@@ -162,7 +169,7 @@ export function PlaygroundPage() {
             <Field label="Version">
               <select value={version} onChange={(e) => (setVersion(e.target.value), clear())} disabled={!prompt}>
                 <option value="">The default</option>
-                {versions.data?.map((v) => (
+                {versions.data?.list.map((v) => (
                   <option key={v.id} value={String(v.prompt_version)}>
                     Version {v.prompt_version}
                     {v.is_default ? ' (default)' : ''}
