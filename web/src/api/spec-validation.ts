@@ -13,7 +13,8 @@ export function validatorFor(name: ValidatedSchema): ValidateFunction {
   return validate;
 }
 
-function describe(error: ErrorObject, root: string): string {
+/** One ajv error as a sentence naming the field (under `root`). */
+export function describe(error: ErrorObject, root: string): string {
   const path = error.instancePath.slice(1).replace(/\//g, '.');
   const where = [root, path].filter(Boolean).join('.') || 'the body';
   if (error.keyword === 'enum') return `${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;

@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { configProblem } from '../api/spec-validation';
 import { can } from '../api/identity';
-import type { ConfigRecord, ConfigVersion, CreateConfig, Page } from '../api/types';
+import type { ConfigRecord, ConfigVersion, CreateConfig, Page, Provider } from '../api/types';
+import { CodeEditor } from '../components/code-editor/code-editor';
 import { Field } from '../components/field';
 import { JsonView } from '../components/json-view';
 import { ErrorNote, Loading, Empty } from '../components/status';
@@ -9,8 +10,10 @@ import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { Link, navigate } from '../router';
 import { useAsync } from '../use-async';
+import { isObject, useJsonMirror } from '../use-json-mirror';
+import { ConfigForm, type ConfigNode } from './config-form';
 
-const STARTER = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: '@my-provider' }, { provider: '@my-backup' }] }, null, 2);
+const STARTER: ConfigNode = { strategy: { mode: 'fallback' }, targets: [{ provider: '@my-provider' }, { provider: '@my-backup' }] };
 
 export function ConfigsPage({ rest }: { rest: string }) {
   const id = rest.replace(/^\//, '');
@@ -64,24 +67,39 @@ function ConfigList() {
   );
 }
 
-/** A JSON editor checked against the spec's Config schema before anything is sent. */
+/**
+ * A config as a form beside its JSON (CodeMirror, checked against the spec's Config schema), kept
+ * in step both ways: a form change rewrites the JSON; JSON that parses to an object refills the
+ * form; JSON that does not parse leaves the form on the last good config, locked until it is fixed.
+ */
 function ConfigEditor({ id }: { id: string | undefined }) {
   const identity = useIdentity();
   const { api } = identity;
   const existing = useAsync(() => (id ? api.get<ConfigRecord>(`/v1/configs/${id}`) : Promise.resolve(undefined)), [api, id]);
   const versions = useAsync(() => (id ? api.get<Page<ConfigVersion>>(`/v1/configs/${id}/versions`, { limit: 50 }) : Promise.resolve(undefined)), [api, id]);
+  const providers = useAsync(() => (can(identity, 'virtual_keys.list') ? api.get<Page<Provider>>('/v1/providers', { limit: 100 }).then((p) => p.data.map((v) => `@${v.slug}`)) : Promise.resolve([])), [api]);
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
-  const [text, setText] = useState(STARTER);
+  const mirror = useJsonMirror<ConfigNode>(STARTER, isObject);
   const [problem, setProblem] = useState<string | null>(null);
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState<string>();
+  const { text, broken: jsonBroken } = mirror;
+  const fromForm = (next: ConfigNode) => {
+    mirror.fromForm(next);
+    setProblem(null);
+  };
+  const fromJson = (next: string) => {
+    mirror.fromJson(next);
+    setProblem(null);
+  };
 
   useEffect(() => {
-    if (!existing.data) return;
-    setName(existing.data.name);
-    setSlug(existing.data.slug);
-    setText(JSON.stringify(existing.data.config, null, 2));
+    if (existing.data) {
+      setName(existing.data.name);
+      setSlug(existing.data.slug);
+      fromForm(existing.data.config);
+    }
   }, [existing.data]);
 
   const mayWrite = can(identity, id ? 'configs.update' : 'configs.create');
@@ -92,14 +110,14 @@ function ConfigEditor({ id }: { id: string | undefined }) {
     const found = configProblem(text);
     setProblem(found);
     if (found) return;
-    const config = JSON.parse(text) as CreateConfig['config'];
+    const body = JSON.parse(text) as CreateConfig['config'];
     try {
       if (id) {
-        const updated = await api.send<ConfigRecord>('PUT', `/v1/configs/${id}`, { name, config });
+        const updated = await api.send<ConfigRecord>('PUT', `/v1/configs/${id}`, { name, config: body });
         setSaved(`Saved as version ${updated.version}.`);
         versions.reload();
       } else {
-        const created = await api.send<ConfigRecord>('POST', '/v1/configs', { name, config, ...(slug ? { slug } : {}) });
+        const created = await api.send<ConfigRecord>('POST', '/v1/configs', { name, config: body, ...(slug ? { slug } : {}) });
         navigate(`/configs/${created.id}`);
       }
     } catch (failure) {
@@ -125,25 +143,18 @@ function ConfigEditor({ id }: { id: string | undefined }) {
             <input value={slug} onChange={(e) => setSlug(e.target.value)} readOnly={Boolean(id)} pattern="[a-z0-9][a-z0-9-]*" />
           </Field>
         </div>
-        <Field label="Config (JSON)" hint="Checked against the config schema of gw's spec before saving">
-          <textarea
-            className="code-editor"
-            rows={16}
-            spellCheck={false}
-            value={text}
-            onChange={(e) => {
-              setText(e.target.value);
-              setProblem(null);
-            }}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'config-problem' : undefined}
-          />
-        </Field>
-        {problem && (
-          <p className="error" role="alert" id="config-problem" data-testid="config-problem">
-            {problem}
-          </p>
-        )}
+        <div className="side-by-side">
+          <fieldset disabled={Boolean(jsonBroken)} className="plain">
+            <legend>Config</legend>
+            {jsonBroken && (
+              <p className="error" data-testid="form-locked">
+                The form shows the last valid config until the JSON is fixed: {jsonBroken}
+              </p>
+            )}
+            <ConfigForm config={mirror.value} onChange={fromForm} providers={providers.data ?? []} />
+          </fieldset>
+          <CodeEditor label="Config (JSON)" hint="The same config as JSON, checked against gw's Config schema as you type" value={text} onChange={fromJson} schema="Config" problem={problem ?? jsonBroken} rows={20} />
+        </div>
         <div className="actions">
           <button type="submit" disabled={!mayWrite} title={mayWrite ? undefined : 'This key cannot change configs'}>
             {id ? 'Save new version' : 'Create config'}
@@ -165,7 +176,7 @@ function ConfigEditor({ id }: { id: string | undefined }) {
                       Version {v.version} · {fmt.time(v.created_at)}
                     </summary>
                     <JsonView value={v.config} label={`Config version ${v.version}`} />
-                    <button type="button" className="secondary" onClick={() => setText(JSON.stringify(v.config, null, 2))}>
+                    <button type="button" className="secondary" onClick={() => fromForm(v.config)}>
                       Load into the editor
                     </button>
                   </details>

@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { can } from '../api/identity';
-import { bodyProblem, parseJson } from '../api/spec-validation';
+import { bodyProblem } from '../api/spec-validation';
 import type { Guardrail } from '../api/types';
 import { ConfirmButton } from '../components/confirm-button';
 import { EditorPanel } from '../components/editor-panel';
+import { CodeEditor } from '../components/code-editor/code-editor';
 import { Field } from '../components/field';
 import { ResourceTable } from '../components/resource-table';
 import { ErrorNote } from '../components/status';
@@ -11,8 +12,10 @@ import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
 import { useEditing } from '../use-editing';
+import { isArray, useJsonMirror } from '../use-json-mirror';
+import { ChecksForm, type Check } from './guardrail-checks';
 
-const STARTER_CHECKS = JSON.stringify([{ id: 'default.regexMatch', parameters: { rule: '\\d{3}-\\d{2}-\\d{4}' } }], null, 2);
+const STARTER_CHECKS: Check[] = [{ id: 'default.regexMatch', parameters: { rule: '\\d{3}-\\d{2}-\\d{4}' } }];
 
 export function GuardrailsPage() {
   const identity = useIdentity();
@@ -73,7 +76,7 @@ export function GuardrailForm({ existing, onSaved, onCancel }: { existing?: Guar
   const actions = (existing?.actions ?? {}) as { deny?: boolean; hold_stream?: boolean };
   const [name, setName] = useState(existing?.name ?? '');
   const [slug, setSlug] = useState(existing?.slug ?? '');
-  const [checks, setChecks] = useState(existing ? JSON.stringify(existing.checks, null, 2) : STARTER_CHECKS);
+  const checks = useJsonMirror<Check[]>(existing ? (existing.checks as Check[]) : STARTER_CHECKS, isArray);
   const [deny, setDeny] = useState(actions.deny ?? false);
   const [holdStream, setHoldStream] = useState(actions.hold_stream ?? false);
   const [failOnError, setFailOnError] = useState(existing?.failOnError ?? false);
@@ -81,9 +84,8 @@ export function GuardrailForm({ existing, onSaved, onCancel }: { existing?: Guar
 
   const save = () =>
     action.run(async () => {
-      const parsed = parseJson(checks);
-      if ('problem' in parsed) throw new FormProblem(`checks: ${parsed.problem}`);
-      const body: Record<string, unknown> = { name, checks: parsed.value, actions: { deny, hold_stream: holdStream }, failOnError, timeout_ms: Number(timeout) };
+      if (checks.broken) throw new FormProblem(`checks: ${checks.broken}`);
+      const body: Record<string, unknown> = { name, checks: checks.value, actions: { deny, hold_stream: holdStream }, failOnError, timeout_ms: Number(timeout) };
       if (!existing && slug) body.slug = slug;
       const problem = bodyProblem(existing ? 'UpdateGuardrail' : 'CreateGuardrail', body);
       if (problem) throw new FormProblem(problem);
@@ -105,9 +107,14 @@ export function GuardrailForm({ existing, onSaved, onCancel }: { existing?: Guar
           <input type="number" min={1} max={60000} value={timeout} onChange={(e) => setTimeoutMs(e.target.value)} />
         </Field>
       </div>
-      <Field label="Checks (JSON)" hint='A list of {"id": "default.…", "parameters": {…}}; checked against the spec before saving'>
-        <textarea className="code-editor" rows={10} spellCheck={false} value={checks} onChange={(e) => setChecks(e.target.value)} />
-      </Field>
+      <div className="side-by-side">
+        <fieldset disabled={Boolean(checks.broken)} className="plain">
+          <legend>Checks as a form</legend>
+          {checks.broken && <p className="error">The form shows the last valid checks until the JSON is fixed.</p>}
+          <ChecksForm checks={checks.value} onChange={checks.fromForm} />
+        </fieldset>
+        <CodeEditor label="Checks (JSON)" hint='A list of {"id": "default.…", "parameters": {…}}; checked against the spec as you type' value={checks.text} onChange={checks.fromJson} schema="UpdateGuardrail" wrapKey="checks" problem={checks.broken} />
+      </div>
       <fieldset>
         <legend>When a check fails</legend>
         <label className="check">

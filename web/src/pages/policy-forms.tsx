@@ -1,14 +1,17 @@
 /** Create and edit forms for usage-limit and rate-limit policies, checked against the spec before sending. */
-import { useState } from 'react';
-import { bodyProblem, parseJson } from '../api/spec-validation';
+import { useId, useState } from 'react';
+import { bodyProblem } from '../api/spec-validation';
 import { can } from '../api/identity';
 import type { ValidatedSchema } from '../api/validated-schemas';
 import type { Page, RateLimitsPolicy, UsageLimitsPolicy, Workspace } from '../api/types';
+import { CodeEditor } from '../components/code-editor/code-editor';
 import { EditorPanel } from '../components/editor-panel';
 import { Field } from '../components/field';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
 import { useAsync } from '../use-async';
+import { isObject, useJsonMirror } from '../use-json-mirror';
+import { put } from './config-form';
 
 interface FormProps<T> {
   existing?: T;
@@ -16,14 +19,15 @@ interface FormProps<T> {
   onCancel: () => void;
 }
 
-const keysText = (groupBy: unknown) => (groupBy as Array<{ key: string }> | undefined)?.map((g) => g.key).join(', ') ?? '';
+type Row = Record<string, unknown>;
+type Rules = { conditions?: Row[]; group_by?: Row[]; [key: string]: unknown };
 
-/** group_by from "api_key, metadata.team"; conditions from their JSON text. */
-function sharedFields(groupBy: string, conditions: string): Record<string, unknown> {
-  const parsed = parseJson(conditions || '[]');
-  if ('problem' in parsed) throw new FormProblem(`conditions: ${parsed.problem}`);
-  const keys = groupBy.split(',').map((s) => s.trim()).filter(Boolean);
-  return { group_by: keys.map((key) => ({ key })), conditions: parsed.value };
+const rulesOf = (existing?: { conditions?: unknown; group_by?: unknown }): Rules => ({ conditions: (existing?.conditions as Row[] | undefined) ?? [], group_by: (existing?.group_by as Row[] | undefined) ?? [] });
+
+/** conditions and group_by from the rows (or their JSON), refused while the JSON does not parse. */
+function sharedFields(rules: ReturnType<typeof useJsonMirror<Rules>>): Rules {
+  if (rules.broken) throw new FormProblem(`conditions and group by: ${rules.broken}`);
+  return rules.value;
 }
 
 function useSave(schema: [ValidatedSchema, ValidatedSchema], path: string, existingId: string | undefined, onSaved: () => void) {
@@ -71,16 +75,73 @@ function WorkspaceChoice({ value, onChange }: { value: string; onChange: (v: str
   );
 }
 
-function GroupAndConditions({ groupBy, setGroupBy, conditions, setConditions }: { groupBy: string; setGroupBy: (v: string) => void; conditions: string; setConditions: (v: string) => void }) {
+const KEY_HINT = 'api_key, workspace_id or metadata.<name>';
+
+/** A list of rows, each a few text fields of one object; keys the row does not show are kept. */
+function Rows({ legend, noun, rows, fields, onChange, empty }: { legend: string; noun: string; rows: Row[]; fields: Array<{ key: string; label: string; hint?: string }>; onChange: (rows: Row[]) => void; empty: Row }) {
+  const listId = useId();
   return (
-    <>
-      <Field label="Group by" hint="Comma-separated: api_key, workspace_id, metadata.<name>; empty: one shared counter">
-        <input value={groupBy} onChange={(e) => setGroupBy(e.target.value)} />
-      </Field>
-      <Field label="Conditions (JSON)" hint='Optional: [{"key": "metadata.env", "value": "prod"}]'>
-        <textarea className="code-editor small" rows={3} spellCheck={false} value={conditions} onChange={(e) => setConditions(e.target.value)} />
-      </Field>
-    </>
+    <fieldset>
+      <legend>{legend}</legend>
+      <datalist id={listId}>
+        <option value="api_key" />
+        <option value="workspace_id" />
+        <option value="metadata." />
+      </datalist>
+      {rows.map((row, index) => (
+        <div className="filters" key={index}>
+          {fields.map((f) => (
+            <Field key={f.key} label={`${noun} ${index + 1} ${f.label}`} hint={f.hint}>
+              <input
+                list={f.key === 'key' ? listId : undefined}
+                value={typeof row[f.key] === 'string' ? (row[f.key] as string) : ''}
+                onChange={(e) => onChange(rows.map((r, i) => (i === index ? put(r, f.key, e.target.value === '' && f.key !== 'key' ? undefined : e.target.value) : r)))}
+              />
+            </Field>
+          ))}
+          <button type="button" className="secondary" onClick={() => onChange(rows.filter((_, i) => i !== index))}>
+            Remove {noun.toLowerCase()} {index + 1}
+          </button>
+        </div>
+      ))}
+      <button type="button" className="secondary" onClick={() => onChange([...rows, empty])}>
+        Add {noun.toLowerCase()}
+      </button>
+    </fieldset>
+  );
+}
+
+/** Conditions and group-by as rows, with their JSON beside (checked against the policy's update schema). */
+function GroupAndConditions({ rules, schema }: { rules: ReturnType<typeof useJsonMirror<Rules>>; schema: ValidatedSchema }) {
+  const value = rules.value;
+  return (
+    <div className="side-by-side">
+      <fieldset disabled={Boolean(rules.broken)} className="plain">
+        <legend>Where the policy applies</legend>
+        {rules.broken && <p className="error">The rows show the last valid JSON until it is fixed.</p>}
+        <Rows
+          legend="Conditions (all must hold; none: every request)"
+          noun="Condition"
+          rows={value.conditions ?? []}
+          empty={{ key: 'metadata.', value: '' }}
+          fields={[
+            { key: 'key', label: 'key', hint: KEY_HINT },
+            { key: 'value', label: 'value', hint: '* for any value' },
+            { key: 'excludes', label: 'excludes', hint: 'Optional' },
+          ]}
+          onChange={(conditions) => rules.fromForm(put(value, 'conditions', conditions))}
+        />
+        <Rows
+          legend="Group by (one counter per value; none: one shared counter)"
+          noun="Group"
+          rows={value.group_by ?? []}
+          empty={{ key: 'api_key' }}
+          fields={[{ key: 'key', label: 'key', hint: KEY_HINT }]}
+          onChange={(groupBy) => rules.fromForm(put(value, 'group_by', groupBy))}
+        />
+      </fieldset>
+      <CodeEditor label="Conditions and group by (JSON)" value={rules.text} onChange={rules.fromJson} schema={schema} problem={rules.broken} rows={8} />
+    </div>
   );
 }
 
@@ -93,8 +154,7 @@ export function UsageLimitForm({ existing, onSaved, onCancel }: FormProps<UsageL
   const [reset, setReset] = useState<string>(existing?.periodic_reset ?? (existing?.periodic_reset_days ? 'days' : ''));
   const [days, setDays] = useState(existing?.periodic_reset_days ? String(existing.periodic_reset_days) : '30');
   const [workspace, setWorkspace] = useState('');
-  const [groupBy, setGroupBy] = useState(keysText(existing?.group_by));
-  const [conditions, setConditions] = useState(existing ? JSON.stringify(existing.conditions) : '');
+  const rules = useJsonMirror<Rules>(rulesOf(existing), isObject);
   // periodic_reset and periodic_reset_days exclude each other: the one not chosen is cleared when it was set.
   const resetFields = () =>
     reset === 'days'
@@ -106,7 +166,7 @@ export function UsageLimitForm({ existing, onSaved, onCancel }: FormProps<UsageL
     credit_limit: Number(limit),
     alert_threshold: alert === '' ? null : Number(alert),
     ...resetFields(),
-    ...sharedFields(groupBy, conditions),
+    ...sharedFields(rules),
   });
   return (
     <EditorPanel title={existing ? `Edit usage limit ${existing.name}` : 'New usage limit'} submitLabel={existing ? 'Save usage limit' : 'Create usage limit'} busy={form.busy} error={form.error} onSubmit={() => void form.save(body)} onCancel={onCancel}>
@@ -142,7 +202,7 @@ export function UsageLimitForm({ existing, onSaved, onCancel }: FormProps<UsageL
         )}
         {!existing && <WorkspaceChoice value={workspace} onChange={setWorkspace} />}
       </div>
-      <GroupAndConditions groupBy={groupBy} setGroupBy={setGroupBy} conditions={conditions} setConditions={setConditions} />
+      <GroupAndConditions rules={rules} schema="UpdateUsageLimitsPolicy" />
     </EditorPanel>
   );
 }
@@ -155,9 +215,8 @@ export function RateLimitForm({ existing, onSaved, onCancel }: FormProps<RateLim
   const [unit, setUnit] = useState<string>(existing?.unit ?? 'minute');
   const [value, setValue] = useState(existing ? String(existing.value) : '');
   const [workspace, setWorkspace] = useState('');
-  const [groupBy, setGroupBy] = useState(keysText(existing?.group_by));
-  const [conditions, setConditions] = useState(existing ? JSON.stringify(existing.conditions) : '');
-  const body = () => ({ name, ...(existing ? {} : { type, target, ...(workspace ? { workspace_id: workspace } : {}) }), unit, value: Number(value), ...sharedFields(groupBy, conditions) });
+  const rules = useJsonMirror<Rules>(rulesOf(existing), isObject);
+  const body = () => ({ name, ...(existing ? {} : { type, target, ...(workspace ? { workspace_id: workspace } : {}) }), unit, value: Number(value), ...sharedFields(rules) });
   return (
     <EditorPanel title={existing ? `Edit rate limit ${existing.name}` : 'New rate limit'} submitLabel={existing ? 'Save rate limit' : 'Create rate limit'} busy={form.busy} error={form.error} onSubmit={() => void form.save(body)} onCancel={onCancel}>
       <div className="filters">
@@ -189,7 +248,7 @@ export function RateLimitForm({ existing, onSaved, onCancel }: FormProps<RateLim
         </Field>
         {!existing && <WorkspaceChoice value={workspace} onChange={setWorkspace} />}
       </div>
-      <GroupAndConditions groupBy={groupBy} setGroupBy={setGroupBy} conditions={conditions} setConditions={setConditions} />
+      <GroupAndConditions rules={rules} schema="UpdateRateLimitsPolicy" />
     </EditorPanel>
   );
 }
