@@ -3,7 +3,10 @@
  * (web/dist/assets) are cached for a year as immutable; index.html, which names them, is never
  * cached, so a new build shows at the next load. Every path that is not a file is a client route
  * and gets index.html. The Content-Security-Policy allows this origin only: no CDN, no inline script.
+ * index.html also carries a fresh nonce for style elements (in its CSP and a <meta name=gw-style-nonce>):
+ * the JSON editor (CodeMirror) writes its styles in <style> elements stamped with it; scripts gain nothing.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -23,6 +26,11 @@ export const CONSOLE_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/** The CSP of index.html: CONSOLE_CSP with style elements carrying `nonce` allowed too. */
+export function consoleDocumentCsp(nonce: string): string {
+  return CONSOLE_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`);
+}
 
 const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy': CONSOLE_CSP,
@@ -67,7 +75,9 @@ export function consoleRouter(distDir: string): express.Router {
   router.use(express.static(distDir, { index: false, redirect: false, setHeaders: (res) => res.setHeader('cache-control', 'no-cache') }));
   router.use((_req: IncomingMessage, res: ServerResponse) => {
     // Node sends no body for HEAD, with the GET's content-length.
-    sendText(res, 200, readFileSync(indexFile, 'utf8'), { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });
+    const nonce = randomBytes(16).toString('base64');
+    const html = readFileSync(indexFile, 'utf8').replace('<head>', `<head><meta name="gw-style-nonce" content="${nonce}">`);
+    sendText(res, 200, html, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': consoleDocumentCsp(nonce) });
   });
   // A missing asset answers 404 in the error body, never index.html in place of a script.
   router.use((error: { status?: number; statusCode?: number }, _req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -15,7 +15,7 @@ import { projectRoot } from '../../core/project-root.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import { followToCallback, startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
 import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
-import { assertConsoleTestable, launchBrowser, screenshot, type Browser } from './browser.js';
+import { accessibilityProblems, assertConsoleTestable, launchBrowser, screenshot, type Browser } from './browser.js';
 
 const PROVIDER = 'fake-openai';
 // SSO's callback is followed by the test (as sso.test.ts does); the browser then holds the session cookie.
@@ -320,32 +320,72 @@ describe('the console in a browser', () => {
     assert.equal((await call('budget-4')).status, 200);
   });
 
-  test('configs: an invalid config is refused in the browser with the schema message; a valid one saves with its history', async () => {
+  test('configs: an invalid config is refused in the browser with the schema message marked in the JSON; a valid one saves with its history', async () => {
     await open('Configs');
     await page.getByRole('link', { name: 'New config' }).click();
     await page.getByRole('heading', { level: 1, name: 'New config' }).waitFor();
-    await page.getByLabel('Name', { exact: true }).fill('Fallback');
-    await page.getByLabel('Slug').fill('e2e-fallback');
-    const editor = page.getByLabel('Config (JSON)');
+    await page.getByLabel('Name', { exact: true }).fill('Broken');
+    const editor = page.getByRole('textbox', { name: 'Config (JSON)' });
+    await page.locator('.cm-content').waitFor(); // CodeMirror, loaded on demand
     await editor.fill(JSON.stringify({ strategy: { mode: 'sometimes' }, targets: [{ provider: `@${PROVIDER}` }] }));
+    // The schema's error is marked at the failing value, in the editor, as it is typed.
+    await page.locator('.cm-lintRange-error').first().waitFor();
+    assert.equal(await page.locator('.cm-lintRange-error').first().innerText(), '"sometimes"');
     await page.getByRole('button', { name: 'Create config' }).click();
-    const problem = page.getByTestId('config-problem');
-    await problem.waitFor();
+    const problem = page.getByTestId('json-problem');
     assert.match(await problem.innerText(), /config\.strategy\.mode must be one of .*"fallback"/);
     assert.equal((await gw.app.http.get('/v1/configs').set(admin())).body.data.length, 0, 'nothing reached gw');
     await screenshot(page, 'config-invalid');
 
     await editor.fill('{ "strategy": ');
-    await page.getByRole('button', { name: 'Create config' }).click();
+    assert.match(await page.getByTestId('form-locked').innerText(), /Not valid JSON/);
     assert.match(await problem.innerText(), /Not valid JSON/);
+  });
 
-    await editor.fill(JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: `@${PROVIDER}` }] }, null, 2));
+  test('configs: a fallback between two saved providers built with the form, by keyboard, answers through the second when the first fails', async () => {
+    const second = await gw.app.http.post('/v1/providers').set(admin()).send({ name: 'e2e-second', ai_provider_id: 'openai', key: 'sk-fake-second-0000' });
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    await open('Configs');
+    await page.getByRole('link', { name: 'New config' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New config' }).waitFor();
+    await page.locator('.cm-content').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Fallback');
+    await page.getByLabel('Slug').fill('e2e-fallback');
+    await page.getByLabel('strategy', { exact: true }).selectOption('fallback');
+    await page.getByLabel('fall back on statuses').fill('500, 503');
+    // By keyboard: type the providers, Tab between fields.
+    await page.getByLabel('Target 1: provider').focus();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type(`@${PROVIDER}`);
+    await page.getByLabel('Target 2: provider').focus();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('@e2e-second');
+    await page.keyboard.press('Tab'); // virtual key
+    await page.keyboard.press('Tab'); // model override
+    await page.keyboard.type('gpt-4o-mini');
+    const json = await page.locator('.cm-content').innerText();
+    assert.deepEqual(JSON.parse(json), { strategy: { mode: 'fallback', on_status_codes: [500, 503] }, targets: [{ provider: `@${PROVIDER}` }, { provider: '@e2e-second', override_params: { model: 'gpt-4o-mini' } }] });
+    // The JSON editor does not trap Tab: focus moves on past it.
+    await page.locator('.cm-content').focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('Boolean(document.activeElement && document.activeElement.closest(".cm-editor"))'), false, 'Tab leaves the editor');
+    assert.deepEqual(await accessibilityProblems(page), [], 'the config editor has no serious or critical axe violation');
+    assert.deepEqual(await unlabelledControls(), []);
+    await docScreenshot('config-form');
     await page.getByRole('button', { name: 'Create config' }).click();
     await page.getByRole('heading', { level: 1, name: 'Config Fallback' }).waitFor();
     await page.getByText('Version 1', { exact: false }).waitFor();
-    const saved = await gw.app.http.get('/v1/configs').set(admin());
-    assert.equal(saved.body.data[0].slug, 'e2e-fallback');
-    await screenshot(page, 'config-editor');
+    const saved = (await gw.app.http.get('/v1/configs').set(admin())).body.data.find((c: { slug: string }) => c.slug === 'e2e-fallback');
+    assert.ok(saved, 'the config is saved');
+
+    // Used: the first provider fails with a 500, the config falls back to the second, which answers.
+    const before = gw.fake.requests.length;
+    gw.fake.next({ kind: 'error', status: 500, message: 'the first target failed' });
+    const answer = await gw.app.http.post('/v1/chat/completions').set({ 'x-gw-api-key': gw.app.adminKey, 'x-gw-config': saved.id }).send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'through the config' }] });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const calls = gw.fake.requests.slice(before);
+    assert.deepEqual(calls.map((c) => c.headers.authorization), ['Bearer sk-fake-provider-0000', 'Bearer sk-fake-second-0000']);
+    assert.equal(calls[1]!.body.model, 'gpt-4o-mini', 'the second target overrides the model');
   });
 
   test('playground: a streamed call through a saved provider shows the answer and the log row it made', async () => {
@@ -445,7 +485,8 @@ describe('the console in a browser', () => {
     await page.getByLabel('Name', { exact: true }).fill('e2e per team');
     await page.getByLabel('Counts').selectOption('requests');
     await page.getByLabel('Limit', { exact: true }).fill('100');
-    await page.getByLabel('Group by').fill('metadata.team');
+    await page.getByRole('button', { name: 'Add group' }).click();
+    await page.getByLabel('Group 1 key').fill('metadata.team');
     assert.deepEqual(await unlabelledControls(), []);
     await page.getByRole('button', { name: 'Create usage limit' }).click();
     await page.getByRole('table', { name: 'Usage-limit policies' }).getByText('e2e per team').waitFor();
@@ -501,8 +542,9 @@ describe('the console in a browser', () => {
     await open('Guardrails');
     await page.getByRole('button', { name: 'New guardrail' }).click();
     await page.getByLabel('Name', { exact: true }).fill('No SSNs');
-    const checks = page.getByLabel('Checks (JSON)');
-    const starter = await checks.inputValue();
+    const checks = page.getByRole('textbox', { name: 'Checks (JSON)' });
+    await page.locator('.cm-content').waitFor();
+    const starter = await page.locator('.cm-content').innerText();
     await checks.fill('[{"parameters": {}}]');
     await page.getByRole('button', { name: 'Create guardrail' }).click();
     const problem = page.getByRole('alert');

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import express from 'express';
 import supertest from 'supertest';
-import { CONSOLE_CSP, consoleRouter } from '../../server/console.js';
+import { CONSOLE_CSP, consoleDocumentCsp, consoleRouter } from '../../server/console.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
-const INDEX = '<!doctype html><title>gw console</title><script type="module" src="/console/assets/app-abc123.js"></script>';
+const INDEX = '<!doctype html><head><title>gw console</title></head><script type="module" src="/console/assets/app-abc123.js"></script>';
 
 function appServing(dist: string) {
   const app = express();
@@ -36,10 +36,15 @@ describe('the console files', () => {
     for (const url of ['/console', '/console/', '/console/logs', '/console/logs/0193-abc', '/console/configs/new?x=1']) {
       const res = await http.get(url);
       assert.equal(res.status, 200, url);
-      assert.equal(res.text, INDEX, url);
+      const nonce = /<meta name="gw-style-nonce" content="([A-Za-z0-9+/=]{24})">/.exec(res.text)?.[1];
+      assert.ok(nonce, `${url}: a style nonce in the page`);
+      assert.equal(res.text.replace(`<meta name="gw-style-nonce" content="${nonce}">`, ''), INDEX, url);
       assert.match(res.headers['content-type']!, /^text\/html/);
       assert.equal(res.headers['cache-control'], 'no-cache', url);
-      assert.equal(res.headers['content-security-policy'], CONSOLE_CSP);
+      // The same policy, with style elements stamped with this page's nonce allowed; scripts as strict.
+      assert.equal(res.headers['content-security-policy'], consoleDocumentCsp(nonce));
+      assert.equal(res.headers['content-security-policy'], CONSOLE_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`));
+      assert.match(res.headers['content-security-policy']!, /script-src 'self';/);
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
     }
   });
@@ -104,7 +109,9 @@ describe('gw serves the console at /console', () => {
   test('through createApp, with the CSP, built or not; the API beside it is unchanged', async () => {
     const res = await app.http.get('/console/');
     assert.ok(res.status === 200 || res.status === 503, String(res.status));
-    assert.equal(res.headers['content-security-policy'], CONSOLE_CSP);
+    // Built: index.html's policy, with its style nonce; not built: the 503 error with the plain policy.
+    const nonce = /content="([^"]+)"/.exec(res.text ?? '')?.[1];
+    assert.equal(res.headers['content-security-policy'], res.status === 200 ? consoleDocumentCsp(nonce!) : CONSOLE_CSP);
     assert.equal((await app.http.get('/health')).status, 200);
   });
 

@@ -63,14 +63,25 @@ function withinDocument(path: string, wrapKey: string | undefined): string | und
   return undefined;
 }
 
+/** Where the JSON parser first stopped (the Lezer tree's first error node). */
+function syntaxErrorAt(text: string): number {
+  let at = text.length;
+  jsonLanguage.parser.parse(text).iterate({
+    enter: (node) => {
+      if (node.type.isError && node.from < at) at = node.from;
+      return at === text.length;
+    },
+  });
+  return at;
+}
+
 /** Lint markers for JSON text: the syntax error where the parser stopped, else the schema's errors at their fields. */
 export function jsonDiagnostics(text: string, validate: ValidateFunction, wrapKey?: string): Diagnostic[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const at = /position (\d+)/.exec((error as Error).message);
-    const from = at ? Math.min(Number(at[1]), text.length) : 0;
+    const from = syntaxErrorAt(text);
     return [{ from, to: Math.min(from + 1, text.length), severity: 'error', message: `Not valid JSON: ${(error as Error).message}` }];
   }
   if (validate(wrapKey ? { [wrapKey]: value } : value)) return [];

@@ -4,8 +4,8 @@
  * undo history and bracket matching. Tab is left to the browser (no indent-with-Tab binding), so
  * keyboard users leave the editor the usual way.
  *
- * CSP: CodeMirror's styles go in constructed style sheets (adoptedStyleSheets), which the console's
- * `style-src 'self'` does not govern; no <style> element or style attribute is written.
+ * CSP: CodeMirror writes its styles in a <style> element, which the console's CSP allows only with
+ * the nonce gw puts in index.html's policy and its <meta name="gw-style-nonce"> (server/console.ts).
  */
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
@@ -48,6 +48,7 @@ export function mountEditor(parent: HTMLElement, options: EditorOptions): Mounte
         json(),
         ...(validate ? [linter((v) => jsonDiagnostics(v.state.doc.toString(), validate, options.wrapKey), { delay: 300 }), lintGutter()] : []),
         keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]),
+        EditorView.cspNonce.of(document.querySelector('meta[name="gw-style-nonce"]')?.getAttribute('content') ?? ''),
         EditorState.readOnly.of(Boolean(options.readOnly)),
         EditorView.contentAttributes.of({ 'aria-labelledby': options.labelledBy, 'aria-multiline': 'true', ...(options.describedBy ? { 'aria-describedby': options.describedBy } : {}) }),
         EditorView.updateListener.of((update) => {
