@@ -351,8 +351,8 @@ describe('the console in a browser', () => {
     await page.locator('.cm-content').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Fallback');
     await page.getByLabel('Slug').fill('e2e-fallback');
-    await page.getByLabel('strategy', { exact: true }).selectOption('fallback');
-    await page.getByLabel('fall back on statuses').fill('500, 503');
+    await page.getByLabel('Strategy', { exact: true }).selectOption('fallback');
+    await page.getByLabel('Fall back on statuses').fill('500, 503');
     // By keyboard: type the providers, Tab between fields.
     await page.getByLabel('Target 1: provider').focus();
     await page.keyboard.press('ControlOrMeta+a');

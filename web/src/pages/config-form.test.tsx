@@ -22,7 +22,7 @@ async function newConfig() {
 describe('the config form', () => {
   test('form edits rewrite the JSON: fallback statuses, a target provider and model, retries, cache and guardrails', async () => {
     const { view, json, field } = await newConfig();
-    await typeInto(field('fall back on statuses'), '429, 503');
+    await typeInto(field('Fall back on statuses'), '429, 503');
     await typeInto(field('Target 1: provider'), '@openai-main');
     await typeInto(field('Target 2: model override'), 'gpt-4o-mini');
     await typeInto(field('Retry attempts'), '2');
@@ -42,7 +42,7 @@ describe('the config form', () => {
 
   test('load balancing shows weights; a nested target gets its own strategy', async () => {
     const { json, field, view } = await newConfig();
-    await typeInto(field('strategy'), 'loadbalance');
+    await typeInto(field('Strategy'), 'loadbalance');
     await typeInto(field('Target 1: weight'), '0.7');
     await typeInto(field('Target 2: strategy'), 'fallback');
     await typeInto(field('Target 2.1: provider'), '@backup');
@@ -71,8 +71,8 @@ describe('the config form', () => {
     await typeInto(field('Config (JSON)'), '{"provider": "@kept"}');
     await typeInto(field('Config (JSON)'), '{"provider": ');
     expect(view.container.querySelector('[data-testid="form-locked"]')?.textContent).toMatch(/Not valid JSON/);
-    expect(field<HTMLInputElement>('provider').value).toBe('@kept');
-    expect(field<HTMLInputElement>('provider').closest('fieldset')!.disabled).toBe(true);
+    expect(field<HTMLInputElement>('Provider').value).toBe('@kept');
+    expect(field<HTMLInputElement>('Provider').closest('fieldset')!.disabled).toBe(true);
     expect(view.container.querySelector('[data-testid="json-problem"]')?.textContent).toMatch(/^Not valid JSON/);
   });
 

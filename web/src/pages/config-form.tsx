@@ -29,6 +29,9 @@ const putIn = (parent: unknown, key: string, value: unknown) => {
   return Object.keys(next).length ? next : undefined;
 };
 
+/** A field's label: under a target, prefixed by it ("Target 2: provider"); at the top, capitalised. */
+const labelFor = (prefix: string, text: string) => (prefix ? `${prefix}${text}` : text[0]!.toUpperCase() + text.slice(1));
+
 function targetsOf(node: ConfigNode): ConfigNode[] {
   return Array.isArray(node.targets) ? (node.targets as ConfigNode[]) : [];
 }
@@ -67,17 +70,17 @@ function NodeFields({ node, onChange, depth, path, providerList, parentMode }: {
   return (
     <>
       {parentMode === 'loadbalance' && (
-        <Field label={`${prefix}weight`} hint="Share of traffic, relative to the other targets">
+        <Field label={labelFor(prefix, 'weight')} hint="Share of traffic, relative to the other targets">
           <input type="number" min={0} step="any" value={num(node.weight)} onChange={(e) => onChange(put(node, 'weight', toNumber(e.target.value)))} />
         </Field>
       )}
       {(parentMode === 'conditional' || node.name !== undefined) && (
-        <Field label={`${prefix}name`} hint="Named by conditions and the default">
+        <Field label={labelFor(prefix, 'name')} hint="Named by conditions and the default">
           <input value={str(node.name)} maxLength={255} onChange={(e) => onChange(put(node, 'name', e.target.value || undefined))} />
         </Field>
       )}
       {depth < 2 && (
-        <Field label={`${prefix}strategy`}>
+        <Field label={labelFor(prefix, 'strategy')}>
           <select value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
             <option value="">{depth === 0 ? 'One provider' : 'Call its provider'}</option>
             <option value="single">Single (first target)</option>
@@ -89,7 +92,7 @@ function NodeFields({ node, onChange, depth, path, providerList, parentMode }: {
       )}
       {!mode && <ProviderFields node={node} onChange={onChange} prefix={prefix} providerList={providerList} />}
       {mode === 'fallback' && (
-        <Field label={`${prefix}fall back on statuses`} hint="Comma-separated, e.g. 429, 500, 503; empty: any failure">
+        <Field label={labelFor(prefix, 'fall back on statuses')} hint="Comma-separated, e.g. 429, 500, 503; empty: any failure">
           <NumberListInput value={strategy.on_status_codes as number[] | undefined} onChange={(v) => setStrategy('on_status_codes', v)} />
         </Field>
       )}
@@ -126,13 +129,13 @@ function ProviderFields({ node, onChange, prefix, providerList }: { node: Config
   const params = obj(node.override_params);
   return (
     <div className="filters">
-      <Field label={`${prefix}provider`} hint="A saved provider as @slug, or a provider name">
+      <Field label={labelFor(prefix, 'provider')} hint="A saved provider as @slug, or a provider name">
         <input list={providerList} value={str(node.provider)} onChange={(e) => onChange(put(node, 'provider', e.target.value || undefined))} />
       </Field>
-      <Field label={`${prefix}virtual key`} hint="Legacy: a saved provider's slug">
+      <Field label={labelFor(prefix, 'virtual key')} hint="Legacy: a saved provider's slug">
         <input value={str(node.virtual_key)} onChange={(e) => onChange(put(node, 'virtual_key', e.target.value || undefined))} />
       </Field>
-      <Field label={`${prefix}model override`} hint="Optional: replaces the request's model">
+      <Field label={labelFor(prefix, 'model override')} hint="Optional: replaces the request's model">
         <input value={str(params.model)} onChange={(e) => onChange(put(node, 'override_params', putIn(params, 'model', e.target.value || undefined)))} />
       </Field>
     </div>
@@ -146,7 +149,7 @@ function Conditions({ strategy, names, prefix, onChange }: { strategy: Record<st
   const choices = (value: string) => (value && !names.includes(value) ? [value, ...names] : names);
   return (
     <fieldset>
-      <legend>{prefix}conditions</legend>
+      <legend>{labelFor(prefix, 'conditions')}</legend>
       {rows.map((row, index) => (
         <div className="filters" key={index}>
           <QueryField label={`Condition ${index + 1} query`} value={row.query} onChange={(query) => setRows(rows.map((r, i) => (i === index ? put(r, 'query', query) : r)))} />
@@ -168,7 +171,7 @@ function Conditions({ strategy, names, prefix, onChange }: { strategy: Record<st
       <button type="button" className="secondary" onClick={() => setRows([...rows, { query: {}, then: names[0] ?? '' }])}>
         Add a condition
       </button>
-      <Field label={`${prefix}default target`} hint="Used when no condition matches">
+      <Field label={labelFor(prefix, 'default target')} hint="Used when no condition matches">
         <select value={str(strategy.default)} onChange={(e) => onChange(put(strategy, 'default', e.target.value || undefined))}>
           <option value="">None</option>
           {choices(str(strategy.default)).map((n) => (

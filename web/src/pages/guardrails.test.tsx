@@ -57,4 +57,22 @@ describe('the guardrail form', () => {
       ['POST', '/v1/guardrails', { name: 'No SSNs', checks: [{ id: 'default.contains', parameters: { words: ['x'], operator: 'any' } }], actions: { deny: true, hold_stream: false }, failOnError: false, timeout_ms: 10000 }],
     ]);
   });
+
+  test('checks as a form: an id from the built-in list with its parameters as fields, in step with the JSON; other parameters kept', async () => {
+    const sent: unknown[][] = [];
+    const view = await newGuardrail(sent);
+    const json = () => JSON.parse(byLabel<HTMLTextAreaElement>(view.container, 'Checks (JSON)').value) as unknown;
+    expect(byLabel<HTMLInputElement>(view.container, 'Check 1 rule').value).toBe('\\d{3}-\\d{2}-\\d{4}');
+    await click(button(view.container, 'Add a check'));
+    await typeInto(byLabel(view.container, 'Check 2 id'), 'default.pii');
+    await typeInto(byLabel(view.container, 'Check 2 categories'), 'email, card');
+    await click([...view.container.querySelectorAll('label')].find((l) => l.textContent === 'Check 2 redact')!.querySelector('input')!);
+    expect(json()).toEqual([{ id: 'default.regexMatch', parameters: { rule: '\\d{3}-\\d{2}-\\d{4}' } }, { id: 'default.pii', parameters: { words: [], categories: ['email', 'card'], redact: true } }]);
+
+    await typeInto(byLabel(view.container, 'Checks (JSON)'), JSON.stringify([{ id: 'default.webhook', parameters: { webhookURL: 'https://hooks.example.com/x', headers: { authorization: 'secret' } }, is_enabled: false }]));
+    expect(byLabel<HTMLInputElement>(view.container, 'Check 1 webhookURL').value).toBe('https://hooks.example.com/x');
+    expect(view.container.textContent).toContain('Also set in the JSON: headers');
+    await typeInto(byLabel(view.container, 'Check 1 timeout'), '2000');
+    expect(json()).toEqual([{ id: 'default.webhook', parameters: { webhookURL: 'https://hooks.example.com/x', headers: { authorization: 'secret' }, timeout: 2000 }, is_enabled: false }]);
+  });
 });

@@ -125,4 +125,28 @@ describe('the policies page', () => {
       ['PUT', '/v2/policies/usage-limits/u1', { name: 'team budget', credit_limit: 10, alert_threshold: null, periodic_reset: 'monthly', periodic_reset_days: null, group_by: [{ key: 'api_key' }], conditions: [] }],
     ]);
   });
+
+  test('conditions and group-by rows and their JSON stay in step; keys the rows do not show are kept', async () => {
+    const sent: unknown[][] = [];
+    const view = await open(sent);
+    await click(button(view.container, 'New rate limit'));
+    const json = () => JSON.parse(byLabel<HTMLTextAreaElement>(view.container, 'Conditions and group by (JSON)').value) as unknown;
+    await click(button(view.container, 'Add condition'));
+    await typeInto(byLabel(view.container, 'Condition 1 key'), 'metadata.env');
+    await typeInto(byLabel(view.container, 'Condition 1 value'), 'prod');
+    await click(button(view.container, 'Add group'));
+    expect(json()).toEqual({ conditions: [{ key: 'metadata.env', value: 'prod' }], group_by: [{ key: 'api_key' }] });
+
+    await typeInto(byLabel(view.container, 'Conditions and group by (JSON)'), JSON.stringify({ conditions: [{ key: 'workspace_id', value: '*', excludes: 'lab' }], group_by: [{ key: 'metadata.team' }] }));
+    expect(byLabel<HTMLInputElement>(view.container, 'Condition 1 excludes').value).toBe('lab');
+    expect(byLabel<HTMLInputElement>(view.container, 'Group 1 key').value).toBe('metadata.team');
+    await typeInto(byLabel(view.container, 'Condition 1 value'), 'research');
+    expect(json()).toEqual({ conditions: [{ key: 'workspace_id', value: 'research', excludes: 'lab' }], group_by: [{ key: 'metadata.team' }] });
+
+    await typeInto(byLabel(view.container, 'Name'), 'per team');
+    await typeInto(byLabel(view.container, 'Limit'), '5');
+    await click(button(view.container, 'Create rate limit'));
+    await settle();
+    expect(sent).toEqual([['POST', '/v2/policies/rate-limits', { name: 'per team', type: 'requests', target: 'llm', unit: 'minute', value: 5, conditions: [{ key: 'workspace_id', value: 'research', excludes: 'lab' }], group_by: [{ key: 'metadata.team' }] }]]);
+  });
 });
