@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { queryString } from './client';
-import { FilterError, NO_FILTERS, toExportFilters, toLogQuery } from './log-filters';
+import { FilterError, filtersFromSearch, NO_FILTERS, searchOf, toExportFilters, toLogQuery } from './log-filters';
 
 const NOW = Date.parse('2026-11-27T12:00:00.000Z');
 
@@ -39,5 +39,18 @@ describe('log filters -> the query GET /v1/logs takes', () => {
 
   test('export filters take metadata as an object and drop what exports do not filter on', () => {
     expect(toExportFilters({ status: '5xx', metadata: 'env=prod,team=a=b', workspace_id: 'w', cache_status: 'HIT', limit: 10 })).toEqual({ status: '5xx', metadata: { env: 'prod', team: 'a=b' } });
+  });
+});
+
+describe('log filters <-> the Logs page address', () => {
+  test('defaults are left out, the rest round-trips', () => {
+    expect(searchOf(NO_FILTERS)).toBe('');
+    const filters = { ...NO_FILTERS, range: '7d' as const, apiKeyId: 'k 1', metadata: '_user=ana', cacheStatus: 'SEMANTIC HIT' as const };
+    expect(searchOf(filters)).toBe('?range=7d&api_key_id=k+1&metadata=_user%3Dana&cache_status=SEMANTIC+HIT');
+    expect(filtersFromSearch(searchOf(filters))).toEqual(filters);
+  });
+
+  test('an unknown range or cache status in the address falls back to the default', () => {
+    expect(filtersFromSearch('?range=9y&cache_status=MAYBE&model=gpt-4o')).toEqual({ ...NO_FILTERS, model: 'gpt-4o' });
   });
 });

@@ -97,3 +97,45 @@ export function toExportFilters(query: LogQuery): Record<string, string | Record
   if (metadata) filters.metadata = Object.fromEntries(metadata.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
   return filters;
 }
+
+/** Each filter's name in the Logs page's address (`/console/logs?range=24h&api_key_id=…`), so other pages link to filtered logs. */
+const SEARCH_NAMES: Record<keyof LogFilters, string> = {
+  range: 'range',
+  from: 'from',
+  to: 'to',
+  status: 'status',
+  provider: 'provider',
+  model: 'model',
+  apiKeyId: 'api_key_id',
+  workspaceId: 'workspace_id',
+  metadata: 'metadata',
+  promptId: 'prompt_id',
+  cacheStatus: 'cache_status',
+  traceId: 'trace_id',
+};
+const RANGE_NAMES: readonly string[] = [...Object.keys(TIME_RANGES), 'all', 'custom'];
+const CACHE_NAMES: readonly string[] = ['HIT', 'SEMANTIC HIT', 'MISS', 'REFRESH', 'DISABLED'];
+
+/** The filters a Logs address carries (unknown or malformed values left at their default). */
+export function filtersFromSearch(search: string): LogFilters {
+  const params = new URLSearchParams(search);
+  const filters: LogFilters = { ...NO_FILTERS };
+  for (const [field, name] of Object.entries(SEARCH_NAMES) as Array<[keyof LogFilters, string]>) {
+    const value = params.get(name);
+    if (value !== null) (filters as unknown as Record<string, string>)[field] = value;
+  }
+  if (!RANGE_NAMES.includes(filters.range)) filters.range = NO_FILTERS.range;
+  if (!CACHE_NAMES.includes(filters.cacheStatus)) filters.cacheStatus = '';
+  return filters;
+}
+
+/** The address search string of these filters ('' when they are the defaults). */
+export function searchOf(filters: Partial<LogFilters>): string {
+  const params = new URLSearchParams();
+  for (const [field, name] of Object.entries(SEARCH_NAMES) as Array<[keyof LogFilters, string]>) {
+    const value = filters[field];
+    if (value && value !== NO_FILTERS[field]) params.set(name, value);
+  }
+  const search = params.toString();
+  return search ? `?${search}` : '';
+}

@@ -1,17 +1,18 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { alignSeries, bucketFor, type Metric } from '../api/analytics-series';
-import { TIME_RANGES } from '../api/log-filters';
+import { TIME_RANGES, type LogFilters } from '../api/log-filters';
 import type { AnalyticsGroupBy, AnalyticsGroups, AnalyticsQuery, AnalyticsSummary, AnalyticsTimeSeries } from '../api/types';
 import { Field } from '../components/field';
 import { ErrorNote, Loading } from '../components/status';
 import { TimeChart } from '../components/time-chart';
 import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
+import { Link } from '../router';
 import { useAsync } from '../use-async';
-import { useState } from 'react';
+import { logsLink, TopSection, useNames } from './analytics-top';
 
 type Range = keyof typeof TIME_RANGES;
-type Grouping = '' | Extract<AnalyticsGroupBy, 'provider' | 'model' | 'api_key' | 'workspace'>;
+type Grouping = '' | Extract<AnalyticsGroupBy, 'provider' | 'model' | 'api_key' | 'workspace' | 'user'>;
 
 const GROUPINGS: Array<[Grouping, string]> = [
   ['', 'Nothing (all traffic)'],
@@ -19,9 +20,16 @@ const GROUPINGS: Array<[Grouping, string]> = [
   ['model', 'Model'],
   ['api_key', 'API key'],
   ['workspace', 'Workspace'],
+  ['user', 'User (_user)'],
 ];
 /** The filter that narrows a time series to one group. */
-const FILTER_OF: Record<Exclude<Grouping, ''>, keyof AnalyticsQuery> = { provider: 'provider', model: 'model', api_key: 'api_key_id', workspace: 'workspace_id' };
+const FILTER_OF: Record<Exclude<Grouping, ''>, (value: string) => AnalyticsQuery> = {
+  provider: (v) => ({ provider: v }),
+  model: (v) => ({ model: v }),
+  api_key: (v) => ({ api_key_id: v }),
+  workspace: (v) => ({ workspace_id: v }),
+  user: (v) => ({ metadata: `_user=${v}` }),
+};
 const TOP_GROUPS = 5;
 
 export function AnalyticsPage() {
@@ -34,36 +42,39 @@ export function AnalyticsPage() {
   const bucket = bucketFor(TIME_RANGES[range]);
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
+  const names = useNames();
   const summary = useAsync(() => api.get<AnalyticsSummary>('/v1/analytics/summary', base), [api, base]);
   const series = useAsync(async () => {
     if (!grouping) return [{ label: 'All', series: await api.get<AnalyticsTimeSeries>('/v1/analytics/time-series', { ...base, bucket, time_zone: timeZone }) }];
     const groups = await api.get<AnalyticsGroups>(`/v1/analytics/groups/${grouping}`, base);
     const top = groups.data.filter((g) => g.key !== null).sort((a, b) => b.requests - a.requests).slice(0, TOP_GROUPS);
     return Promise.all(
-      top.map(async (g) => ({ label: g.key!, series: await api.get<AnalyticsTimeSeries>('/v1/analytics/time-series', { ...base, [FILTER_OF[grouping]]: g.key!, bucket, time_zone: timeZone }) })),
+      top.map(async (g) => ({ label: g.key!, series: await api.get<AnalyticsTimeSeries>('/v1/analytics/time-series', { ...base, ...FILTER_OF[grouping](g.key!), bucket, time_zone: timeZone }) })),
     );
   }, [api, base, grouping, bucket, timeZone]);
 
   const charts = useMemo(() => {
-    const data = series.data ?? [];
-    const chart = (id: string, title: string, metric: Metric, format: (n: number) => string, empty: 0 | null = 0) => ({ id, title, format, integer: format === fmt.count, ...alignSeries(data, metric, empty) });
+    const byName = grouping ? names.data?.[grouping] : undefined;
+    const data = (series.data ?? []).map((s) => ({ ...s, label: byName?.get(s.label) ?? s.label }));
+    const chart = (id: string, title: string, metric: Metric, format: (n: number) => string, empty: 0 | null = 0, logs: Partial<LogFilters> = {}) => ({ id, title, format, logs, integer: format === fmt.count, ...alignSeries(data, metric, empty) });
     const latency = grouping
       ? chart('latency', 'Latency p90 by group', (t) => t.latency_p90_ms, fmt.ms, null)
       : (() => {
           const p50 = alignSeries(data, (t) => t.latency_p50_ms, null);
           const p90 = alignSeries(data, (t) => t.latency_p90_ms, null);
           const p99 = alignSeries(data, (t) => t.latency_p99_ms, null);
-          return { id: 'latency', title: 'Latency percentiles', format: fmt.ms, integer: false, times: p50.times, series: [{ label: 'p50', values: p50.series[0]?.values ?? [] }, { label: 'p90', values: p90.series[0]?.values ?? [] }, { label: 'p99', values: p99.series[0]?.values ?? [] }] };
+          return { id: 'latency', title: 'Latency percentiles', format: fmt.ms, integer: false, logs: {}, times: p50.times, series: [{ label: 'p50', values: p50.series[0]?.values ?? [] }, { label: 'p90', values: p90.series[0]?.values ?? [] }, { label: 'p99', values: p99.series[0]?.values ?? [] }] };
         })();
     return [
       chart('requests', 'Requests', (t) => t.requests, fmt.count),
-      chart('errors', 'Errors (status 400 and above)', (t) => t.errors, fmt.count),
+      chart('errors', 'Errors (status 400 and above)', (t) => t.errors, fmt.count, 0, { status: '4xx,5xx' }),
       chart('tokens', 'Tokens', (t) => t.total_tokens, fmt.count),
       chart('cost', 'Cost (USD)', (t) => t.cost, fmt.usd),
       latency,
-      chart('cache', 'Cache hit rate', (t) => t.cache_hit_rate, fmt.percent, null),
+      chart('cache', 'Cache hit rate', (t) => t.cache_hit_rate, fmt.percent, null, { cacheStatus: 'HIT' }),
+      chart('savings', 'Cache savings (USD)', (t) => t.cache_savings, fmt.usd, 0, { cacheStatus: 'HIT' }),
     ];
-  }, [series.data, grouping]);
+  }, [series.data, grouping, names.data]);
 
   const s = summary.data;
   return (
@@ -100,6 +111,7 @@ export function AnalyticsPage() {
           <Tile name="Cost" value={fmt.usd(s.cost)} />
           <Tile name="Latency p50 / p99" value={s.latency_p50_ms === null ? '—' : `${fmt.ms(s.latency_p50_ms)} / ${fmt.ms(s.latency_p99_ms ?? 0)}`} />
           <Tile name="Cache hit rate" value={fmt.percent(s.cache_hit_rate)} />
+          <Tile name="Cache savings" value={fmt.usd(s.cache_savings)} />
         </dl>
       )}
       <ErrorNote error={series.error} title="Could not load the time series" />
@@ -108,10 +120,16 @@ export function AnalyticsPage() {
       ) : (
         <div className="charts">
           {charts.map((c) => (
-            <TimeChart key={c.id} id={c.id} title={c.title} times={c.times} series={c.series} format={c.format} integer={c.integer} />
+            <div key={c.id} className="chart-box">
+              <TimeChart id={c.id} title={c.title} times={c.times} series={c.series} format={c.format} integer={c.integer} />
+              <Link to={logsLink(range, c.logs)} className="drill">
+                Open these logs<span className="sr-only"> ({c.title})</span>
+              </Link>
+            </div>
           ))}
         </div>
       )}
+      <TopSection base={base} range={range} />
     </section>
   );
 }

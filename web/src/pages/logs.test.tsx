@@ -4,7 +4,10 @@ import { byLabel, click, fakeIdentity, render, settle, typeInto } from '../test/
 import { LogsPage } from './logs';
 
 let cleanup: (() => void) | undefined;
-afterEach(() => cleanup?.());
+afterEach(() => {
+  cleanup?.();
+  window.history.replaceState(null, '', '/');
+});
 
 function page(rows: number) {
   return {
@@ -73,5 +76,22 @@ describe('the logs explorer', () => {
     cleanup = view.unmount;
     await settle();
     expect([...view.container.querySelectorAll('button')].some((b) => b.textContent === 'Export these logs')).toBe(false);
+  });
+
+  test('filters come from the address (a link from Analytics) and Apply writes them back to it', async () => {
+    window.history.replaceState(null, '', '/console/logs?range=7d&api_key_id=k-1&metadata=_user%3Dana');
+    const calls: Array<Query | undefined> = [];
+    const identity = fakeIdentity({ get: async (_path, query) => (calls.push(query), page(1)) as never }, ['logs.list']);
+    const view = await render(<LogsPage rest="" />, identity);
+    cleanup = view.unmount;
+    await settle();
+    expect(calls[0]).toMatchObject({ api_key_id: 'k-1', metadata: '_user=ana', limit: 100 });
+    expect(byLabel<HTMLInputElement>(view.container, 'API key id').value).toBe('k-1');
+    expect(byLabel<HTMLSelectElement>(view.container, 'Time range').value).toBe('7d');
+
+    await typeInto(byLabel(view.container, 'Status'), '5xx');
+    await click([...view.container.querySelectorAll('button')].find((b) => b.textContent === 'Apply filters')!);
+    await settle();
+    expect(window.location.pathname + window.location.search).toBe('/console/logs?range=7d&status=5xx&api_key_id=k-1&metadata=_user%3Dana');
   });
 });

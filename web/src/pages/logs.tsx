@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { can } from '../api/identity';
-import { FilterError, NO_FILTERS, toLogQuery, type LogFilters, type TimeRange } from '../api/log-filters';
+import { FilterError, filtersFromSearch, NO_FILTERS, searchOf, toLogQuery, type LogFilters, type TimeRange } from '../api/log-filters';
 import type { CacheStatus, LogSummary, Page } from '../api/types';
 import { Field } from '../components/field';
 import { ErrorNote, Loading, Empty } from '../components/status';
@@ -31,8 +31,9 @@ export function LogsPage({ rest }: { rest: string }) {
 
 function LogsExplorer() {
   const identity = useIdentity();
-  const [draft, setDraft] = useState<LogFilters>(NO_FILTERS);
-  const [applied, setApplied] = useState<{ filters: LogFilters; at: number }>({ filters: NO_FILTERS, at: Date.now() });
+  // The address carries the filters, so Analytics (and a bookmark) can open filtered logs.
+  const [draft, setDraft] = useState<LogFilters>(() => filtersFromSearch(window.location.search));
+  const [applied, setApplied] = useState<{ filters: LogFilters; at: number }>(() => ({ filters: filtersFromSearch(window.location.search), at: Date.now() }));
   const [rows, setRows] = useState<LogSummary[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
@@ -61,6 +62,10 @@ function LogsExplorer() {
   useEffect(() => {
     void load(null);
   }, [load]);
+  useEffect(() => {
+    const search = searchOf(applied.filters);
+    if (search !== window.location.search) window.history.replaceState(null, '', window.location.pathname + search);
+  }, [applied]);
 
   const apply = (event: FormEvent) => {
     event.preventDefault();

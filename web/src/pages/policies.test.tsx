@@ -149,4 +149,15 @@ describe('the policies page', () => {
     await settle();
     expect(sent).toEqual([['POST', '/v2/policies/rate-limits', { name: 'per team', type: 'requests', target: 'llm', unit: 'minute', value: 5, conditions: [{ key: 'workspace_id', value: 'research', excludes: 'lab' }], group_by: [{ key: 'metadata.team' }] }]]);
   });
+
+  test('the list shows each usage limit\'s usage against its limit, the highest entity first', async () => {
+    const second = { ...entity, entity_id: 'e2', group: { api_key: 'key-2' }, usage: 7 };
+    const get = async (path: string) => page(path === '/v2/policies/usage-limits' ? [budget] : path.endsWith('/entities') ? [entity, second] : []);
+    const view = await render(<PoliciesPage />, fakeIdentity({ get }, ['policies.list', 'policies.read']));
+    cleanup = view.unmount;
+    await settle();
+    const meter = view.container.querySelector('table[aria-label="Usage-limit policies"] meter') as HTMLMeterElement;
+    expect(meter.getAttribute('aria-label')).toBe('team budget: used 7 of 10');
+    expect(meter.closest('td')?.textContent).toContain('7 / 10 (highest of 2)');
+  });
 });

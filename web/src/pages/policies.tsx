@@ -80,9 +80,12 @@ export function PoliciesPage() {
           {
             name: 'Current usage',
             cell: (p) => (
-              <button type="button" className="link" onClick={() => setOpen(p)} disabled={!can(identity, 'policies.read')} aria-label={`Show current usage of ${p.name}`}>
-                Show
-              </button>
+              <>
+                {can(identity, 'policies.read') && <UsageCell key={refresh} policy={p} />}
+                <button type="button" className="link" onClick={() => setOpen(p)} disabled={!can(identity, 'policies.read')} aria-label={`Show current usage of ${p.name}`}>
+                  Show
+                </button>
+              </>
             ),
           },
           { name: 'Actions', cell: (p) => actions(p.name, () => setEditing({ kind: 'usage', item: p }), `/v2/policies/usage-limits/${p.id}`) },
@@ -155,5 +158,20 @@ function Entities({ policy, mayReset }: { policy: UsageLimitsPolicy; mayReset: b
         </div>
       )}
     </section>
+  );
+}
+
+/** The list's used/limit: the entity closest to the limit (the one a refusal would hit first), with a bar. */
+function UsageCell({ policy }: { policy: UsageLimitsPolicy }) {
+  const { api } = useIdentity();
+  const entities = useAsync(() => api.get<Page<UsageLimitsEntity>>(`/v2/policies/usage-limits/${policy.id}/entities`, { limit: 100 }), [api, policy.id]);
+  if (!entities.data) return null;
+  const used = Math.max(0, ...entities.data.data.map((e) => e.usage));
+  const count = entities.data.data.length;
+  return (
+    <span className="usage">
+      <meter min={0} max={policy.credit_limit} value={Math.min(used, policy.credit_limit)} aria-label={`${policy.name}: used ${used} of ${policy.credit_limit}`} /> {used} / {policy.credit_limit}
+      {count > 1 && <span> (highest of {count})</span>}{' '}
+    </span>
   );
 }
