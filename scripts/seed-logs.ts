@@ -116,10 +116,12 @@ export function newSeedIds(): SeededLogs {
   };
 }
 
-/** Inserts `rows` synthetic logs for a new organisation through the repository (rollups included) and answers its ids. */
-export async function seedLogs(db: Knex, rows: number): Promise<SeededLogs> {
+/**
+ * Inserts `rows` synthetic logs through the repository (rollups included) and answers their ids:
+ * for a new organisation, or for the one `ids` names (the console's browser tests seed a test gw's).
+ */
+export async function seedLogs(db: Knex, rows: number, ids: SeededLogs = newSeedIds()): Promise<SeededLogs> {
   checkRows(rows);
-  const ids = newSeedIds();
   const store = new Store(db);
   const batches = syntheticEntries(rows, ids, CHUNK);
   const worker = async () => {
