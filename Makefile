@@ -8,7 +8,7 @@ TEST_CONCURRENCY ?= 2
 # each about as cheap, since what survives one is mostly the requests in flight (README, Performance).
 NODE_FLAGS := --max-semi-space-size=32
 
-.PHONY: install generate check typecheck lint test fuzz run build console bench bench-logs bench-instructions bench-instructions-check clean \
+.PHONY: install generate check typecheck lint test fuzz run build console bench bench-logs bench-instructions bench-instructions-check bench-console screenshots clean \
 	chromium pack npx-test image image-test test-node sbom
 
 VERSION := $(shell node -p "require('./package.json').version")
@@ -96,6 +96,14 @@ bench: build
 # plain COPY of the same rows (scripts/bench-logs.ts; BENCH_LOGS_SECONDS=60 for the target run).
 bench-logs: build
 	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench-logs.ts
+
+# The console's time to interactive per page over 100,000 log rows (Chromium, a gw in this process).
+bench-console: install console chromium
+	$(TSX) scripts/time-console.ts
+
+# The console's screenshots in docs/images/console-*.png (1280x800), from a gw with demo data.
+screenshots: install console chromium
+	$(TSX) scripts/console-screenshots.ts
 
 # Instructions per request under valgrind's callgrind: repeatable where wall-clock figures are not (minutes).
 bench-instructions: build

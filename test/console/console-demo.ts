@@ -91,3 +91,8 @@ export async function startConsoleDemo(options: { rows: number; engine?: Engine 
     throw error;
   }
 }
+
+/** Resolves once the page has drawn a frame and run a task after it: what is on screen is drawn and input would be handled. */
+export async function drawn(page: Page, delayMs = 0): Promise<void> {
+  await page.evaluate(`new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, ${delayMs})))`);
+}
