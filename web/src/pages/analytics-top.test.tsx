@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Query } from '../api/client';
 import { byLabel, click, fakeIdentity, render, settle, typeInto } from '../test/render';
-import { TopSection } from './analytics-top';
+import { TopSection, useNames } from './analytics-top';
+
+function WithNames() {
+  const names = useNames();
+  return <TopSection base={BASE} range="7d" names={names.data} />;
+}
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
@@ -21,7 +26,7 @@ async function open(calls: Array<{ path: string; query?: Query }> = []) {
     if (path === '/v1/analytics/groups/metadata') return groups([{ key: 'prod', ...totals(7, 1) }]);
     return groups([]);
   };
-  const view = await render(<TopSection base={BASE} range="7d" />, fakeIdentity({ get }, ['analytics.view', 'api_keys.list', 'workspaces.list']));
+  const view = await render(<WithNames />, fakeIdentity({ get }, ['analytics.view', 'api_keys.list', 'workspaces.list']));
   cleanup = view.unmount;
   await settle();
   await settle();

@@ -107,15 +107,16 @@ export function TopTable({ title, groups, rank, range, names, filter }: TopProps
 interface SectionProps {
   base: AnalyticsQuery;
   range: TimeRange;
+  /** useNames() of the page, so it is asked once. */
+  names: Record<string, Map<string, string>> | undefined;
 }
 
 /** Every dimension's top table, a metadata key's, and the errors by status. */
-export function TopSection({ base, range }: SectionProps) {
+export function TopSection({ base, range, names }: SectionProps) {
   const { api } = useIdentity();
   const [rank, setRank] = useState<Rank>('cost');
   const [metadataKey, setMetadataKey] = useState('');
   const [appliedKey, setAppliedKey] = useState('');
-  const names = useNames();
   const tables = useAsync(() => Promise.all(DIMENSIONS.map((d) => api.get<AnalyticsGroups>(`/v1/analytics/groups/${d.groupBy}`, base))), [api, base]);
   const metadata = useAsync(
     () => (appliedKey ? api.get<AnalyticsGroups>('/v1/analytics/groups/metadata', { ...base, metadata_key: appliedKey }) : Promise.resolve(undefined)),
@@ -157,7 +158,7 @@ export function TopSection({ base, range }: SectionProps) {
         <div className="top-tables">
           {appliedKey && metadata.data && <TopTable title={`Metadata ${appliedKey}`} groups={metadata.data.data} rank={rank} range={range} filter={(v) => ({ metadata: `${appliedKey}=${v}` })} />}
           {DIMENSIONS.map((d, i) => (
-            <TopTable key={d.groupBy} title={d.title} groups={tables.data?.[i]?.data} rank={rank} range={range} names={names.data?.[d.groupBy]} filter={d.filter} />
+            <TopTable key={d.groupBy} title={d.title} groups={tables.data?.[i]?.data} rank={rank} range={range} names={names?.[d.groupBy]} filter={d.filter} />
           ))}
         </div>
       )}

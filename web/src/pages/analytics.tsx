@@ -129,7 +129,7 @@ export function AnalyticsPage() {
           ))}
         </div>
       )}
-      <TopSection base={base} range={range} />
+      <TopSection base={base} range={range} names={names.data} />
     </section>
   );
 }
