@@ -3,15 +3,13 @@
  * with a fake OpenAI upstream on loopback: sign in, find a request by its trace id and open it,
  * export logs, see charts with data, create and revoke a key, have an invalid config refused
  * before saving, stream a playground call and find its log row, and see what a narrow key may not
- * do hidden. Needs web/dist (make build). Screenshots land in test-output/screenshots/; with
- * GW_DOC_SCREENSHOTS=1 the logs and analytics ones are also copied to docs/images/.
+ * do hidden. Needs web/dist (make build). Screenshots land in test-output/screenshots/
+ * (the ones in docs/images come from `make screenshots`).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { projectRoot } from '../../core/project-root.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import { followToCallback, startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
 import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
@@ -118,11 +116,7 @@ describe('the console in a browser', () => {
   }
 
   async function docScreenshot(name: string): Promise<void> {
-    const file = await screenshot(page, name, false);
-    if (process.env.GW_DOC_SCREENSHOTS === '1') {
-      mkdirSync(path.join(projectRoot(), 'docs', 'images'), { recursive: true });
-      copyFileSync(file, path.join(projectRoot(), 'docs', 'images', `${name}.png`));
-    }
+    await screenshot(page, name, false);
   }
 
   /** Form controls in the page with no accessible name (no label, aria-label or text): none allowed. */

@@ -4,14 +4,10 @@
  * its log row), a system prompt and several turns (the upstream gets all of them, an edited turn
  * as edited), a tool call answered with a tool message, and a library prompt with its variable
  * as a field; axe-core finds nothing serious, and at 390 px the columns stack. Needs web/dist (make console).
- * With GW_DOC_SCREENSHOTS=1 the side-by-side screenshot is also written to docs/images/.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { projectRoot } from '../../core/project-root.js';
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import { accessibilityProblems, assertConsoleTestable, fitsWindow, launchBrowser, screenshot, type Browser } from './browser.js';
 
@@ -85,9 +81,7 @@ describe('the console playground in a browser', () => {
       assert.match(await rowA.innerText(), /^200 · openai · gpt-4o · \d+ tokens · .+ · .+/);
       assert.match(await rowB.innerText(), /^200 · openai · gpt-4o-mini · \d+ tokens/);
       assert.deepEqual(await accessibilityProblems(page), []);
-      const shot = await screenshot(page, 'playground-compare');
-      // With GW_DOC_SCREENSHOTS=1 the picture in docs/console.md is written anew.
-      if (process.env.GW_DOC_SCREENSHOTS === '1') copyFileSync(shot, path.join(projectRoot(), 'docs', 'images', 'console-playground.png'));
+      await screenshot(page, 'playground-compare');
     } finally {
       gw.fake.script(undefined);
     }
