@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from '../../core/logger.js';
 import { backfillRollups } from '../../store/rollups/backfill.js';
@@ -6,6 +7,20 @@ import { backfillRollups } from '../../store/rollups/backfill.js';
 const BATCH_SIZE = 1000;
 /** At most one progress line this often: a reset at 10 million rows takes minutes. */
 const PROGRESS_EVERY_MS = 10_000;
+/**
+ * While this instance stores imports, the folder waits this many times as long as its last batch
+ * took before the next: a quarter of its pace, so an import is not slowed by the fold of the
+ * calls before it (a spread import's fold costs several times its COPY, on the same cores and the
+ * same event loop), and the fold still moves on under an import that never pauses.
+ */
+const GIVE_WAY_FACTOR = 3;
+/** Imports count as arriving until this long after the last call ended (an importer's next call). */
+const IMPORT_QUIET_MS = 250;
+
+/** How long the folder waits after a batch of `batchMs`, with `inFlight` imports and the last one ended `sinceLastMs` ago. */
+export function giveWayMs(batchMs: number, inFlight: number, sinceLastMs: number): number {
+  return inFlight > 0 || sinceLastMs <= IMPORT_QUIET_MS ? batchMs * GIVE_WAY_FACTOR : 0;
+}
 
 /**
  * Counts the log rows not yet in the analytics rollups: once at startup (after a migration that
@@ -21,6 +36,8 @@ export class RollupBackfillJob {
   private running: Promise<void> | undefined;
   /** Woken while a pass runs: one more pass follows, for rows that pass may have missed. */
   private again = false;
+  private importsInFlight = 0;
+  private lastImportEnded = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Knex,
@@ -29,6 +46,18 @@ export class RollupBackfillJob {
 
   start(): void {
     this.running ??= this.loop();
+  }
+
+  /** An import call is being stored: until the answer is called, and briefly after, the fold gives way to imports. */
+  importing(): () => void {
+    this.importsInFlight++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.importsInFlight--;
+      this.lastImportEnded = performance.now();
+    };
   }
 
   /** Rows were stored not rolled up: count them now (or after the pass in flight). */
@@ -60,6 +89,12 @@ export class RollupBackfillJob {
     return this.running ?? Promise.resolve();
   }
 
+  private async giveWay(batchMs: number): Promise<void> {
+    const wait = giveWayMs(batchMs, this.importsInFlight, performance.now() - this.lastImportEnded);
+    // Stopping cuts the wait short (the loop then ends after it).
+    if (wait) await sleep(wait, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+  }
+
   private async run(): Promise<void> {
     let lastProgress = performance.now();
     try {
@@ -71,6 +106,7 @@ export class RollupBackfillJob {
           lastProgress = performance.now();
           this.logger.info({ done, total }, 'counting older request logs into the analytics rollups');
         },
+        afterBatch: (batchMs) => this.giveWay(batchMs),
       });
       if (progress.done) this.logger.info({ rows: progress.done }, 'older request logs counted into the analytics rollups');
     } catch (error) {

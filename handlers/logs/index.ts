@@ -111,6 +111,16 @@ function toEntry(input: CustomLogInput, context: { organisationId: string; works
  * exactly meanwhile.
  */
 export const insertLogs: Handler = async (c, call) => {
+  const imported = call.services.rollupBackfill.importing();
+  try {
+    return await storeCustomLogs(c, call);
+  } finally {
+    imported();
+    call.services.rollupBackfill.wake();
+  }
+};
+
+const storeCustomLogs: Handler = async (c, call) => {
   const principal = principalOf(call);
   const { logs } = body<'insertLogs'>(c) as { logs: CustomLogInput[] };
   const { config, now: clock } = call.services;
@@ -124,7 +134,6 @@ export const insertLogs: Handler = async (c, call) => {
   }
   const stored = await withBodyPolicy(entries, (organisationId, workspaceId) => call.services.savedResources.securitySettings(organisationId, workspaceId));
   await call.services.store.requestLogs.insertMany(stored, 'custom', { rollUp: false });
-  call.services.rollupBackfill.wake();
   return { status: 201, body: { object: 'list', data: entries.map(({ id, trace_id }) => ({ id, trace_id })) } };
 };
 

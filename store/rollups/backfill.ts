@@ -17,6 +17,8 @@ export interface BackfillOptions {
   onProgress?: (progress: BackfillProgress) => void;
   /** Stops after the batch in flight (what is committed stays counted; a later run goes on from there). */
   signal?: AbortSignal;
+  /** Awaited after each committed batch, told how long it took: lets a caller pace the run. */
+  afterBatch?: (batchMs: number) => Promise<void>;
 }
 
 function notRolledUp(db: Knex | Knex.Transaction): string {
@@ -39,6 +41,7 @@ export async function backfillRollups(db: Knex, options: BackfillOptions = {}): 
   const batchSize = options.batchSize ?? 5000;
   const progress: BackfillProgress = { done: 0, total: await rowsToBackfill(db) };
   while (!options.signal?.aborted) {
+    const started = performance.now();
     const counted = await db.transaction(async (trx) => {
       // Oldest first through the partial index: a batch's rows share their buckets as much as they can,
       // so each rollup row is upserted once for many log rows. Concurrent runs take different rows.
@@ -55,6 +58,7 @@ export async function backfillRollups(db: Knex, options: BackfillOptions = {}): 
     if (!counted) break;
     progress.done += counted;
     options.onProgress?.({ ...progress });
+    await options.afterBatch?.(performance.now() - started);
   }
   return progress;
 }

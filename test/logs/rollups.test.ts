@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { LogRetentionJob } from '../../gateway/logs/log-retention.js';
+import { giveWayMs, RollupBackfillJob } from '../../gateway/logs/rollup-backfill-job.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
 import { createDb } from '../../store/db.js';
 import { LogAnalytics, type AnalyticsTotals, type GroupDimension } from '../../store/log-analytics.js';
@@ -461,6 +462,43 @@ for (const engine of storeEngines()) {
       assert.equal(await rowsToBackfill(db), 0);
       await assertRollupsMatchRows(db, 'resumed backfill');
       assertTotals(await analytics.summary({ organisation_id: ids.organisation_id, start: T0, end: T0 + SPAN }), before, 'after the backfill');
+    });
+  });
+
+  describe(`the rollup folder beside imports (${engine.name})`, () => {
+    test('gives way to imports in flight without stopping: an import that never pauses is still folded, exactly', async () => {
+      const shared = await sharedDb(engine.databaseUrl);
+      const db = createDb(shared.options);
+      const job = new RollupBackfillJob(db, silent);
+      try {
+        await migrateToLatest(db);
+        const org = randomUUID();
+        const scope = { organisation_id: org, workspaces: ['w1', 'w2'], keys: ['k1'] };
+        // Over 30 days, two importers' calls, more rows than one folder batch.
+        const imports = Array.from({ length: 2 }, (_, n) => randomLogs(seededRandom(40 + n), 700, scope, T0 - 30 * DAY, 30 * DAY));
+        await Promise.all(imports.map((rows) => new RequestLogsRepository(db).insertMany(rows, 'custom', { rollUp: false })));
+        // SQLite rolls imports up as it stores them: there the rows are made to wait for the folder.
+        if (shared.options.sqliteFile) await db.transaction((trx) => resetRollups(trx));
+        assert.ok((await rowsToBackfill(db)) >= 1400);
+        const importing = job.importing();
+        job.wake();
+        await job.idle();
+        importing();
+        assert.equal(await rowsToBackfill(db), 0, 'folded while an import was in flight');
+        await assertRollupsMatchRows(db, 'folded beside an import');
+        assertTotals(await new LogAnalytics(db).summary({ organisation_id: org, start: T0 - 30 * DAY, end: T0 }), referenceTotals(imports.flat()), 'analytics equal the recount');
+      } finally {
+        await job.stop();
+        await db.destroy();
+        await shared.drop();
+      }
+    });
+
+    test('waits three times its last batch while imports arrive or just ended, not at all once they are quiet', () => {
+      assert.equal(giveWayMs(40, 1, Number.POSITIVE_INFINITY), 120);
+      assert.equal(giveWayMs(40, 0, 100), 120, 'an importer between two calls');
+      assert.equal(giveWayMs(40, 0, 1000), 0);
+      assert.equal(giveWayMs(40, 0, Number.POSITIVE_INFINITY), 0, 'no import yet');
     });
   });
 
