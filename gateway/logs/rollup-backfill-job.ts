@@ -9,9 +9,9 @@ const BATCH_SIZE = 1000;
 const PROGRESS_EVERY_MS = 10_000;
 /**
  * While this instance stores imports, the folder waits this many times as long as its last batch
- * took before the next: a quarter of its pace, so an import is not slowed by the fold of the
- * calls before it (a spread import's fold costs several times its COPY, on the same cores and the
- * same event loop), and the fold still moves on under an import that never pauses.
+ * took before the next: a quarter of its pace, so the fold of an import's first calls competes
+ * less with the rest (a spread import's fold costs several times its COPY, on the same cores and
+ * the same event loop), and the fold still moves on under an import that never pauses.
  */
 const GIVE_WAY_FACTOR = 3;
 /** Imports count as arriving until this long after the last call ended (an importer's next call). */
