@@ -3,11 +3,10 @@
  * (endpoint `a2a`, provider `a2a:<agent slug>`, model the skill when the call names one, else the
  * method), so A2A calls sit beside model calls in logs and analytics.
  */
-import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../core/auth/principal.js';
 import type { Call } from '../../core/call.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
-import { flatHeaders } from '../chat/log-entry.js';
+import { unmeteredLogEntry } from '../logs/unmetered-entry.js';
 import type { HookResult } from '../guardrails/hook-results.js';
 import type { A2aTarget } from './a2a-target.js';
 import type { A2aVersion } from './protocol.js';
@@ -61,37 +60,20 @@ function a2aLogEntry(context: A2aCall, outcome: A2aOutcome): RequestLogEntry {
     a2a_context_id: outcome.contextId,
     a2a_events: stream ? String(outcome.events) : undefined,
   };
-  return {
-    id: randomUUID(),
+  return unmeteredLogEntry(call, principal, {
     endpoint: 'a2a',
-    trace_id: call.traceId,
-    span_id: call.trace?.spanId ?? null,
-    parent_span_id: null,
-    span_name: null,
     created_at: context.startedAt,
-    organisation_id: principal.organisationId,
     workspace_id: target.workspaceId,
-    api_key_id: principal.keyId ?? '',
-    auth_subject: principal.subject,
-    config_id: null,
     provider: `a2a:${slug}`,
     model: context.skill ?? context.canonical,
     status: outcome.status,
     latency_ms: call.services.now() - context.startedAt,
     first_byte_ms: outcome.firstByteMs ?? null,
     stream,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    total_tokens: 0,
-    cost: 0,
-    cache_status: 'DISABLED',
-    retry_count: 0,
-    route: [],
     metadata: { ...context.metadata, ...(Object.fromEntries(Object.entries(facts).filter(([, value]) => value !== undefined)) as Record<string, string>) },
-    request_headers: flatHeaders(call.req.headers),
     request_body: outcome.request,
     response_body: outcome.response ?? null,
     error: outcome.error ?? null,
     guardrail_results: outcome.guardrails.length ? outcome.guardrails : null,
-  };
+  });
 }

@@ -9,7 +9,7 @@ import type { Call } from '../../core/call.js';
 import type { Principal } from '../../core/auth/principal.js';
 import { ValidationError } from '../../core/errors.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
-import { flatHeaders } from '../chat/log-entry.js';
+import { unmeteredLogEntry } from '../logs/unmetered-entry.js';
 import { subjectHeaders } from '../chat/chat-guardrails.js';
 import type { ChatCompletion, ChatRequest } from '../providers/types.js';
 import { logRequest } from '../telemetry/log-request.js';
@@ -89,37 +89,20 @@ interface Run {
 }
 
 function invocationLogEntry(call: Call, principal: Principal, run: Run): RequestLogEntry {
-  return {
-    id: randomUUID(),
+  return unmeteredLogEntry(call, principal, {
     endpoint: 'guardrails.invoke',
-    trace_id: call.traceId,
-    span_id: call.trace?.spanId ?? null,
-    parent_span_id: null,
-    span_name: null,
     created_at: run.startedAt,
-    organisation_id: principal.organisationId,
     workspace_id: run.workspaceId,
-    api_key_id: principal.keyId ?? '',
-    auth_subject: principal.subject,
-    config_id: null,
     provider: null,
     model: run.given.model ?? null,
     status: 200,
     latency_ms: call.services.now() - run.startedAt,
     first_byte_ms: null,
     stream: false,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    total_tokens: 0,
-    cost: 0,
-    cache_status: 'DISABLED',
-    retry_count: 0,
-    route: [],
     metadata: { ...(run.given.metadata ?? {}), guardrail: run.guardrail.slug ?? 'inline' },
-    request_headers: flatHeaders(call.req.headers),
     request_body: run.given,
     response_body: run.answer,
     error: null,
     guardrail_results: [run.result],
-  };
+  });
 }
