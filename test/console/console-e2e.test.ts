@@ -55,6 +55,8 @@ describe('the console in a browser', () => {
   let browser: Browser;
   let page: Page;
   const cspViolations: string[] = [];
+  /** When the set-up's own API writes were done: audit entries after it are the pages' changes. */
+  let setupDone: string;
   const admin = () => ({ 'x-gw-api-key': gw.app.adminKey });
 
   before(async () => {
@@ -87,6 +89,7 @@ describe('the console in a browser', () => {
     }
     await gw.app.services.requestLogs.flush();
 
+    setupDone = new Date().toISOString();
     browser = await launchBrowser();
     page = await browser.newPage();
     // A blocked script, style or eval shows as a console message or a page error.
@@ -654,6 +657,29 @@ describe('the console in a browser', () => {
     } finally {
       await tab.close();
       await browser.context.clearCookies();
+    }
+  });
+
+  test('audit log: each change made from the pages above has its entry, found on the Audit log page by its action, with its request', async () => {
+    const entries = (await gw.app.http.get('/v1/audit-logs').set(admin()).query({ limit: 100, start_time: setupDone })).body.data as Array<{ action: string; path: string; method: string }>;
+    const actions = new Set(entries.map((entry) => entry.action));
+    const keyCreated = [...actions].find((action) => /^create\w*ApiKey$/.test(action));
+    assert.ok(keyCreated, `a key created from the page: ${[...actions].join()}`);
+    const made = [keyCreated, 'deleteApiKey', 'createConfig', 'createProvider', 'deleteProvider', 'createUsageLimitsPolicy', 'createGuardrail', 'createWorkspace'];
+    assert.deepEqual(made.filter((action) => !actions.has(action)), [], `every change has its entry: ${[...actions].join()}`);
+
+    await open('Audit log');
+    const table = page.getByRole('table', { name: 'Audit log entries' });
+    for (const action of made) {
+      const expected = entries.filter((entry) => entry.action === action);
+      await page.getByLabel('Action').fill(action);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await table.getByRole('button', { name: new RegExp(`^Details of ${action} `) }).first().waitFor();
+      assert.ok((await table.getByRole('button', { name: new RegExp(`^Details of ${action} `) }).count()) >= expected.length, action);
+      await table.getByRole('button', { name: new RegExp(`^Details of ${action} `) }).first().click();
+      const detail = page.getByRole('region', { name: action });
+      await detail.waitFor();
+      assert.match(await detail.innerText(), new RegExp(expected.map((entry) => entry.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')), `${action}: the entry shows its path`);
     }
   });
 
