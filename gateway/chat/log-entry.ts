@@ -48,13 +48,19 @@ function loggedAnswer(state: ChatState): unknown {
   return isChatCompletion(answer) ? answer : loggedEmbeddingList(answer);
 }
 
+const modelOf = (request: Record<string, unknown> | undefined): string | null => (typeof request?.model === 'string' ? request.model : null);
+
+/**
+ * The model is the one called; on a cache hit (nothing called) the one the served target would
+ * have called (its override_params applied), else the request's.
+ */
 export function chatLogEntry(state: ChatState): RequestLogEntry {
   const { call, principal } = state;
   const now = call.services.now();
   const usage = state.usage;
   const headers = state.headers;
   const provider = servingProvider(state);
-  const model = state.model ?? (typeof state.request.model === 'string' ? state.request.model : null);
+  const model = state.model ?? modelOf(state.route?.request) ?? modelOf(state.request);
   const { cost, unpriced } = costOf(provider, model, usage, state.pricingMultiplier ?? 1);
   return {
     id: state.id,

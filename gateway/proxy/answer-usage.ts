@@ -1,15 +1,19 @@
 /**
- * Usage in a pass-through answer, for the log, the cost and the budgets. Of the OpenAI endpoints gw
- * passes through, JSON answers carry `usage` for images (generated or edited by the GPT image
- * models: input and output tokens) and transcriptions (token-billed models; whisper-1 reports
- * seconds, which price nothing), and `model` for moderations. These answers are parsed as they
- * stream past, keeping only `usage` and `model` (an image's base64 data is dropped as it goes).
+ * Usage in a pass-through answer, for the log, the cost and the budgets. Any JSON answer may carry
+ * `usage` (OpenAI's prompt/completion/total tokens, or the input/output naming of Anthropic and of
+ * OpenAI's images and transcriptions; whisper-1 reports seconds, which price nothing) and `model`.
+ * Answers are parsed as they stream past, keeping only those two (an image's base64 data is
+ * dropped as it goes). Images and transcriptions, whose usage follows megabytes of data, are read
+ * whole; any other answer only up to READ_LIMIT bytes, so a huge answer costs no more than that.
  * Streamed (SSE) and compressed answers are not read.
  */
 import { JSONParser } from '@streamparser/json';
 import type { Usage } from '../providers/types.js';
 
-const READ_PATHS = new Set(['/images/generations', '/images/edits', '/audio/transcriptions', '/moderations']);
+/** Answers whose usage comes after their (large) content: read to the end. */
+const WHOLE_PATHS = new Set(['/images/generations', '/images/edits', '/audio/transcriptions']);
+/** How much of any other JSON answer is read for its usage and model. */
+export const READ_LIMIT = 1024 * 1024;
 const JSON_ANSWER = /^application\/json\b/i;
 
 export interface AnswerFacts {
@@ -19,13 +23,14 @@ export interface AnswerFacts {
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
 
-/** OpenAI's `{input_tokens, output_tokens, total_tokens}` in gw's usage terms; undefined for duration usage. */
+/** `{prompt_tokens, completion_tokens}` or `{input_tokens, output_tokens}` (total optional) in gw's usage terms; undefined for duration usage. */
 function usageOf(value: unknown): Usage | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const raw = value as Record<string, unknown>;
-  if (raw.input_tokens === undefined && raw.output_tokens === undefined) return undefined;
-  const prompt = count(raw.input_tokens);
-  const completion = count(raw.output_tokens);
+  const openai = raw.prompt_tokens !== undefined || raw.completion_tokens !== undefined;
+  if (!openai && raw.input_tokens === undefined && raw.output_tokens === undefined) return undefined;
+  const prompt = count(openai ? raw.prompt_tokens : raw.input_tokens);
+  const completion = count(openai ? raw.completion_tokens : raw.output_tokens);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: count(raw.total_tokens) || prompt + completion };
 }
 
@@ -33,17 +38,19 @@ export class AnswerUsageReader {
   readonly facts: AnswerFacts = { usage: undefined, model: undefined };
   private readonly parser = new JSONParser({ paths: ['$.usage', '$.model'], keepStack: false });
   private reading = true;
+  private left: number;
 
-  /** A reader for answers that carry usage or a model, else undefined. `path` is below /v1, query included. */
+  /** A reader for a JSON answer, else undefined. `path` is below /v1, query included. */
   static for(path: string, headers: Record<string, string | string[] | undefined>): AnswerUsageReader | undefined {
     const contentType = headers['content-type'];
     const encoding = headers['content-encoding'];
     if (typeof contentType !== 'string' || !JSON_ANSWER.test(contentType)) return undefined;
     if (encoding !== undefined && encoding !== 'identity') return undefined;
-    return READ_PATHS.has(path.split('?', 1)[0]!) ? new AnswerUsageReader() : undefined;
+    return new AnswerUsageReader(WHOLE_PATHS.has(path.split('?', 1)[0]!) ? Infinity : READ_LIMIT);
   }
 
-  private constructor() {
+  private constructor(limit: number) {
+    this.left = limit;
     this.parser.onValue = ({ key, value }) => {
       if (key === 'usage') this.facts.usage = usageOf(value);
       else if (key === 'model' && typeof value === 'string') this.facts.model = value;
@@ -55,6 +62,13 @@ export class AnswerUsageReader {
   }
 
   write(chunk: Buffer): void {
-    if (this.reading && !this.parser.isEnded) this.parser.write(chunk);
+    if (!this.reading || this.parser.isEnded) return;
+    // Past the limit gw stops reading: what was seen so far stands (usage usually comes last, so often none).
+    if (chunk.length > this.left) {
+      this.reading = false;
+      return;
+    }
+    this.left -= chunk.length;
+    this.parser.write(chunk);
   }
 }

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import busboy from 'busboy';
 import OpenAI, { toFile } from 'openai';
 import { costNanoUsd, NANO_USD_PER_USD, priceOf } from '../../gateway/limits/pricing/cost.js';
+import { READ_LIMIT } from '../../gateway/proxy/answer-usage.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
 import { fullEngines } from '../helpers/engines.js';
 import { recordLogsInto } from '../helpers/gateway-app.js';
@@ -18,6 +19,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const IMAGE_USAGE = { input_tokens: 50, output_tokens: 4160, total_tokens: 4210, input_tokens_details: { text_tokens: 50, image_tokens: 0 } };
 const TRANSCRIPTION_USAGE = { type: 'tokens', input_tokens: 120, output_tokens: 30, total_tokens: 150, input_token_details: { audio_tokens: 118, text_tokens: 2 } };
+
+const CHAT_USAGE = { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 };
 
 interface Received {
   url: string;
@@ -67,6 +70,10 @@ async function startMediaUpstream() {
         return json({ created: 1_700_000_000, data: [{ b64_json: Buffer.alloc(200_000, 1).toString('base64') }], usage: IMAGE_USAGE });
       }
       if (url === '/v1/audio/transcriptions') return json({ text: 'hello there', usage: TRANSCRIPTION_USAGE });
+      // Any other JSON answer: usage in OpenAI's naming, in Anthropic's, or after more than gw reads.
+      if (url === '/v1/custom/openai') return json({ model: 'gpt-4o-2024-08-06', usage: CHAT_USAGE });
+      if (url === '/v1/custom/anthropic') return json({ type: 'message', usage: { input_tokens: 12, output_tokens: 8 } });
+      if (url === '/v1/custom/huge') return json({ padding: 'x'.repeat(READ_LIMIT + 10), usage: CHAT_USAGE });
       if (url === '/v1/moderations') {
         return json({ id: 'modr-1', model: 'omni-moderation-2024-09-26', results: [{ flagged: false, categories: {}, category_scores: {}, category_applied_input_types: {} }] });
       }
@@ -186,6 +193,28 @@ for (const engine of fullEngines()) {
       const entry = await lastProxyLog();
       assert.equal(entry.model, 'gpt-image-1');
       assert.equal(entry.total_tokens, 4210);
+    });
+
+    it('any other JSON pass-through: the body\'s model, the answer\'s usage in OpenAI\'s or Anthropic\'s naming, priced; a huge answer is not read past its limit', async () => {
+      const send = (path: string, model: string) =>
+        app.http.post(`/v1/custom/${path}`).set({ 'x-gw-api-key': app.adminKey, 'x-gw-provider': '@media' }).send({ model, input: 'hi' }).expect(200);
+      await send('openai', 'gpt-4o');
+      let entry = await lastProxyLog();
+      assert.equal(entry.model, 'gpt-4o', 'the body\'s model, not the answer\'s');
+      assert.deepEqual([entry.prompt_tokens, entry.completion_tokens, entry.total_tokens], [20, 5, 25]);
+      assert.ok(entry.cost > 0);
+      assert.equal(entry.cost, costNanoUsd(priceOf('openai', 'gpt-4o'), CHAT_USAGE) / NANO_USD_PER_USD);
+
+      await send('anthropic', 'gpt-4o-mini');
+      entry = await lastProxyLog();
+      assert.equal(entry.model, 'gpt-4o-mini');
+      assert.deepEqual([entry.prompt_tokens, entry.completion_tokens, entry.total_tokens], [12, 8, 20]);
+
+      const huge = await send('huge', 'gpt-4o');
+      assert.ok(huge.text.length > READ_LIMIT, 'the client got the whole answer');
+      entry = await lastProxyLog();
+      assert.equal(entry.model, 'gpt-4o');
+      assert.equal(entry.total_tokens, 0, 'usage past the read limit is not looked for');
     });
 
     it('a body without a @slug/ model and no provider header finds no route (404), JSON or multipart', async () => {

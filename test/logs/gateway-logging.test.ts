@@ -108,6 +108,23 @@ for (const engine of storeEngines()) {
       assert.ok(Boolean(flags.cache_hit));
     });
 
+    test('a cache hit through a target that overrides the model: the hit names the target\'s provider and model, priced as it', async () => {
+      const config = JSON.stringify({ provider: 'openai', api_key: 'sk', custom_host: gw.fake.url, override_params: { model: 'gpt-4o-mini' }, cache: { mode: 'simple' } });
+      const ask = (trace: string) => () =>
+        gw.app.http
+          .post('/v1/chat/completions')
+          .set({ ...admin(), 'x-gw-config': config, 'x-gw-trace-id': trace })
+          .send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'cache me, overridden' }] })
+          .expect(200);
+      const miss = await loggedRow(ask('log-override-miss'), 'log-override-miss');
+      assert.equal(miss.model, 'gpt-4o-mini');
+      const hit = await loggedRow(ask('log-override-hit'), 'log-override-hit');
+      assert.equal(hit.cache_status, 'HIT');
+      assert.equal(hit.provider, 'openai');
+      assert.equal(hit.model, 'gpt-4o-mini', 'the model the target would have called, not the request\'s');
+      assert.equal(hit.cost, costNanoUsd(priceOf('openai', 'gpt-4o-mini'), FAKE_USAGE) / NANO_USD_PER_USD);
+    });
+
     test('a stream: logged when it ends, with usage, first byte and the assembled answer', async () => {
       const row = await loggedRow(
         () => gw.app.http.post('/v1/chat/completions').set({ ...direct(), 'x-gw-trace-id': 'log-stream' }).send({ ...question, stream: true }).expect(200),
