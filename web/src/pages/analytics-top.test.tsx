@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Query } from '../api/client';
 import { byLabel, click, fakeIdentity, render, settle, typeInto } from '../test/render';
-import { TopSection, useNames } from './analytics-top';
+import { TopSection } from './analytics-top';
+import { useNames } from '../use-names';
 
 function WithNames() {
   const names = useNames();

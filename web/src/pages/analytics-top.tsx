@@ -3,9 +3,8 @@
  * metadata value, and errors per status, each row a link to Logs with the same range and filter.
  */
 import { useState } from 'react';
-import { can } from '../api/identity';
 import { searchOf, type LogFilters, type TimeRange } from '../api/log-filters';
-import type { AnalyticsGroupBy, AnalyticsGroups, AnalyticsQuery, ApiKey, Page, Workspace } from '../api/types';
+import type { AnalyticsGroupBy, AnalyticsGroups, AnalyticsQuery } from '../api/types';
 import { Field } from '../components/field';
 import { ErrorNote, Loading } from '../components/status';
 import { fmt } from '../format';
@@ -34,18 +33,6 @@ export const DIMENSIONS: Dimension[] = [
 
 /** The Logs page's address for this range and filter. */
 export const logsLink = (range: TimeRange, filter: Partial<LogFilters> = {}) => `/logs${searchOf({ range, ...filter })}`;
-
-/** Names for ids: API keys and workspaces (ids stay when the caller may not list them). */
-export function useNames() {
-  const identity = useIdentity();
-  return useAsync(async () => {
-    const [keys, workspaces] = await Promise.all([
-      can(identity, 'api_keys.list') ? identity.api.get<Page<ApiKey>>('/v1/api-keys', { limit: 100 }).then((p) => p.data) : [],
-      can(identity, 'workspaces.list') ? identity.api.get<Page<Workspace>>('/v1/workspaces', { limit: 100 }).then((p) => p.data) : [],
-    ]);
-    return { api_key: new Map(keys.map((k) => [k.id, k.name])), workspace: new Map(workspaces.map((w) => [w.id, w.name])) } as Record<string, Map<string, string>>;
-  }, [identity]);
-}
 
 interface TopProps {
   title: string;

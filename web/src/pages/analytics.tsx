@@ -9,7 +9,8 @@ import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
-import { logsLink, TopSection, useNames } from './analytics-top';
+import { logsLink, TopSection } from './analytics-top';
+import { useNames } from '../use-names';
 
 type Range = keyof typeof TIME_RANGES;
 type Grouping = '' | Extract<AnalyticsGroupBy, 'provider' | 'model' | 'api_key' | 'workspace' | 'user'>;

@@ -5,11 +5,14 @@ import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
+import { useNames } from '../use-names';
+import { keyLabel } from './logs';
 
 /** One request: what was asked and answered (as logged: masked fields stay masked), timings, cost, route. */
 export function LogDetail({ id }: { id: string }) {
   const { api } = useIdentity();
   const { data: log, error, loading } = useAsync(() => api.get<Log>(`/v1/logs/${encodeURIComponent(id)}`), [api, id]);
+  const keyNames = useNames().data?.api_key;
   return (
     <section aria-labelledby="log-title">
       <p>
@@ -36,7 +39,8 @@ export function LogDetail({ id }: { id: string }) {
             <Fact name="Cache" value={log.cache_status} />
             <Fact name="Retries" value={String(log.retry_count)} />
             <Fact name="Streamed" value={log.stream ? 'yes' : 'no'} />
-            <Fact name="API key" value={log.api_key_id ?? log.auth_subject ?? '—'} />
+            <Fact name="API key" value={keyLabel(log, keyNames)} />
+            {log.api_key_id && keyNames?.has(log.api_key_id) && <Fact name="API key id" value={log.api_key_id} />}
             <Fact name="Config" value={log.config_id ?? '—'} />
             <Fact name="Prompt" value={log.prompt_id ? `${log.prompt_id}${log.prompt_version ? ` v${log.prompt_version}` : ''}` : '—'} />
           </dl>

@@ -86,6 +86,7 @@ describe('the logs explorer', () => {
     cleanup = view.unmount;
     await settle();
     expect(calls[0]).toMatchObject({ api_key_id: 'k-1', metadata: '_user=ana', limit: 100 });
+    // Without api_keys.list the key filter is a free-text id.
     expect(byLabel<HTMLInputElement>(view.container, 'API key id').value).toBe('k-1');
     expect(byLabel<HTMLSelectElement>(view.container, 'Time range').value).toBe('7d');
 
@@ -93,5 +94,66 @@ describe('the logs explorer', () => {
     await click([...view.container.querySelectorAll('button')].find((b) => b.textContent === 'Apply filters')!);
     await settle();
     expect(window.location.pathname + window.location.search).toBe('/console/logs?range=7d&status=5xx&api_key_id=k-1&metadata=_user%3Dana');
+  });
+
+  test('endpoint and API key columns: the key by name from one api-keys list, its id when unknown; the key filter is a select of names', async () => {
+    const rows = [
+      { ...page(1).data[0], id: 'a', endpoint: 'proxy', api_key_id: 'k-1' },
+      { ...page(1).data[0], id: 'b', endpoint: 'messages', api_key_id: 'k-gone' },
+    ];
+    const calls: Array<{ path: string; query: Query | undefined }> = [];
+    const get = async (path: string, query?: Query) => {
+      calls.push({ path, query });
+      if (path === '/v1/api-keys') return { object: 'list', has_more: false, next_cursor: null, data: [{ id: 'k-1', name: 'Checkout service' }] };
+      return { object: 'list', has_more: false, next_cursor: null, data: rows };
+    };
+    const identity = fakeIdentity({ get: get as never }, ['logs.list', 'api_keys.list']);
+    const view = await render(<LogsPage rest="" />, identity);
+    cleanup = view.unmount;
+    await settle();
+    await settle();
+    const headers = [...view.container.querySelectorAll('[role="columnheader"]')].map((h) => h.textContent);
+    expect(headers).toContain('Endpoint');
+    expect(headers).toContain('API key');
+    const cells = [...view.container.querySelectorAll('.vlist-row')].map((r) => [...r.querySelectorAll('[role="cell"]')].map((c) => c.textContent));
+    const at = (name: string) => headers.indexOf(name);
+    expect(cells.map((c) => [c[at('Endpoint')], c[at('API key')]])).toEqual([
+      ['proxy', 'Checkout service'],
+      ['messages', 'k-gone'],
+    ]);
+    expect(calls.filter((c) => c.path === '/v1/api-keys')).toHaveLength(1);
+
+    const filter = byLabel<HTMLSelectElement>(view.container, 'API key');
+    expect(filter.tagName).toBe('SELECT');
+    expect([...filter.options].map((o) => o.textContent)).toEqual(['Any', 'Checkout service']);
+    await typeInto(filter, 'k-1');
+    await click([...view.container.querySelectorAll('button')].find((b) => b.textContent === 'Apply filters')!);
+    await settle();
+    expect(calls.at(-1)).toMatchObject({ path: '/v1/logs', query: { api_key_id: 'k-1' } });
+  });
+
+  test('a key id from the address that is not listed stays selected in the key filter', async () => {
+    window.history.replaceState(null, '', '/console/logs?api_key_id=k-other');
+    const get = async (path: string) =>
+      path === '/v1/api-keys' ? { object: 'list', has_more: false, next_cursor: null, data: [{ id: 'k-1', name: 'Checkout service' }] } : page(1);
+    const view = await render(<LogsPage rest="" />, fakeIdentity({ get: get as never }, ['logs.list', 'api_keys.list']));
+    cleanup = view.unmount;
+    await settle();
+    await settle();
+    const filter = byLabel<HTMLSelectElement>(view.container, 'API key');
+    expect(filter.value).toBe('k-other');
+    expect([...filter.options].map((o) => o.textContent)).toEqual(['Any', 'k-other', 'Checkout service']);
+  });
+
+  test("a log's detail names its API key (its id beside it) and its endpoint", async () => {
+    const log = { ...page(1).data[0], id: 'log-1', endpoint: 'proxy', api_key_id: 'k-1', prompt_tokens: 4, completion_tokens: 6, retry_count: 0, stream: false, route: [], metadata: {}, request_headers: {}, request_body: null, response_body: null, guardrail_results: null, error: null };
+    const get = async (path: string) =>
+      path === '/v1/api-keys' ? { object: 'list', has_more: false, next_cursor: null, data: [{ id: 'k-1', name: 'Checkout service' }] } : log;
+    const view = await render(<LogsPage rest="/log-1" />, fakeIdentity({ get: get as never }, ['logs.list', 'api_keys.list']));
+    cleanup = view.unmount;
+    await settle();
+    await settle();
+    const facts = Object.fromEntries([...view.container.querySelectorAll('dl[aria-label="Summary"] > div')].map((d) => [d.querySelector('dt')!.textContent, d.querySelector('dd')!.textContent]));
+    expect(facts).toMatchObject({ 'API key': 'Checkout service', 'API key id': 'k-1', Endpoint: 'proxy' });
   });
 });

@@ -8,6 +8,7 @@ import { VirtualList } from '../components/virtual-list';
 import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { Link } from '../router';
+import { useNames } from '../use-names';
 import { LogDetail } from './log-detail';
 import { LogExports } from './log-exports';
 
@@ -39,6 +40,8 @@ function LogsExplorer() {
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<unknown>();
   const [filterError, setFilterError] = useState<FilterError>();
+  // Key names for the table and the filter: listed once, not per row.
+  const keyNames = useNames().data?.api_key;
 
   const query = useCallback(() => toLogQuery(applied.filters, applied.at), [applied]);
 
@@ -114,9 +117,24 @@ function LogsExplorer() {
         <Field label="Model">
           <input value={draft.model} onChange={set('model')} placeholder="gpt-4o" />
         </Field>
-        <Field label="API key id">
-          <input value={draft.apiKeyId} onChange={set('apiKeyId')} />
-        </Field>
+        {keyNames?.size ? (
+          <Field label="API key">
+            <select value={draft.apiKeyId} onChange={set('apiKeyId')}>
+              <option value="">Any</option>
+              {/* An id from the address (or a key not listed) stays selectable. */}
+              {draft.apiKeyId && !keyNames.has(draft.apiKeyId) && <option value={draft.apiKeyId}>{draft.apiKeyId}</option>}
+              {[...keyNames].map(([id, name]) => (
+                <option key={id} value={id}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : (
+          <Field label="API key id">
+            <input value={draft.apiKeyId} onChange={set('apiKeyId')} />
+          </Field>
+        )}
         {identity.organisationWide && (
           <Field label="Workspace">
             <input value={draft.workspaceId} onChange={set('workspaceId')} placeholder="id or slug" />
@@ -168,7 +186,7 @@ function LogsExplorer() {
       ) : rows.length === 0 && !error ? (
         <Empty>No requests match these filters.</Empty>
       ) : (
-        <LogTable rows={rows} />
+        <LogTable rows={rows} keyNames={keyNames} />
       )}
       <div className="actions">
         <span role="status">{rows.length ? `${fmt.count(rows.length)} requests shown${cursor ? ', more to load' : ''}` : ''}</span>
@@ -183,9 +201,15 @@ function LogsExplorer() {
   );
 }
 
-const COLUMNS = ['Time', 'Status', 'Provider', 'Model', 'Tokens', 'Cost', 'Latency', 'Cache', 'Trace id'];
+const COLUMNS = ['Time', 'Status', 'Endpoint', 'Provider', 'Model', 'API key', 'Tokens', 'Cost', 'Latency', 'Cache', 'Trace id'];
 
-function LogTable({ rows }: { rows: LogSummary[] }) {
+/** The key's name when known; else its id (or the caller's subject for a call made without a key). */
+export function keyLabel(log: Pick<LogSummary, 'api_key_id' | 'auth_subject'>, names: Map<string, string> | undefined): string {
+  if (log.api_key_id) return names?.get(log.api_key_id) ?? log.api_key_id;
+  return log.auth_subject ?? '—';
+}
+
+function LogTable({ rows, keyNames }: { rows: LogSummary[]; keyNames: Map<string, string> | undefined }) {
   return (
     <VirtualList
       items={rows}
@@ -213,8 +237,12 @@ function LogTable({ rows }: { rows: LogSummary[] }) {
           <span role="cell" className={log.status >= 400 ? 'bad' : 'good'}>
             {log.status}
           </span>
+          <span role="cell">{log.endpoint}</span>
           <span role="cell">{log.provider ?? '—'}</span>
           <span role="cell">{log.model ?? '—'}</span>
+          <span role="cell" title={log.api_key_id ?? undefined}>
+            {keyLabel(log, keyNames)}
+          </span>
           <span role="cell">{fmt.count(log.total_tokens)}</span>
           <span role="cell">{fmt.usd(log.cost)}</span>
           <span role="cell">{fmt.ms(log.latency_ms)}</span>

@@ -63,6 +63,32 @@ describe('the users page', () => {
     expect(view.container.querySelector('[data-testid="new-secret"]')?.textContent).toBe('gwinv_secret-token');
   });
 
+  test('an invitation names its workspaces by name; without workspaces.list by id', async () => {
+    const invited = { ...pending, workspaces: [{ workspace_id: 'ws-1', role: 'manager' }] };
+    const listing = (scopes: string[]) =>
+      render(
+        <UsersPage />,
+        fakeIdentity(
+          {
+            get: (async (path: string) =>
+              path === '/v1/admin/users/invites' ? page([invited]) : path === '/v1/workspaces' ? page([{ id: 'ws-1', name: 'Research' }]) : page([])) as never,
+          },
+          scopes,
+        ),
+      );
+    let view = await listing(ALL);
+    cleanup = view.unmount;
+    await settle();
+    await settle();
+    expect(view.container.querySelector('table[aria-label="Invitations"] tbody tr')?.textContent).toContain('Research (manager)');
+    view.unmount();
+    view = await listing(['users.list']);
+    cleanup = view.unmount;
+    await settle();
+    await settle();
+    expect(view.container.querySelector('table[aria-label="Invitations"] tbody tr')?.textContent).toContain('ws-1 (manager)');
+  });
+
   test('a pending invitation is resent or withdrawn', async () => {
     const sent: unknown[][] = [];
     const view = await open(ALL, sent);

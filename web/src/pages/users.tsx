@@ -78,6 +78,9 @@ function Invitations() {
   const [token, setToken] = useState<InviteWithToken>();
   const change = useAction();
   const mayInvite = can(identity, 'users.create');
+  // With workspaces.list: names in the list, and workspaces the invitation can name (each with one role).
+  const workspaces = useAsync(() => (can(identity, 'workspaces.list') ? identity.api.get<Page<Workspace>>('/v1/workspaces', { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [identity.api]);
+  const nameOf = (id: string) => workspaces.data?.find((w) => w.id === id)?.name ?? id;
   const shown = (invite: InviteWithToken) => {
     setToken(invite);
     setRefresh((n) => n + 1);
@@ -102,6 +105,7 @@ function Invitations() {
       </div>
       {inviting && (
         <InviteForm
+          workspaces={workspaces.data ?? []}
           onInvited={(invite) => {
             setInviting(false);
             shown(invite);
@@ -118,7 +122,7 @@ function Invitations() {
         columns={[
           { name: 'Email', cell: (i) => i.email },
           { name: 'Role', cell: (i) => i.role },
-          { name: 'Workspaces', cell: (i) => i.workspaces.map((w) => `${w.workspace_id} (${w.role})`).join(', ') || '—' },
+          { name: 'Workspaces', cell: (i) => i.workspaces.map((w) => `${nameOf(w.workspace_id)} (${w.role})`).join(', ') || '—' },
           { name: 'Status', cell: (i) => i.status },
           { name: 'Expires', cell: (i) => (i.status === 'accepted' && i.accepted_at ? `accepted ${fmt.time(i.accepted_at)}` : fmt.time(i.expires_at)) },
           {
@@ -139,11 +143,9 @@ function Invitations() {
   );
 }
 
-function InviteForm({ onInvited, onCancel }: { onInvited: (invite: InviteWithToken) => void; onCancel: () => void }) {
+function InviteForm({ workspaces, onInvited, onCancel }: { workspaces: Workspace[]; onInvited: (invite: InviteWithToken) => void; onCancel: () => void }) {
   const identity = useIdentity();
   const action = useAction();
-  // With workspaces.list the invitation can name workspaces to join (each with one role).
-  const workspaces = useAsync(() => (can(identity, 'workspaces.list') ? identity.api.get<Page<Workspace>>('/v1/workspaces', { limit: 100 }).then((p) => p.data) : Promise.resolve([])), [identity.api]);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<(typeof INVITED_ROLES)[number]>('member');
   const [chosen, setChosen] = useState<string[]>([]);
@@ -177,10 +179,10 @@ function InviteForm({ onInvited, onCancel }: { onInvited: (invite: InviteWithTok
           <input type="number" min={1} max={30} value={days} onChange={(e) => setDays(e.target.value)} />
         </Field>
       </div>
-      {Boolean(workspaces.data?.length) && (
+      {Boolean(workspaces.length) && (
         <fieldset className="filters">
           <legend>Workspaces to join</legend>
-          {workspaces.data!.map((w) => (
+          {workspaces.map((w) => (
             <label key={w.id} className="check">
               <input type="checkbox" checked={chosen.includes(w.id)} onChange={(e) => toggle(w.id, e.target.checked)} />
               {w.name}
