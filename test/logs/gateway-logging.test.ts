@@ -125,6 +125,23 @@ for (const engine of storeEngines()) {
       assert.equal(hit.cost, costNanoUsd(priceOf('openai', 'gpt-4o-mini'), FAKE_USAGE) / NANO_USD_PER_USD);
     });
 
+    test('a cache hit through a saved provider (a config target @slug): the provider and model of the miss', async () => {
+      const saved = await gw.app.http.post('/v1/providers').set(admin()).send({ name: 'Cached saved', slug: 'cached-saved', ai_provider_id: 'openai', key: 'sk-saved', custom_host: gw.fake.url });
+      assert.equal(saved.status, 201, saved.text);
+      const ask = (trace: string) => () =>
+        gw.app.http
+          .post('/v1/chat/completions')
+          .set({ ...admin(), 'x-gw-config': JSON.stringify({ provider: '@cached-saved', cache: { mode: 'simple' } }), 'x-gw-trace-id': trace })
+          .send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'cache me, saved' }] })
+          .expect((res) => assert.equal(res.status, 200, res.text));
+      const miss = await loggedRow(ask('log-saved-miss'), 'log-saved-miss');
+      const hit = await loggedRow(ask('log-saved-hit'), 'log-saved-hit');
+      assert.deepEqual([miss.cache_status, hit.cache_status], ['MISS', 'HIT']);
+      assert.deepEqual([hit.provider, hit.model], [miss.provider, miss.model]);
+      assert.equal(hit.provider, 'openai');
+      assert.equal(hit.model, 'gpt-4o');
+    });
+
     test('a stream: logged when it ends, with usage, first byte and the assembled answer', async () => {
       const row = await loggedRow(
         () => gw.app.http.post('/v1/chat/completions').set({ ...direct(), 'x-gw-trace-id': 'log-stream' }).send({ ...question, stream: true }).expect(200),
