@@ -105,10 +105,21 @@ for (const engine of fullEngines()) {
       const url = new URL(page.url());
       assert.equal(url.pathname, '/console/logs');
       assert.equal(url.searchParams.get('api_key_id'), keys['alpha key']!.id);
-      assert.equal(await page.getByLabel('API key id').inputValue(), keys['alpha key']!.id);
+      // The key filter is a list of key names, alpha's selected.
+      const keyFilter = page.getByLabel('API key', { exact: true });
+      assert.equal(await keyFilter.inputValue(), keys['alpha key']!.id);
+      assert.ok((await keyFilter.locator('option').allInnerTexts()).includes('beta key'));
       assert.equal(await page.getByLabel('Time range').inputValue(), '24h');
       // alpha's five requests and none of beta's.
       await page.getByText('5 requests shown').waitFor();
+      // Each row names its endpoint and its key by name; the cache hit names its provider and model.
+      const headers = await page.locator('[role="columnheader"]').allTextContents();
+      const rows = await page.locator('.vlist-row').evaluateAll((list) => list.map((row) => [...row.querySelectorAll('[role="cell"]')].map((cell) => cell.textContent)));
+      const column = (name: string) => rows.map((row) => row[headers.indexOf(name)]);
+      assert.deepEqual(new Set(column('Endpoint')), new Set(['chat.completions']));
+      assert.deepEqual(new Set(column('API key')), new Set(['alpha key']));
+      const hit = rows.find((row) => row[headers.indexOf('Cache')] === 'HIT')!;
+      assert.deepEqual([hit[headers.indexOf('Provider')], hit[headers.indexOf('Model')]], ['openai', 'gpt-4o']);
 
       // The same address opened afresh (a bookmark) shows the same rows.
       await page.goto(url.href);
