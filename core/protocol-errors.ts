@@ -2,11 +2,11 @@ import { ApiError, type ErrorType } from './errors.js';
 
 /**
  * SCIM (RFC 7644 section 3.12), OAuth (RFC 6749 section 5.2), Anthropic (the Messages door) and
- * A2A (JSON-RPC, the A2A door) clients parse their protocol's own error bodies, so operations that speak those protocols
+ * A2A (JSON-RPC and HTTP+JSON, the A2A door) clients parse their protocol's own error bodies, so operations that speak those protocols
  * (`x-gw-error-format` in the spec) answer errors in that shape instead of gw's error body.
  * Everything else is unchanged.
  */
-export type ErrorFormat = 'scim' | 'oauth' | 'anthropic' | 'jsonrpc';
+export type ErrorFormat = 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | 'a2a-rest';
 
 const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
@@ -89,10 +89,58 @@ export function jsonRpcError(error: ApiError): ProtocolError {
   return new ProtocolError(error.status, error.code, error.message, error.type, body, error.headers);
 }
 
+/** google.rpc.Code names, by the HTTP status each maps to (what A2A's HTTP+JSON errors carry in `status`). */
+const RPC_STATUS_OF_HTTP: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'UNIMPLEMENTED',
+  409: 'ALREADY_EXISTS',
+  413: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  446: 'PERMISSION_DENIED',
+  501: 'UNIMPLEMENTED',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
+
+/**
+ * The A2A HTTP+JSON binding's error body (AIP-193): `{error: {code: <HTTP status>, status, message,
+ * details: [ErrorInfo]}}`. A2A's own errors name their reason in the `a2a-protocol.org` domain;
+ * gw's refusals name theirs (gw's error code, upper-cased) in the `gw` domain with `type` and
+ * `code` in the metadata. `extra` (hook results) sits beside, as in gw's other error bodies.
+ */
+export function a2aRestErrorBody(status: number, message: string, info: { reason: string; domain: 'a2a-protocol.org' | 'gw'; metadata?: Record<string, string> }, extra: Record<string, unknown> = {}): unknown {
+  const statusName = info.domain === 'a2a-protocol.org' && A2A_STATUS_OF_REASON[info.reason] ? A2A_STATUS_OF_REASON[info.reason]! : (RPC_STATUS_OF_HTTP[status] ?? (status >= 500 ? 'INTERNAL' : 'UNKNOWN'));
+  const detail = { '@type': ERROR_INFO, reason: info.reason, domain: info.domain, ...(info.metadata ? { metadata: info.metadata } : {}) };
+  return { error: { code: status, status: statusName, message, details: [detail], ...extra } };
+}
+
+const A2A_STATUS_OF_REASON: Record<string, string> = {
+  TASK_NOT_CANCELABLE: 'FAILED_PRECONDITION',
+  PUSH_NOTIFICATION_NOT_SUPPORTED: 'FAILED_PRECONDITION',
+  UNSUPPORTED_OPERATION: 'FAILED_PRECONDITION',
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: 'FAILED_PRECONDITION',
+  EXTENSION_SUPPORT_REQUIRED: 'FAILED_PRECONDITION',
+  VERSION_NOT_SUPPORTED: 'FAILED_PRECONDITION',
+};
+
+/** gw's refusal before an HTTP+JSON A2A request is read (no credential, no scope, no such agent), in that binding's shape. */
+export function a2aRestError(error: ApiError): ProtocolError {
+  const hookResults = (error as { hookResults?: unknown }).hookResults;
+  const body = a2aRestErrorBody(error.status, error.message, { reason: error.code.toUpperCase(), domain: 'gw', metadata: { type: error.type, code: error.code } }, hookResults !== undefined ? { hook_results: hookResults } : {});
+  return new ProtocolError(error.status, error.code, error.message, error.type, body, error.headers);
+}
+
 /** Any error thrown on an operation of that format, in the format's shape. */
 export function inErrorFormat(format: ErrorFormat | undefined, error: unknown): unknown {
   if (format === 'anthropic' && error instanceof ApiError && !(error instanceof ProtocolError)) return anthropicError(error);
   if (format === 'jsonrpc' && error instanceof ApiError && !(error instanceof ProtocolError)) return jsonRpcError(error);
+  if (format === 'a2a-rest' && error instanceof ApiError && !(error instanceof ProtocolError)) return a2aRestError(error);
   if (!format || !(error instanceof ApiError) || error instanceof ProtocolError || error.status >= 500) return error;
   if (format === 'scim') {
     const scimType: ScimType | undefined = error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined;

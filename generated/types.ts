@@ -143,6 +143,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/a2a/{agentSlug}/{a2aRestPath}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An A2A 1.0 HTTP+JSON GET route (task, tasks, push configs, extended card), relayed to the agent.
+         * @description The A2A 1.0 HTTP+JSON binding's routes, the rest of the path after the agent's slug (it may hold slashes): `POST message:send`, `POST message:stream` (SSE), `GET tasks/{id}`, `GET tasks`, `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `POST|GET tasks/{id}/pushNotificationConfigs`, `GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}`, `GET extendedAgentCard`. Each is relayed as the JSON-RPC method it names (bridged to the agent's generation) with the same checks, and answered in the binding's shape: the result as the body, errors as `{"error": {code, status, message, details}}` with the HTTP status. See docs/agents.md.
+         */
+        get: operations["getA2aRest"];
+        put?: never;
+        /**
+         * An A2A 1.0 HTTP+JSON POST route (message:send, message:stream, cancel, subscribe, push configs), relayed to the agent.
+         * @description The A2A 1.0 HTTP+JSON binding's routes, the rest of the path after the agent's slug (it may hold slashes): `POST message:send`, `POST message:stream` (SSE), `GET tasks/{id}`, `GET tasks`, `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `POST|GET tasks/{id}/pushNotificationConfigs`, `GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}`, `GET extendedAgentCard`. Each is relayed as the JSON-RPC method it names (bridged to the agent's generation) with the same checks, and answered in the binding's shape: the result as the body, errors as `{"error": {code, status, message, details}}` with the HTTP status. See docs/agents.md.
+         */
+        post: operations["postA2aRest"];
+        /**
+         * Deletes a push-notification config through the A2A 1.0 HTTP+JSON binding.
+         * @description The A2A 1.0 HTTP+JSON binding's routes, the rest of the path after the agent's slug (it may hold slashes): `POST message:send`, `POST message:stream` (SSE), `GET tasks/{id}`, `GET tasks`, `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `POST|GET tasks/{id}/pushNotificationConfigs`, `GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}`, `GET extendedAgentCard`. Each is relayed as the JSON-RPC method it names (bridged to the agent's generation) with the same checks, and answered in the binding's shape: the result as the body, errors as `{"error": {code, status, message, details}}` with the HTTP status. See docs/agents.md.
+         */
+        delete: operations["deleteA2aRest"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -7492,6 +7520,24 @@ export interface components {
         WorkspaceRole: "admin" | "manager" | "member";
     };
     responses: {
+        /** @description An A2A HTTP+JSON error: `{"error": {"code": <HTTP status>, "status": <status name>, "message", "details": [ErrorInfo]}}`. */
+        A2aRestError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: {
+                        code: number;
+                        details?: {
+                            [key: string]: unknown;
+                        }[];
+                        message: string;
+                        status: string;
+                    };
+                };
+            };
+        };
         /** @description An error in Anthropic's shape (the Messages door answers every error so). */
         AnthropicError: {
             headers: {
@@ -7628,6 +7674,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The A2A HTTP+JSON route after the agent's slug (`message:send`, `tasks/{id}:cancel`, ...). */
+        A2aRestPath: string;
         /** @description The id of the last item of the previous page (OpenAI's cursor). */
         AfterId: string;
         /** @description The agent integration's slug. */
@@ -7987,6 +8035,109 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
+        };
+    };
+    getA2aRest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The A2A HTTP+JSON route after the agent's slug (`message:send`, `tasks/{id}:cancel`, ...). */
+                a2aRestPath: components["parameters"]["A2aRestPath"];
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method's result as JSON, or an SSE stream of results for the streaming routes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["A2aRestError"];
+            401: components["responses"]["A2aRestError"];
+            403: components["responses"]["A2aRestError"];
+            404: components["responses"]["A2aRestError"];
+            429: components["responses"]["A2aRestError"];
+            446: components["responses"]["A2aRestError"];
+            default: components["responses"]["A2aRestError"];
+        };
+    };
+    postA2aRest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The A2A HTTP+JSON route after the agent's slug (`message:send`, `tasks/{id}:cancel`, ...). */
+                a2aRestPath: components["parameters"]["A2aRestPath"];
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The method's result as JSON, or an SSE stream of results for the streaming routes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["A2aRestError"];
+            401: components["responses"]["A2aRestError"];
+            403: components["responses"]["A2aRestError"];
+            404: components["responses"]["A2aRestError"];
+            429: components["responses"]["A2aRestError"];
+            446: components["responses"]["A2aRestError"];
+            default: components["responses"]["A2aRestError"];
+        };
+    };
+    deleteA2aRest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The A2A HTTP+JSON route after the agent's slug (`message:send`, `tasks/{id}:cancel`, ...). */
+                a2aRestPath: components["parameters"]["A2aRestPath"];
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method's result as JSON, or an SSE stream of results for the streaming routes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["A2aRestError"];
+            401: components["responses"]["A2aRestError"];
+            403: components["responses"]["A2aRestError"];
+            404: components["responses"]["A2aRestError"];
+            429: components["responses"]["A2aRestError"];
+            446: components["responses"]["A2aRestError"];
+            default: components["responses"]["A2aRestError"];
         };
     };
     getHealth: {

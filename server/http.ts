@@ -6,6 +6,7 @@ import type { Call } from '../core/call.js';
 import { ApiError, InternalError, ValidationError, errorBody } from '../core/errors.js';
 import { createHotOperations } from './hot-operations.js';
 import { createPassThroughRoute } from './pass-through-route.js';
+import { createA2aRestRoute, isA2aRestPath } from './a2a-rest-route.js';
 import { errorFormatOf, inErrorFormat, type ErrorFormat } from '../core/protocol-errors.js';
 import { redactedApiError, redactedError, requestSecrets } from '../core/request-secrets.js';
 import { sendJson } from '../core/respond.js';
@@ -34,11 +35,12 @@ function traceIdOf(req: IncomingMessage, remote: RemoteParent | undefined): stri
 export function createDispatcher(api: OpenAPIBackend, services: Services) {
   const hot = createHotOperations(api);
   const passThrough = createPassThroughRoute(api);
+  const a2aRest = createA2aRestRoute(api);
   const { metrics, tracing } = services;
   const trustedProxies = new AddressRanges(services.config.trustedProxies);
   /** Hot operation, pass-through, or the spec router. */
   async function route(req: IncomingMessage, call: Call): Promise<void> {
-    const hotOperation = hot.match(req.method, req.url);
+    const hotOperation = hot.match(req.method, req.url) ?? a2aRest.match(req);
     // The pass-through streams its body upstream: matched before anything reads it.
     const proxied = hotOperation ? undefined : passThrough.match(req);
     if (hotOperation) await hotOperation.run(call, await readJsonBody(req, MAX_BODY_BYTES), hotOperation.params);
@@ -92,7 +94,8 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
 function errorFormatOfRequest(api: OpenAPIBackend, req: IncomingMessage): ErrorFormat | undefined {
   const path = (req.url ?? '/').split('?')[0]!;
   if (path.startsWith('/v1/scim/v2/')) return 'scim';
-  // A POST under the A2A door's base is an A2A client's call, even to no agent (`/a2a/`).
+  if (isA2aRestPath(path)) return 'a2a-rest';
+  // Any other POST under the A2A door's base is an A2A JSON-RPC client's call, even to no agent (`/a2a/`).
   if (req.method === 'POST' && path.startsWith('/a2a/')) return 'jsonrpc';
   try {
     return errorFormatOf(api.router.matchOperation({ method: req.method ?? 'GET', path, headers: {} }));

@@ -25,6 +25,8 @@ export interface A2aCall {
   /** The skill the call names (`metadata.skill` of the params or the message), if any. */
   skill: string | undefined;
   startedAt: number;
+  /** Set when the caller used the HTTP+JSON binding (JSON-RPC otherwise). */
+  binding?: 'jsonrpc' | 'rest';
 }
 
 export interface A2aOutcome {
@@ -59,6 +61,7 @@ function a2aLogEntry(context: A2aCall, outcome: A2aOutcome): RequestLogEntry {
     a2a_task_id: outcome.taskId,
     a2a_context_id: outcome.contextId,
     a2a_events: stream ? String(outcome.events) : undefined,
+    a2a_binding: context.binding,
   };
   return unmeteredLogEntry(call, principal, {
     endpoint: 'a2a',

@@ -8,15 +8,15 @@
 import type { Principal } from '../../core/auth/principal.js';
 import type { Call } from '../../core/call.js';
 import { ApiError } from '../../core/errors.js';
-import { sendJson } from '../../core/respond.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { readGatewayHeaders } from '../chat/gateway-headers.js';
 import { answerSource, cappedStream, readCappedBody } from '../outbound/answer-cap.js';
 import { recordA2aCall, type A2aCall, type A2aOutcome } from './a2a-call.js';
 import { checkAgentRateLimits, guardTexts } from './a2a-policy.js';
-import { resolveA2aTarget } from './a2a-target.js';
+import { resolveA2aTarget, type A2aTarget } from './a2a-target.js';
 import { agentEndpoint, type AgentEndpoint } from './agent-endpoint.js';
 import type { AgentAnswer } from './agent-http.js';
+import { jsonRpcBinding, type A2aBinding } from './binding.js';
 import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf } from './bridge.js';
 import { gatewayCard } from './gateway-card.js';
 import { agentGatewayUrl } from './gateway-url.js';
@@ -38,7 +38,7 @@ import { sseData } from './sse-events.js';
 
 type Json = Record<string, unknown>;
 
-interface RpcRequest {
+export interface RpcRequest {
   id: RpcId;
   method: string;
   params: unknown;
@@ -70,7 +70,7 @@ function skillOf(params: unknown): string | undefined {
   return undefined;
 }
 
-function contextFor(call: Call, principal: Principal, target: Awaited<ReturnType<typeof resolveA2aTarget>>, request: RpcRequest, agentVersion: A2aVersion | undefined): A2aCall {
+function contextFor(call: Call, principal: Principal, target: A2aTarget, request: RpcRequest, agentVersion: A2aVersion | undefined): A2aCall {
   const caller = callerVersion(header(call, A2A_VERSION_HEADER), request.method);
   return {
     call,
@@ -201,13 +201,13 @@ function watchdog(timeoutMs: number, abort: AbortController): { touch(): void; s
   return { touch, stop: () => clearTimeout(timer), fired: () => fired };
 }
 
-async function relayStream(context: A2aCall, id: RpcId, response: AgentAnswer, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>): Promise<void> {
+async function relayStream(context: A2aCall, id: RpcId, response: AgentAnswer, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>, binding: A2aBinding): Promise<void> {
   const { res } = context.call;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', [A2A_VERSION_HEADER]: context.callerVersion });
   res.flushHeaders();
   outcome.events = 0;
   outcome.firstByteMs = context.call.services.now() - context.startedAt;
-  const write = (answer: unknown) => res.write(`data: ${JSON.stringify(answer)}\n\n`);
+  const write = (answer: unknown) => res.write(binding.event(answer as Record<string, unknown>));
   try {
     const { outbound } = context.call.services;
     for await (const data of sseData(cappedStream(response.body, outbound.maxAnswerBytes, answerSource(endpointOf(context.target.integration).url)))) {
@@ -257,9 +257,16 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
     sendRefusal(call, request.id, new A2aRefusal(400, VERSION_NOT_SUPPORTED, `A2A version ${versionHeader} is not supported: gw serves 0.3 and 1.0`, { type: 'invalid_request_error', code: 'a2a_version_not_supported' }));
     return;
   }
+  await relayA2aRequest(call, principal, target, request, body);
+}
+
+/** One request, read, relayed to the agent and answered in `binding`'s shape; logged whatever happens. */
+export async function relayA2aRequest(call: Call, principal: Principal, target: A2aTarget, request: RpcRequest, logged: unknown, binding: A2aBinding = jsonRpcBinding): Promise<void> {
+  const slug = target.integration.slug;
   const endpoint = endpointOf(target.integration);
   const context = contextFor(call, principal, target, request, endpoint.version);
-  const outcome: A2aOutcome = { status: 200, request: body, guardrails: [] };
+  if (binding !== jsonRpcBinding) context.binding = binding.name;
+  const outcome: A2aOutcome = { status: 200, request: logged, guardrails: [] };
   const stream = isStreamingMethod(request.method);
   const abort = new AbortController();
   call.res.once('close', () => {
@@ -285,7 +292,7 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
       throw upstreamRefusal(context, error, timer.fired());
     }
     if (stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
-      await relayStream(context, request.id, response, outcome, timer);
+      await relayStream(context, request.id, response, outcome, timer, binding);
       return;
     }
     let answer: unknown;
@@ -299,12 +306,12 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
     outcome.response = answer;
     const answered = await answerFor(context, request.id, answer, outcome);
     outcome.response = answered;
-    sendJson(call.res, 200, answered, { [A2A_VERSION_HEADER]: context.callerVersion });
+    binding.answer(call, answered as Record<string, unknown>, { [A2A_VERSION_HEADER]: context.callerVersion });
   } catch (error) {
     if (!(error instanceof A2aRefusal)) throw error;
     outcome.status = error.status;
     outcome.error = error.logError;
-    sendRefusal(call, request.id, error);
+    binding.refuse(call, request.id, error);
   } finally {
     timer?.stop();
     recordA2aCall(context, outcome);

@@ -3,8 +3,9 @@
  * generations (JSON-RPC, bridged when the agent speaks the other one), so the card names it for
  * both: 0.3 readers take `url`, `preferredTransport` and `protocolVersion`; 1.0 readers take
  * `supportedInterfaces`. The auth schemes are gw's (a gw key, in the card's own generation); the
- * skills are the agent's, narrowed to the integration's allowed skills. REST and gRPC interfaces of
- * the agent are not offered: gw relays JSON-RPC.
+ * skills are the agent's, narrowed to the integration's allowed skills. gw's own HTTP+JSON (1.0)
+ * routes are listed for 1.0 readers (rest-binding.ts); the agent's REST and gRPC interfaces are not
+ * (gw talks to the agent over JSON-RPC).
  */
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 
@@ -45,6 +46,8 @@ export function gatewayCard(integration: AgentIntegrationRecord, gatewayUrl: str
     supportedInterfaces: [
       { url: gatewayUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: gatewayUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      // gw serves A2A 1.0's HTTP+JSON routes for every agent (relayed to its JSON-RPC).
+      { url: gatewayUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ],
     ...securityFor(card),
     skills: allowedSkills(card, integration.allowed_skills),

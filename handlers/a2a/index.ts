@@ -1,4 +1,5 @@
 import { a2aCardFor, serveA2aPost } from '../../gateway/a2a/a2a-gateway.js';
+import { serveA2aRest } from '../../gateway/a2a/rest-binding.js';
 import { principalOf } from '../../core/call.js';
 import { STREAMED, type Handler } from '../types.js';
 
@@ -10,3 +11,12 @@ export const postA2aGateway: Handler = async (c, call) => {
   await serveA2aPost(call, principalOf(call), slugOf(c), c.request.requestBody);
   return STREAMED;
 };
+
+/** The HTTP+JSON binding's routes: one handler for every method, the route read from the rest of the path. */
+const a2aRest: Handler = async (c, call) => {
+  await serveA2aRest(call, principalOf(call), slugOf(c), String(c.request.params.a2aRestPath), c.request.requestBody);
+  return STREAMED;
+};
+export const getA2aRest = a2aRest;
+export const postA2aRest = a2aRest;
+export const deleteA2aRest = a2aRest;

@@ -49,8 +49,12 @@ for (const engine of fullEngines()) {
         assert.equal(card.body.name, `${version} agent`);
         assert.equal(card.body.url, `${PUBLIC_URL}/a2a/${slug}/`);
         assert.deepEqual(
-          card.body.supportedInterfaces.map((entry: { url: string; protocolVersion: string }) => [entry.url, entry.protocolVersion]),
-          [[`${PUBLIC_URL}/a2a/${slug}/`, '1.0'], [`${PUBLIC_URL}/a2a/${slug}/`, '0.3']],
+          card.body.supportedInterfaces.map((entry: { url: string; protocolBinding: string; protocolVersion: string }) => [entry.url, entry.protocolBinding, entry.protocolVersion]),
+          [
+            [`${PUBLIC_URL}/a2a/${slug}/`, 'JSONRPC', '1.0'],
+            [`${PUBLIC_URL}/a2a/${slug}/`, 'JSONRPC', '0.3'],
+            [`${PUBLIC_URL}/a2a/${slug}/`, 'HTTP+JSON', '1.0'],
+          ],
         );
         assert.deepEqual(Object.keys(card.body.securitySchemes), ['gwApiKey']);
         assert.deepEqual(card.body.skills.map((skill: { id: string }) => skill.id), ['echo']);
