@@ -3532,6 +3532,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A client certificate gw presents when it connects to the agent over TLS (mTLS), for its calls and for reading its card, whatever the auth type. `private_key` is encrypted at rest and masked in every response; on update, left out or sent back masked it keeps its value. `ca_certificates` (optional) replaces the system trust store for the agent's server certificate. */
+        AgentClientTls: {
+            /** @description PEM certificates trusted for the agent's server certificate. */
+            ca_certificates?: string | null;
+            /** @description The client certificate (PEM), followed by its intermediates if any. */
+            certificate: string;
+            /** @description The certificate's private key (PEM, unencrypted). Required when first stored. */
+            private_key?: string;
+        };
         AgentGuardrails: string[];
         AgentIntegration: {
             agent_card: {
@@ -3543,6 +3552,13 @@ export interface components {
                 [key: string]: unknown;
             };
             auth_type: components["schemas"]["AgentAuthType"];
+            /** @description The client certificate gw presents to the agent (mTLS), its private key masked; null when none. */
+            client_tls: null | {
+                ca_certificates: string | null;
+                certificate: string;
+                /** @description Masked. */
+                private_key: string;
+            };
             created_at: components["schemas"]["Timestamp"];
             description: string | null;
             /** @description Where A2A clients reach the agent through gw (its card at `{gateway_url}/.well-known/agent-card.json`). */
@@ -3567,6 +3583,8 @@ export interface components {
             allowed_skills?: string[] | null;
             auth_config?: components["schemas"]["AgentAuthConfig"];
             auth_type?: components["schemas"]["AgentAuthType"];
+            /** @description The client certificate for mTLS to the agent; null removes it. */
+            client_tls?: components["schemas"]["AgentClientTls"] | null;
             description?: string | null;
             /** @description Saved guardrails (ids or slugs) run on the text parts of every message sent to the agent; a deny refuses the call. */
             input_guardrails?: components["schemas"]["AgentGuardrails"];
@@ -4984,6 +5002,7 @@ export interface components {
         FetchAgentCardRequest: {
             auth_config?: components["schemas"]["AgentAuthConfig"];
             auth_type?: components["schemas"]["AgentAuthType"];
+            client_tls?: components["schemas"]["AgentClientTls"];
             /** @description The agent's endpoint (its card is read from `/.well-known/agent-card.json` under it), or the card's own URL when the path ends in `.json`. */
             url: components["schemas"]["OutboundUrl"];
         };

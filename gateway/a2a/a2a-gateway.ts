@@ -17,6 +17,7 @@ import { resolveA2aTarget, type A2aTarget } from './a2a-target.js';
 import { agentEndpoint, type AgentEndpoint } from './agent-endpoint.js';
 import type { AgentAnswer } from './agent-http.js';
 import { jsonRpcBinding, type A2aBinding } from './binding.js';
+import { connectionFailure } from '../outbound/guarded-fetch.js';
 import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf } from './bridge.js';
 import { gatewayCard } from './gateway-card.js';
 import { agentGatewayUrl } from './gateway-url.js';
@@ -180,7 +181,7 @@ function upstreamRefusal(context: A2aCall, error: unknown, timedOut: boolean): A
   const slug = context.target.integration.slug;
   if (timedOut) return new A2aRefusal(504, RPC.internal, `Agent ${slug} did not answer within ${context.call.services.config.requestTimeoutMs} ms (REQUEST_TIMEOUT)`, { type: 'timeout_error', code: 'request_timeout' });
   if (error instanceof ApiError) return new A2aRefusal(error.status >= 500 ? error.status : 502, RPC.internal, error.message, { type: error.type, code: error.code });
-  return new A2aRefusal(502, RPC.internal, `Agent ${slug} is unreachable or closed the connection: ${(error as Error).message}`, { type: 'upstream_error', code: 'a2a_upstream_error' });
+  return new A2aRefusal(502, RPC.internal, `Agent ${slug} is unreachable or closed the connection: ${connectionFailure(error)}`, { type: 'upstream_error', code: 'a2a_upstream_error' });
 }
 
 /**
@@ -287,7 +288,8 @@ export async function relayA2aRequest(call: Call, principal: Principal, target: 
     try {
       const headers = agentRequestHeaders(context, stream);
       const payload = JSON.stringify(agentBody);
-      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.agentHttp.post(endpoint.url, { headers: { ...headers, ...auth }, body: payload, signal: abort.signal }));
+      const tls = call.services.agentAuth.tls(target.integration);
+      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.agentHttp.post(endpoint.url, { headers: { ...headers, ...auth }, body: payload, signal: abort.signal, tls }));
     } catch (error) {
       throw upstreamRefusal(context, error, timer.fired());
     }

@@ -13,6 +13,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { ValidationError } from '../../core/errors.js';
 import { answerSource } from '../outbound/answer-cap.js';
+import { ClientTlsPools, type IntegrationTls } from '../outbound/client-tls-pools.js';
 import type { OutboundGuard } from '../outbound/outbound-guard.js';
 import { createGuardedLookup } from '../outbound/pinned-lookup.js';
 import { vetOutboundUrl } from '../outbound/url-guard.js';
@@ -24,6 +25,8 @@ export interface AgentRequest {
   headers: Record<string, string>;
   body: string;
   signal: AbortSignal;
+  /** The integration's client certificate (mTLS): the call goes over that integration's own pools. */
+  tls?: IntegrationTls;
 }
 
 const POOL = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, headersTimeout: 0, bodyTimeout: 0, pipelining: 1 } as const;
@@ -33,11 +36,14 @@ const REFUSED_CODE = 'agent_url_refused';
 export class AgentHttp {
   private readonly trusted = new Agent(POOL);
   private readonly guarded: Agent;
+  private readonly tlsPools: ClientTlsPools;
   /** Vetted URLs split for the dispatcher: an agent's endpoint repeats call after call. */
   private readonly vetted = new Map<string, { origin: string; path: string; trusted: boolean }>();
 
   constructor(private readonly guard: OutboundGuard) {
-    this.guarded = new Agent({ ...POOL, connect: { lookup: createGuardedLookup(guard.resolve) } });
+    const lookup = createGuardedLookup(guard.resolve);
+    this.guarded = new Agent({ ...POOL, connect: { lookup } });
+    this.tlsPools = new ClientTlsPools(POOL, lookup);
   }
 
   /** POSTs to `url`, following redirects as fetch does (307/308 keep the POST, others become a GET), each hop vetted. */
@@ -47,7 +53,8 @@ export class AgentHttp {
       const target = await this.vet(url);
       let answer: AgentAnswer;
       try {
-        answer = await (target.trusted ? this.trusted : this.guarded).request({
+        const pool = request.tls ? this.tlsPools.pool(request.tls, target.trusted) : target.trusted ? this.trusted : this.guarded;
+        answer = await pool.request({
           origin: target.origin,
           path: target.path,
           method,
@@ -68,7 +75,7 @@ export class AgentHttp {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.trusted.close(), this.guarded.close()]);
+    await Promise.all([this.trusted.close(), this.guarded.close(), this.tlsPools.close()]);
   }
 
   private async vet(url: string): Promise<{ origin: string; path: string; trusted: boolean }> {

@@ -4,6 +4,7 @@ import { openSecrets, restoreSecrets } from '../../store/secret-fields.js';
 import type { AgentIntegrationRecord } from '../../store/repositories/agent-integrations.js';
 import { ClientCredentialsTokens, type ClientCredentials } from '../outbound/client-credentials.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
+import type { IntegrationTls } from '../outbound/client-tls-pools.js';
 import type { AgentAnswer } from '../a2a/agent-http.js';
 
 export type AgentAuthType = 'none' | 'bearer' | 'headers' | 'oauth_client_credentials';
@@ -25,6 +26,8 @@ export class AgentAuth {
   private readonly tokens: ClientCredentialsTokens;
   /** Each record's auth config with its secrets opened, kept per record object (a changed integration is a new object). */
   private readonly opened = new WeakMap<AgentIntegrationRecord, AgentAuthConfig>();
+  /** Each record's client certificate with its key unsealed, kept the same way. */
+  private readonly tlsClients = new WeakMap<AgentIntegrationRecord, IntegrationTls>();
 
   constructor(
     private readonly box: SecretBox,
@@ -38,6 +41,18 @@ export class AgentAuth {
   async headers(authType: AgentAuthType, config: AgentAuthConfig): Promise<Record<string, string>> {
     if (authType !== 'oauth_client_credentials') return staticHeaders(authType, config);
     return { authorization: `Bearer ${(await this.tokens.fresh(config)).token}` };
+  }
+
+  /** The client certificate gw presents to the agent (mTLS), if the integration stores one; a new version of the integration gets new pools. */
+  tls(integration: AgentIntegrationRecord): IntegrationTls | undefined {
+    if (!integration.client_tls || !integration.client_tls_key) return undefined;
+    let tls = this.tlsClients.get(integration);
+    if (!tls) {
+      const { certificate, ca_certificates } = integration.client_tls;
+      tls = { id: integration.id, version: integration.updated_at, cert: certificate, key: this.box.open(integration.client_tls_key), ...(ca_certificates ? { ca: ca_certificates } : {}) };
+      this.tlsClients.set(integration, tls);
+    }
+    return tls;
   }
 
   /**

@@ -5,7 +5,7 @@
  * one deadline covers connecting, headers and body. Each refusal names what was wrong.
  */
 import { ApiError, TimeoutError, ValidationError } from '../../core/errors.js';
-import type { GuardedFetch } from '../outbound/guarded-fetch.js';
+import { connectionFailure, type GuardedFetch, type TlsClient } from '../outbound/guarded-fetch.js';
 
 export const AGENT_CARD_MAX_BYTES = 1024 * 1024;
 /** Where A2A agents publish their card, under the endpoint's path. */
@@ -78,13 +78,13 @@ export class AgentCardFetcher {
     private readonly timeoutMs: number,
   ) {}
 
-  async fetchCard(endpoint: string, headers: Record<string, string>): Promise<FetchedAgentCard> {
+  async fetchCard(endpoint: string, headers: Record<string, string>, tlsClient?: TlsClient): Promise<FetchedAgentCard> {
     const url = agentCardUrl(endpoint);
     const signal = AbortSignal.timeout(this.timeoutMs);
     const timedOut = () => new TimeoutError(`${url} did not answer with an agent card within ${this.timeoutMs} ms`);
     let body: Buffer;
     try {
-      const response = await this.fetch(url, { headers: { accept: 'application/json', ...headers }, signal });
+      const response = await this.fetch(url, { headers: { accept: 'application/json', ...headers }, signal, tlsClient });
       if (response.status < 200 || response.status >= 300) {
         await response.body?.cancel();
         throw new ApiError(502, 'agent_card_fetch_failed', `${url} answered HTTP ${response.status}, not an agent card`, 'upstream_error', { param: 'url' });
@@ -93,7 +93,7 @@ export class AgentCardFetcher {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal.aborted) throw timedOut();
-      throw new ApiError(502, 'agent_card_fetch_failed', `${url} could not be reached: ${(error as Error).message}`, 'upstream_error', { param: 'url' });
+      throw new ApiError(502, 'agent_card_fetch_failed', `${url} could not be reached: ${connectionFailure(error)}`, 'upstream_error', { param: 'url' });
     }
     let card: unknown;
     try {

@@ -3,7 +3,8 @@
  * providers): each URL, and each redirect it answers with, is vetted like a custom host, and the
  * connection goes to the address that was vetted (pinned-lookup.ts), so DNS cannot swap in a
  * private one afterwards. Hosts in TRUSTED_CUSTOM_HOSTS are reached as named. Every answer's body
- * is bounded (answer-cap.ts).
+ * is bounded (answer-cap.ts). A call may carry a client certificate (`tlsClient`, for mTLS to an
+ * agent): it is presented on that call's own connection only, never pooled with others.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import { answerSource, capAnswer } from './answer-cap.js';
@@ -20,7 +21,15 @@ export interface GuardedFetchOptions {
   maxAnswerBytes: number;
 }
 
-export type GuardedFetch = typeof fetch;
+/** A client certificate and key (PEM) to present, and the CAs trusted for the server's certificate (PEM; the system's when absent). */
+export interface TlsClient {
+  cert: string;
+  key: string;
+  ca?: string;
+}
+
+/** fetch, whose init may also name a client certificate. */
+export type GuardedFetch = (input: string | URL | Request, init?: RequestInit & { tlsClient?: TlsClient }) => Promise<Response>;
 
 const MAX_REDIRECTS = 5;
 
@@ -28,20 +37,23 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const trustedAgent = new Agent({ connections: 16 });
   const vet = (url: string) => vetOutboundUrl(url, { trustedHosts: options.trustedHosts, resolve: options.resolve, param: 'url', code: options.code });
 
-  const once = async (raw: string, init: RequestInit | undefined): Promise<Response> => {
+  const once = async (raw: string, init: (RequestInit & { tlsClient?: TlsClient }) | undefined): Promise<Response> => {
     const vetted = await vet(raw);
-    // One agent per untrusted call: it can only ever connect to the vetted address.
-    const dispatcher = vetted.trusted ? trustedAgent : new Agent({ connections: 1, connect: { lookup: pinnedLookup(vetted) } });
+    const { tlsClient, ...rest } = init ?? {};
+    const tls = tlsClient ? { cert: tlsClient.cert, key: tlsClient.key, ...(tlsClient.ca ? { ca: tlsClient.ca } : {}) } : {};
+    // One agent per untrusted or mTLS call: it can only ever connect to the vetted address, with that certificate.
+    const own = !vetted.trusted || tlsClient !== undefined;
+    const dispatcher = own ? new Agent({ connections: 1, connect: { ...(vetted.trusted ? {} : { lookup: pinnedLookup(vetted) }), ...tls } }) : trustedAgent;
     try {
-      const response = await undiciFetch(vetted.url, { ...(init as object), redirect: 'manual', dispatcher } as Parameters<typeof undiciFetch>[1]);
+      const response = await undiciFetch(vetted.url, { ...(rest as object), redirect: 'manual', dispatcher } as Parameters<typeof undiciFetch>[1]);
       return await capAnswer(response as unknown as Response, options.maxAnswerBytes, answerSource(vetted.url.href));
     } finally {
       // close() lets the request in flight, body included, finish first.
-      if (!vetted.trusted) void dispatcher.close();
+      if (own) void dispatcher.close();
     }
   };
 
-  return (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  return (async (input: string | URL | Request, init?: RequestInit & { tlsClient?: TlsClient }): Promise<Response> => {
     let url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     for (let hop = 0; ; hop++) {
       const response = await once(url, init);
@@ -53,4 +65,11 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       if (response.status !== 307 && response.status !== 308) init = { ...init, method: 'GET', body: undefined };
     }
   }) as GuardedFetch;
+}
+
+/** What went wrong on a connection: fetch says only "fetch failed", its cause says why (a refused client certificate, say). */
+export function connectionFailure(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause;
+  const message = (error as Error)?.message ?? String(error);
+  return cause instanceof Error && cause.message ? `${message} (${cause.message})` : message;
 }

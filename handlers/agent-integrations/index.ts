@@ -7,6 +7,7 @@ import { body, pathId, query, type Handler } from '../types.js';
 import { AGENT_INTEGRATIONS_TOPIC } from '../../gateway/a2a/agent-directory.js';
 import { agentGatewayUrl } from '../../gateway/a2a/gateway-url.js';
 import { resolveWorkspaceIds, slugFromName } from '../workspace-target.js';
+import { sealClientTls, unsavedClientTls, type ClientTlsInput } from './client-tls.js';
 import { assertAuthFits, sealAgentAuth, vetTokenUrl, type AgentAuthConfig, type AgentAuthType } from './auth-config.js';
 
 interface AgentIntegrationInput {
@@ -16,6 +17,7 @@ interface AgentIntegrationInput {
   url?: string;
   auth_type?: AgentAuthType;
   auth_config?: AgentAuthConfig;
+  client_tls?: ClientTlsInput | null;
   agent_card?: Record<string, unknown> | null;
   workspace_ids?: string[] | null;
   allowed_skills?: string[] | null;
@@ -34,6 +36,7 @@ function present(call: Call, record: AgentIntegrationRecord) {
     url: record.url,
     auth_type: record.auth_type,
     auth_config: record.auth_config,
+    client_tls: record.client_tls,
     agent_card: record.agent_card,
     workspace_ids: record.workspace_ids,
     allowed_skills: record.allowed_skills,
@@ -102,6 +105,7 @@ export const createAgentIntegration: Handler = async (c, call) => {
       url: input.url,
       auth_type: authType,
       ...sealAgentAuth(secrets, authType, input.auth_config, undefined),
+      ...(sealClientTls(secrets, input.client_tls, undefined) ?? { client_tls: null, client_tls_key: null }),
       agent_card: checkedCard(input.agent_card) ?? null,
       workspace_ids: (await workspaceIds(call, input.workspace_ids)) ?? null,
       allowed_skills: input.allowed_skills ?? null,
@@ -138,6 +142,7 @@ export const updateAgentIntegration: Handler = async (c, call) => {
     // A new auth type starts from an empty auth_config rather than inheriting the old one's secrets.
     Object.assign(changes, { auth_type: authType }, sealAgentAuth(secrets, authType, input.auth_config, authType === record.auth_type ? record : undefined));
   }
+  Object.assign(changes, sealClientTls(secrets, input.client_tls, record));
   if (input.name !== undefined) changes.name = input.name;
   if (input.slug !== undefined) changes.slug = input.slug;
   if (input.description !== undefined) changes.description = input.description;
@@ -161,10 +166,11 @@ export const deleteAgentIntegration: Handler = async (c, call) => {
 };
 
 export const fetchAgentCard: Handler = async (c, call) => {
-  const input = body<'fetchAgentCard'>(c) as { url: string; auth_type?: AgentAuthType; auth_config?: AgentAuthConfig };
+  const input = body<'fetchAgentCard'>(c) as { url: string; auth_type?: AgentAuthType; auth_config?: AgentAuthConfig; client_tls?: ClientTlsInput };
   const authType = input.auth_type ?? 'none';
   const auth = input.auth_config ?? {};
   assertAuthFits(authType, auth);
+  const tls = unsavedClientTls(input.client_tls);
   await vetTokenUrl(call, auth);
-  return { body: await call.services.agentCards.fetchCard(input.url, await call.services.agentAuth.headers(authType, auth)) };
+  return { body: await call.services.agentCards.fetchCard(input.url, await call.services.agentAuth.headers(authType, auth), tls) };
 };

@@ -33,6 +33,7 @@ import * as finerRollupBuckets from './301_finer_rollup_buckets.js';
 import * as agentAccess from './325_agent_access.js';
 import * as agentOauth from './350_agent_oauth.js';
 import * as keyAllowedModels from './351_key_allowed_models.js';
+import * as agentClientTls from './390_agent_client_tls.js';
 import * as metadataRollups from './300_metadata_rollups.js';
 import * as analyticsCoveringIndex from './281_analytics_covering_index.js';
 import * as weekAndQuarterRollups from './282_week_and_quarter_rollups.js';
@@ -99,6 +100,8 @@ export const migrations: Record<string, Knex.Migration> = {
   '350_agent_oauth': agentOauth,
   // The models an API key may call.
   '351_key_allowed_models': keyAllowedModels,
+  // Issue 35: mTLS to agents (a client certificate, its key sealed).
+  '390_agent_client_tls': agentClientTls,
   // Issue 34: per MCP server, which server-to-client features gw relays.
   '330_mcp_server_relays': mcpServerRelays,
 };

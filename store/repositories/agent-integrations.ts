@@ -15,6 +15,10 @@ export interface AgentIntegrationRecord {
   auth_config: Record<string, unknown>;
   /** Sealed JSON of the secret values by path; null when none. */
   secrets: string | null;
+  /** The client certificate for mTLS to the agent, the key masked; null: none. */
+  client_tls: AgentClientTls | null;
+  /** The sealed private key of client_tls. */
+  client_tls_key: string | null;
   agent_card: Record<string, unknown> | null;
   /** Workspaces whose callers may invoke the agent through gw; null: every workspace. */
   workspace_ids: string[] | null;
@@ -28,12 +32,21 @@ export interface AgentIntegrationRecord {
   updated_at: string;
 }
 
+export interface AgentClientTls {
+  certificate: string;
+  /** Masked in the record; the key itself is sealed in client_tls_key. */
+  private_key: string;
+  ca_certificates: string | null;
+}
+
 export type NewAgentIntegration = Omit<AgentIntegrationRecord, 'id' | 'created_at' | 'updated_at' | 'status'>;
 
 const toRecord = (row: Record<string, unknown>): AgentIntegrationRecord => ({
   ...(row as unknown as AgentIntegrationRecord),
   auth_config: fromJson(row.auth_config, {}),
   agent_card: fromJson(row.agent_card, null),
+  client_tls: fromJson(row.client_tls, null),
+  client_tls_key: (row.client_tls_key as string | null | undefined) ?? null,
   workspace_ids: fromJson(row.workspace_ids, null),
   allowed_skills: fromJson(row.allowed_skills, null),
   input_guardrails: fromJson(row.input_guardrails, []),
@@ -44,6 +57,7 @@ function toRow(changes: Partial<AgentIntegrationRecord>): Record<string, unknown
   const row: Record<string, unknown> = { ...changes };
   if ('auth_config' in changes) row.auth_config = toJson(changes.auth_config);
   if ('agent_card' in changes) row.agent_card = toJson(changes.agent_card);
+  if ('client_tls' in changes) row.client_tls = toJson(changes.client_tls);
   if ('workspace_ids' in changes) row.workspace_ids = toJson(changes.workspace_ids);
   if ('allowed_skills' in changes) row.allowed_skills = toJson(changes.allowed_skills);
   if ('input_guardrails' in changes) row.input_guardrails = toJson(changes.input_guardrails);

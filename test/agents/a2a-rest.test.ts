@@ -27,11 +27,13 @@ async function collect(events: AsyncGenerator<Seen>): Promise<Seen[]> {
 }
 
 /** The A2A door's request log rows, read through the documented route after a flush. */
-async function a2aRows(app: TestApp): Promise<Array<Record<string, any>>> {
+type LogRow = Record<string, unknown> & { metadata: Record<string, string> };
+
+async function a2aRows(app: TestApp): Promise<LogRow[]> {
   await app.services.requestLogs.flush();
   const logs = await app.http.get('/v1/logs').query({ endpoint: 'a2a', limit: 100 }).set({ 'x-gw-api-key': app.adminKey });
   assert.equal(logs.status, 200, JSON.stringify(logs.body));
-  return logs.body.data as Array<Record<string, any>>;
+  return logs.body.data as LogRow[];
 }
 
 for (const engine of fullEngines()) {
