@@ -53,6 +53,12 @@ for (const engine of fullEngines()) {
       const other = await app.http.post('/v1/workspaces').set({ 'x-gw-api-key': app.adminKey }).send({ name: 'Other team', slug: 'other-rest' });
       assert.equal(other.status, 201, JSON.stringify(other.body));
       await registerAgent(app, agents.get('1.0')!, 'rest-private', { workspace_ids: ['other-rest'] });
+      for (const [slug, word] of [['no-classified', 'classified'], ['no-leaks', 'leak']] as const) {
+        const created = await app.http.post('/v1/guardrails').set({ 'x-gw-api-key': app.adminKey }).send({ name: slug, slug, checks: [{ id: 'default.contains', parameters: { words: [word], operator: 'none' } }], actions: { deny: true } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+      }
+      await registerAgent(app, agents.get('1.0')!, 'rest-guarded', { input_guardrails: ['no-classified'], output_guardrails: ['no-leaks'] });
+      await registerAgent(app, agents.get('0.3')!, 'rest-limited');
       key = await workspaceKey(app);
     });
     after(async () => {
@@ -153,6 +159,51 @@ for (const engine of fullEngines()) {
         assert.equal(answer.body.jsonrpc, undefined, what);
       }
       assert.equal(cases[4]![1].body.error.details[0].metadata.code, 'a2a_skill_not_allowed');
+    });
+
+    const message = (text: string) => ({ message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] } });
+
+    test('an agents rate limit answers 429 RESOURCE_EXHAUSTED in the binding shape, and the agent is not called', async () => {
+      const created = await app.http
+        .post('/v2/policies/rate-limits')
+        .set({ 'x-gw-api-key': app.adminKey })
+        .send({ name: 'one rest call', target: 'agents', type: 'requests', unit: 'day', value: 1, conditions: [{ key: 'metadata.a2a_agent', value: 'rest-limited' }], group_by: [{ key: 'api_key' }] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      for (let i = 0; i < 500 && !(await app.services.limitPolicies.of(app.boot.organisationId)).rate.some((policy) => policy.id === created.body.id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal((await app.http.post('/a2a/rest-limited/message:send').set({ 'x-gw-api-key': key }).send(message('first'))).status, 200);
+      const agent = agents.get('0.3')!;
+      const seen = agent.requests.length;
+      const limited = await app.http.post('/a2a/rest-limited/message:send').set({ 'x-gw-api-key': key }).send(message('second'));
+      assert.equal(limited.status, 429, JSON.stringify(limited.body));
+      assert.equal(limited.body.error.status, 'RESOURCE_EXHAUSTED');
+      assert.equal(limited.body.error.details[0].metadata.type, 'rate_limit_error');
+      assert.ok(limited.headers['retry-after']);
+      assert.equal(agent.requests.length, seen);
+    });
+
+    test('guardrails deny in the binding shape: a message in (446), an answer out, and a streamed event (an error event ends the stream)', async () => {
+      const agent = agents.get('1.0')!;
+      const seen = agent.requests.length;
+      const denied = await app.http.post('/a2a/rest-guarded/message:send').set({ 'x-gw-api-key': key }).send(message('classified plans'));
+      assert.equal(denied.status, 446, JSON.stringify(denied.body));
+      assert.equal(denied.body.error.status, 'PERMISSION_DENIED');
+      assert.match(denied.body.error.message, /Blocked by guardrail no-classified \(message to the agent\)/);
+      assert.ok(Array.isArray(denied.body.error.hook_results));
+      assert.equal(agent.requests.length, seen);
+      const out = await app.http.post('/a2a/rest-guarded/message:send').set({ 'x-gw-api-key': key }).send(message('leak'));
+      assert.equal(out.status, 446, JSON.stringify(out.body));
+      assert.match(out.body.error.message, /agent's answer/);
+      const stream = await app.http.post('/a2a/rest-guarded/message:stream').set({ 'x-gw-api-key': key, accept: 'text/event-stream' }).send(message('leak'));
+      assert.equal(stream.status, 200);
+      const events = stream.text.trim().split(/\n\n/);
+      const last = events.at(-1)!;
+      assert.match(last, /^event: error\ndata: /);
+      const body = JSON.parse(last.split('data: ')[1]!);
+      assert.equal(body.error.code, 446);
+      assert.match(body.error.message, /no-leaks/);
+      assert.ok(events.slice(0, -1).every((event) => event.startsWith('data: ') && !event.includes('echo leak')));
     });
 
     test('log rows name the binding, the method, the task state and the trace id', async () => {
