@@ -1,7 +1,7 @@
 /**
  * Deployment snapshots, both sides. The control plane reads one organisation's synced rows,
  * versions them by a hash of the rows as stored (so an unchanged organisation answers 304 without
- * sending anything) and seals each `secrets` value for the asking data plane. The data plane opens
+ * sending anything) and seals each credential column for the asking data plane. The data plane opens
  * them, re-seals them under its own key and replaces its copy in one transaction.
  */
 import { createHash, type KeyObject } from 'node:crypto';
@@ -18,8 +18,8 @@ export interface Snapshot {
   tables: SnapshotTables;
 }
 
-/** The column every synced table keeps its credentials in (sealed by the store's secret box). */
-const SEALED_COLUMN = 'secrets';
+/** The columns synced tables keep credentials in (sealed by the store's secret box): `secrets`, and an agent's client certificate key. */
+const SEALED_COLUMNS = ['secrets', 'client_tls_key'];
 
 function versionOf(tables: SnapshotTables): string {
   return createHash('sha256').update(JSON.stringify(tables)).digest('base64url').slice(0, 32);
@@ -29,7 +29,10 @@ function resealed(tables: SnapshotTables, reseal: (sealed: string) => string): S
   return Object.fromEntries(
     Object.entries(tables).map(([name, rows]) => [
       name,
-      rows.map((row) => (typeof row[SEALED_COLUMN] === 'string' ? { ...row, [SEALED_COLUMN]: reseal(row[SEALED_COLUMN]) } : row)),
+      rows.map((row) => {
+        const sealed = SEALED_COLUMNS.filter((column) => typeof row[column] === 'string');
+        return sealed.length ? { ...row, ...Object.fromEntries(sealed.map((column) => [column, reseal(row[column] as string)])) } : row;
+      }),
     ]),
   );
 }
