@@ -3,8 +3,8 @@
  * providers): each URL, and each redirect it answers with, is vetted like a custom host, and the
  * connection goes to the address that was vetted (pinned-lookup.ts), so DNS cannot swap in a
  * private one afterwards. Hosts in TRUSTED_CUSTOM_HOSTS are reached as named. Every answer's body
- * is bounded (answer-cap.ts). A call may carry a client certificate (`tlsClient`, for mTLS to an
- * agent): it is presented on that call's own connection only, never pooled with others.
+ * is bounded (answer-cap.ts). A call may carry a client certificate (`tlsClient`: an mTLS
+ * agent's card fetch): it is presented on that call's own connection only, never pooled.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import { answerSource, capAnswer } from './answer-cap.js';
