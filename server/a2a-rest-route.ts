@@ -13,8 +13,11 @@ const OPERATIONS: Record<string, string> = { GET: 'getA2aRest', POST: 'postA2aRe
 /** `/a2a/{slug}/` followed by the first segment of a REST route of A2A 1.0. */
 const REST_PATH = /^\/a2a\/([^/?]+)\/((?:message:|tasks|extendedAgentCard)[^?]*)/;
 
-/** Whether a request path is one of the A2A door's HTTP+JSON routes (its errors take that binding's shape). */
-export const isA2aRestPath = (path: string) => REST_PATH.test(path);
+/** Any path below an agent's gateway URL but its card: the spec's `{agentSlug}/{a2aRestPath}`, a route of the HTTP+JSON binding or not. */
+const BELOW_AGENT = /^\/a2a\/[^/?]*\/(?!\.well-known\/)/;
+
+/** Whether a request is (or would be) one of the A2A door's HTTP+JSON routes, its errors in that binding's shape; a POST to the agent's URL itself is JSON-RPC. */
+export const isA2aRestPath = (method: string | undefined, path: string) => BELOW_AGENT.test(path) && (method !== 'POST' || !/^\/a2a\/[^/?]*\/?$/.test(path));
 
 export interface A2aRestRoute {
   match(req: IncomingMessage): { run: HotOperation; params: Record<string, string> } | undefined;

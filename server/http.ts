@@ -94,7 +94,7 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
 function errorFormatOfRequest(api: OpenAPIBackend, req: IncomingMessage): ErrorFormat | undefined {
   const path = (req.url ?? '/').split('?')[0]!;
   if (path.startsWith('/v1/scim/v2/')) return 'scim';
-  if (isA2aRestPath(path)) return 'a2a-rest';
+  if (isA2aRestPath(req.method, path)) return 'a2a-rest';
   // Any other POST under the A2A door's base is an A2A JSON-RPC client's call, even to no agent (`/a2a/`).
   if (req.method === 'POST' && path.startsWith('/a2a/')) return 'jsonrpc';
   try {

@@ -35,8 +35,8 @@ interface Operation {
   path: string;
   parameters: Parameter[];
   bodyProperties: string[] | undefined;
-  /** SCIM, OAuth, Anthropic and JSON-RPC (A2A) operations answer errors in their protocol's shape (x-gw-error-format). */
-  errorFormat: 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | undefined;
+  /** SCIM, OAuth, Anthropic, JSON-RPC and HTTP+JSON (A2A) operations answer errors in their protocol's shape (x-gw-error-format). */
+  errorFormat: 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | 'a2a-rest' | undefined;
 }
 
 const spec = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi.json'), 'utf8')) as Json;
@@ -140,6 +140,12 @@ function assertAnswer(operation: Operation, where: string, response: supertest.R
     assert.equal(body.jsonrpc, '2.0', `${where} without the JSON-RPC error body: ${response.text.slice(0, 300)}`);
     assert.ok(Number.isInteger(body.error?.code), `${where}: error.code`);
     assert.equal(typeof body.error?.message, 'string', `${where}: error.message`);
+  } else if (response.status >= 400 && operation.errorFormat === 'a2a-rest') {
+    const body = response.body as { error?: { code?: unknown; status?: unknown; message?: unknown; details?: unknown } };
+    assert.equal(body.error?.code, response.status, `${where} without the A2A HTTP+JSON error body: ${response.text.slice(0, 300)}`);
+    assert.equal(typeof body.error?.status, 'string', `${where}: error.status`);
+    assert.equal(typeof body.error?.message, 'string', `${where}: error.message`);
+    assert.ok(Array.isArray(body.error?.details), `${where}: error.details`);
   } else if (response.status >= 400 && operation.errorFormat === 'oauth') {
     assert.equal(typeof (response.body as { error?: unknown }).error, 'string', `${where} without the OAuth error body: ${response.text.slice(0, 300)}`);
   } else if (response.status >= 400) {
@@ -228,7 +234,9 @@ describe('spec fuzzing: bad input never answers 5xx, and every 4xx has the error
           if (body) request = request.set('content-type', body.contentType).send(body.payload);
           const response = await request;
           const where = `${operation.method.toUpperCase()} ${url.slice(0, 200)} (${body?.contentType ?? 'no body'}) answered ${response.status}`;
-          assertAnswer(operation, where, response);
+          // An empty HTTP+JSON route (not a valid one) makes a POST to the agent's own URL: the JSON-RPC door's.
+          const jsonRpcDoor = operation.errorFormat === 'a2a-rest' && operation.method === 'post' && /^\/a2a\/[^/?]*\/?(\?|$)/.test(url);
+          assertAnswer(jsonRpcDoor ? { ...operation, errorFormat: 'jsonrpc' } : operation, where, response);
         }),
         { seed: SEED, numRuns: RUNS, endOnFailure: true },
       );
