@@ -21,7 +21,7 @@ import type { GuardedFetch } from '../gateway/outbound/guarded-fetch.js';
 import type { AgentDirectory } from '../gateway/a2a/agent-directory.js';
 import type { McpDirectory } from '../gateway/mcp/mcp-directory.js';
 import type { OutboundGuard } from '../gateway/outbound/outbound-guard.js';
-import type { AgentHttp } from '../gateway/a2a/agent-http.js';
+import type { PooledHttp } from '../gateway/outbound/pooled-http.js';
 import type { AgentAuth } from '../gateway/agents/agent-auth.js';
 import type { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import type { Config } from './config.js';
@@ -58,8 +58,8 @@ export interface Services {
   agentCards: AgentCardFetcher;
   /** Agent integrations as the A2A door reads them: cached, emptied on every write. */
   agents: AgentDirectory;
-  /** Calls to A2A agents through the A2A door: kept-alive pools through the outbound guard (the door caps answers at GW_MAX_UPSTREAM_ANSWER_BYTES). */
-  agentHttp: AgentHttp;
+  /** Hot-path calls to A2A agents and MCP servers: kept-alive pools through the outbound guard (each door caps answers at GW_MAX_UPSTREAM_ANSWER_BYTES). */
+  pooledHttp: PooledHttp;
   /** Each agent integration's credential on a call (client-credentials tokens fetched through the outbound guard and kept). */
   agentAuth: AgentAuth;
   logger: Logger;

@@ -148,6 +148,9 @@ export async function createApi(definition: Document, handlers: Record<string, H
     const header = c.request.headers.authorization;
     const value = Array.isArray(header) ? header[0] : header;
     const token = value?.match(/^Bearer\s+(.+)$/i)?.[1];
+    // No bearer token beside an x-gw-api-key the operation also takes: not presented (falsy, no
+    // error), so the key's own result decides, without building a "missing key" error on every call.
+    if (token === undefined && c.request.headers['x-gw-api-key'] !== undefined && takesGwApiKey(c)) return undefined;
     return { principal: await services.credentials.fromToken(token, 'Authorization') };
   });
   // Anthropic clients send their key in x-api-key (the Messages door): read as a gw key there.
@@ -179,6 +182,11 @@ export async function createApi(definition: Document, handlers: Record<string, H
  */
 function carriesProviderAuth(c: Context): boolean {
   return (c.operation as { 'x-gw-provider-auth'?: boolean } | undefined)?.['x-gw-provider-auth'] === true;
+}
+
+/** Whether the operation accepts the key in x-gw-api-key (the SCIM routes take bearer tokens only). */
+function takesGwApiKey(c: Context): boolean {
+  return ((c.operation as { security?: Array<Record<string, unknown>> } | undefined)?.security ?? []).some((requirement) => 'gwApiKey' in requirement);
 }
 
 /** Built once: the bearer scheme steps aside on every gateway call that sends x-gw-api-key. */

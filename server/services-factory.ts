@@ -21,7 +21,7 @@ import { migrateToLatest } from '../store/migrate.js';
 import { setMetadataRollupKeys } from '../store/rollups/metadata-keys.js';
 import { StoreSavedResources } from '../gateway/saved-resources-store.js';
 import { createSecretManagers } from '../gateway/secrets/managers.js';
-import { AgentHttp } from '../gateway/a2a/agent-http.js';
+import { PooledHttp } from '../gateway/outbound/pooled-http.js';
 import { AgentAuth } from '../gateway/agents/agent-auth.js';
 import { AgentCardFetcher } from '../gateway/agents/agent-card-fetcher.js';
 import { ProviderCredentials } from '../gateway/credentials/provider-credentials.js';
@@ -160,6 +160,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   const jobs = await createJobQueue(config, db, dbOptions, logger);
   const outbound = new OutboundGuard(config.trustedCustomHosts, config.maxUpstreamAnswerBytes, options.resolveHost);
   const identityFetch = outbound.fetch('unsafe_identity_url');
+  const pooledHttp = new PooledHttp(outbound);
   const services: Services = {
     config,
     db,
@@ -175,7 +176,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
       config.agentCardTimeoutMs,
     ),
     agents: new AgentDirectory(store, bus),
-    agentHttp: new AgentHttp(outbound),
+    pooledHttp,
     agentAuth: new AgentAuth(secrets, outbound.fetch('agent_token_url_refused'), now),
     logger,
     requestLogs,
@@ -208,6 +209,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
     mcpUpstreams: new McpUpstreams({
       secrets,
       fetch: outbound.fetch('unsafe_mcp_url'),
+      http: pooledHttp,
       trustedHosts: config.trustedCustomHosts,
       resolve: options.resolveHost,
       now,
@@ -296,7 +298,7 @@ export async function closeServices(services: Services, options: { logDrainMs?: 
   await services.rollupBackfill.stop();
   await services.semanticCache.idle();
   await services.upstreams.close();
-  await services.agentHttp.close();
+  await services.pooledHttp.close();
   await services.bus.close();
   if (services.redis?.isOpen) await services.redis.quit();
   await services.db.destroy();

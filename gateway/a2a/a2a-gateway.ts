@@ -15,7 +15,7 @@ import { recordA2aCall, type A2aCall, type A2aOutcome } from './a2a-call.js';
 import { checkAgentRateLimits, guardTexts } from './a2a-policy.js';
 import { resolveA2aTarget, type A2aTarget } from './a2a-target.js';
 import { agentEndpoint, type AgentEndpoint } from './agent-endpoint.js';
-import type { AgentAnswer } from './agent-http.js';
+import type { PooledAnswer } from '../outbound/pooled-http.js';
 import { jsonRpcBinding, type A2aBinding } from './binding.js';
 import { connectionFailure } from '../outbound/guarded-fetch.js';
 import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf } from './bridge.js';
@@ -45,6 +45,8 @@ export interface RpcRequest {
   params: unknown;
 }
 
+/** How the outbound guard names a refused agent URL (a 400 the door answers as a 502). */
+const AGENT_URL = { code: 'agent_url_refused', source: 'The agent URL' };
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const header = (call: Call, name: string) => {
   const value = call.req.headers[name];
@@ -202,7 +204,7 @@ function watchdog(timeoutMs: number, abort: AbortController): { touch(): void; s
   return { touch, stop: () => clearTimeout(timer), fired: () => fired };
 }
 
-async function relayStream(context: A2aCall, id: RpcId, response: AgentAnswer, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>, binding: A2aBinding): Promise<void> {
+async function relayStream(context: A2aCall, id: RpcId, response: PooledAnswer, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>, binding: A2aBinding): Promise<void> {
   const { res } = context.call;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', [A2A_VERSION_HEADER]: context.callerVersion });
   res.flushHeaders();
@@ -284,12 +286,12 @@ export async function relayA2aRequest(call: Call, principal: Principal, target: 
       params: bridged ? paramsTo(context.canonical, request.params, context.agentVersion) : request.params,
     };
     timer = watchdog(call.services.config.requestTimeoutMs, abort);
-    let response: AgentAnswer;
+    let response: PooledAnswer;
     try {
       const headers = agentRequestHeaders(context, stream);
       const payload = JSON.stringify(agentBody);
       const tls = call.services.agentAuth.tls(target.integration);
-      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.agentHttp.post(endpoint.url, { headers: { ...headers, ...auth }, body: payload, signal: abort.signal, tls }));
+      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.pooledHttp.post(endpoint.url, { headers: { ...headers, ...auth }, body: payload, signal: abort.signal, tls }, AGENT_URL));
     } catch (error) {
       throw upstreamRefusal(context, error, timer.fired());
     }

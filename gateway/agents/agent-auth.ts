@@ -5,7 +5,7 @@ import type { AgentIntegrationRecord } from '../../store/repositories/agent-inte
 import { ClientCredentialsTokens, type ClientCredentials } from '../outbound/client-credentials.js';
 import type { GuardedFetch } from '../outbound/guarded-fetch.js';
 import type { IntegrationTls } from '../outbound/client-tls-pools.js';
-import type { AgentAnswer } from '../a2a/agent-http.js';
+import type { PooledAnswer } from '../outbound/pooled-http.js';
 
 export type AgentAuthType = 'none' | 'bearer' | 'headers' | 'oauth_client_credentials';
 
@@ -59,7 +59,7 @@ export class AgentAuth {
    * Sends a call with a stored integration's credential, its secrets unsealed; a 401 to a
    * client-credentials token drops that token and sends once more with a new one.
    */
-  async send(integration: AgentIntegrationRecord, send: (authHeaders: Record<string, string>) => Promise<AgentAnswer>): Promise<AgentAnswer> {
+  async send(integration: AgentIntegrationRecord, send: (authHeaders: Record<string, string>) => Promise<PooledAnswer>): Promise<PooledAnswer> {
     let config = this.opened.get(integration);
     if (!config) {
       config = restoreSecrets(integration.auth_config, openSecrets(this.box, integration.secrets)) as AgentAuthConfig;

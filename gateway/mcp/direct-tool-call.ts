@@ -23,6 +23,8 @@ import type { Call } from '../../core/call.js';
 import { sendJson } from '../../core/respond.js';
 import type { McpSessionRecord } from '../../store/repositories/mcp-sessions.js';
 import { sseData } from '../a2a/sse-events.js';
+import { answerSource, cappedStream, readCappedBody } from '../outbound/answer-cap.js';
+import type { PooledAnswer } from '../outbound/pooled-http.js';
 import { notRelayed, type ClientFeatureRelays } from './client-features.js';
 import type { McpTarget } from './mcp-target.js';
 import { invalidParamsOf } from './request-checks.js';
@@ -126,7 +128,7 @@ async function forwardToolCall(context: McpToolCallContext, session: McpSessionR
   const upstreamSession = { sessionId: session.upstream_session_id, protocolVersion: session.protocol_version };
   const post = (message: unknown, signal?: AbortSignal) => mcpUpstreams.post(target.integration, upstreamSession, JSON.stringify(message), signal);
   // Answers and cancellations to the upstream: best effort, their 202 read and dropped.
-  const tell = (message: unknown) => void post(message).then((response) => response.body?.cancel(), () => undefined);
+  const tell = (message: unknown) => void post(message).then((response) => response.body.dump(), () => undefined);
   const id = request.id;
   const progressToken = (request.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta?.progressToken;
 
@@ -185,7 +187,7 @@ async function forwardToolCall(context: McpToolCallContext, session: McpSessionR
 
   try {
     const response = await post({ jsonrpc: '2.0', id, method: 'tools/call', params }, controller.signal);
-    const answered = await readAnswer(response, take);
+    const answered = await readAnswer(response, take, call.services.outbound.maxAnswerBytes, answerSource(target.integration.url));
     if (answered.error) throw new McpError(answered.error.code, answered.error.message, answered.error.data);
     const result = answered.result as CallToolResult | undefined;
     if (!result || typeof result !== 'object') throw new McpError(ErrorCode.InternalError, 'The MCP server answered tools/call without a result');
@@ -201,34 +203,29 @@ async function forwardToolCall(context: McpToolCallContext, session: McpSessionR
   }
 }
 
-/** The answer in a JSON body or an SSE stream, each message before it handed to `take`. */
-async function readAnswer(response: Response, take: (message: Incoming) => Incoming | undefined): Promise<Incoming> {
-  const type = response.headers.get('content-type') ?? '';
-  if (!response.ok || !response.body) {
-    const text = await response.text().catch(() => '');
-    throw new Error(`Streamable HTTP error: Error POSTing to endpoint: ${text || `HTTP ${response.status}`}`);
+/** The answer in a JSON body or an SSE stream (read within `maxBytes`), each message before it handed to `take`. */
+async function readAnswer(response: PooledAnswer, take: (message: Incoming) => Incoming | undefined, maxBytes: number, where: string): Promise<Incoming> {
+  const type = String(response.headers['content-type'] ?? '');
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    const text = await readCappedBody(response.body, response.headers, maxBytes, where).then(String, () => '');
+    throw new Error(`Streamable HTTP error: Error POSTing to endpoint: ${text || `HTTP ${response.statusCode}`}`);
   }
   if (type.includes('text/event-stream')) {
-    let answer: Incoming | undefined;
-    for await (const data of sseData(response.body)) {
-      answer = parsed(data).map(take).find(Boolean);
-      if (answer) break;
-    }
-    // The stream's reader is released once the loop has left it: what may follow is dropped.
-    if (answer) {
-      void response.body.cancel().catch(() => undefined);
-      return answer;
+    // Leaving the loop once the answer came destroys the body: what may follow is dropped.
+    for await (const data of sseData(cappedStream(response.body, maxBytes, where))) {
+      const answer = parsed(data).map(take).find(Boolean);
+      if (answer) return answer;
     }
     throw new McpError(ErrorCode.ConnectionClosed, 'The MCP server ended its answer stream without answering');
   }
   if (type.includes('application/json')) {
-    const answer = parsed(await response.text())
+    const answer = parsed((await readCappedBody(response.body, response.headers, maxBytes, where)).toString('utf8'))
       .map(take)
       .find(Boolean);
     if (answer) return answer;
     throw new McpError(ErrorCode.ConnectionClosed, 'The MCP server answered without answering the call');
   }
-  await response.body.cancel().catch(() => undefined);
+  response.body.destroy();
   throw new Error(`Unexpected content type: ${type}`);
 }
 

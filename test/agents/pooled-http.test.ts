@@ -1,5 +1,5 @@
 /**
- * The A2A door's HTTP to agents (gateway/a2a/agent-http.ts): kept-alive connections, and the
+ * Hot-path HTTP to agents and MCP servers (gateway/outbound/pooled-http.ts): kept-alive connections, and the
  * outbound guard at connect time for hosts nobody trusted: a name answering a non-public address
  * (now, or after it was saved: DNS rebinding) is never connected to, nor is a redirect to one.
  * DNS is a fake resolver; all traffic stays on loopback.
@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '../../core/errors.js';
-import { AgentHttp } from '../../gateway/a2a/agent-http.js';
+import { PooledHttp } from '../../gateway/outbound/pooled-http.js';
 import { OutboundGuard } from '../../gateway/outbound/outbound-guard.js';
 
 interface Loopback {
@@ -32,7 +32,7 @@ async function startLoopback(answer: (req: IncomingMessage, res: import('node:ht
   return loopback;
 }
 
-const post = (http: AgentHttp, url: string) => http.post(url, { headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"SendMessage"}', signal: new AbortController().signal });
+const post = (http: PooledHttp, url: string) => http.post(url, { headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"SendMessage"}', signal: new AbortController().signal }, { code: 'agent_url_refused', source: 'The agent URL' });
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
@@ -43,7 +43,7 @@ async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   return error;
 }
 
-describe('HTTP to agents (agent-http.ts)', () => {
+describe('HTTP to agents and MCP servers (pooled-http.ts)', () => {
   let agent: Loopback;
   before(async () => {
     agent = await startLoopback((req, res, port) => {
@@ -60,7 +60,7 @@ describe('HTTP to agents (agent-http.ts)', () => {
   });
 
   test('a trusted agent is reached as named, calls sharing one kept-alive connection', async () => {
-    const http = new AgentHttp(new OutboundGuard(['127.0.0.1'], 1_000_000));
+    const http = new PooledHttp(new OutboundGuard(['127.0.0.1'], 1_000_000));
     try {
       const before = { requests: agent.requests.length, connections: agent.connections };
       for (let i = 0; i < 3; i++) {
@@ -80,7 +80,7 @@ describe('HTTP to agents (agent-http.ts)', () => {
 
   test('an untrusted name answering a loopback address is refused at connect, nothing sent', async () => {
     const resolved: string[] = [];
-    const http = new AgentHttp(new OutboundGuard([], 1_000_000, async (host) => (resolved.push(host), ['127.0.0.1'])));
+    const http = new PooledHttp(new OutboundGuard([], 1_000_000, async (host) => (resolved.push(host), ['127.0.0.1'])));
     try {
       const before = agent.requests.length;
       const error = await refusal(post(http, `http://agent.example.com:${agent.port}/`));
@@ -93,7 +93,7 @@ describe('HTTP to agents (agent-http.ts)', () => {
   });
 
   test('a name rebound so that one of its answers is private is refused, whatever the others are', async () => {
-    const http = new AgentHttp(new OutboundGuard([], 1_000_000, async () => ['203.0.113.10', '10.0.0.5']));
+    const http = new PooledHttp(new OutboundGuard([], 1_000_000, async () => ['203.0.113.10', '10.0.0.5']));
     try {
       assert.equal((await refusal(post(http, `http://agent.example.com:${agent.port}/`))).code, 'agent_url_refused');
     } finally {
@@ -102,7 +102,7 @@ describe('HTTP to agents (agent-http.ts)', () => {
   });
 
   test('untrusted IP literals and reserved names are refused before any connection', async () => {
-    const http = new AgentHttp(new OutboundGuard([], 1_000_000, async () => assert.fail('no DNS for literals and reserved names')));
+    const http = new PooledHttp(new OutboundGuard([], 1_000_000, async () => assert.fail('no DNS for literals and reserved names')));
     try {
       const before = { requests: agent.requests.length, connections: agent.connections };
       for (const url of [`http://127.0.0.1:${agent.port}/`, `http://localhost:${agent.port}/`, `http://169.254.169.254/`]) {
@@ -115,7 +115,7 @@ describe('HTTP to agents (agent-http.ts)', () => {
   });
 
   test('a redirect from a trusted agent to a private address is refused', async () => {
-    const http = new AgentHttp(new OutboundGuard([`127.0.0.1:${agent.port}`], 1_000_000));
+    const http = new PooledHttp(new OutboundGuard([`127.0.0.1:${agent.port}`], 1_000_000));
     try {
       const before = agent.requests.length;
       assert.equal((await refusal(post(http, `http://127.0.0.1:${agent.port}/redirect-private`))).code, 'agent_url_refused');
