@@ -92,6 +92,20 @@ describe('HTTP to agents and MCP servers (pooled-http.ts)', () => {
     }
   });
 
+  test("a refusal carries the caller's code and words (the MCP gateway's, here), at vetting and at connect", async () => {
+    const http = new PooledHttp(new OutboundGuard([], 1_000_000, async () => ['10.0.0.5']));
+    const naming = { code: 'unsafe_mcp_url', source: 'The MCP server URL' };
+    const send = (url: string) => http.post(url, { headers: {}, body: '{}' }, naming);
+    try {
+      const vetted = await refusal(send(`http://127.0.0.1:${agent.port}/mcp`));
+      assert.equal(vetted.code, 'unsafe_mcp_url');
+      assert.match(vetted.message, /^The MCP server URL /);
+      assert.equal((await refusal(send(`http://mcp.example.com:${agent.port}/mcp`))).code, 'unsafe_mcp_url');
+    } finally {
+      await http.close();
+    }
+  });
+
   test('a name rebound so that one of its answers is private is refused, whatever the others are', async () => {
     const http = new PooledHttp(new OutboundGuard([], 1_000_000, async () => ['203.0.113.10', '10.0.0.5']));
     try {
