@@ -211,7 +211,8 @@ async function readAnswer(response: PooledAnswer, take: (message: Incoming) => I
     throw new Error(`Streamable HTTP error: Error POSTing to endpoint: ${text || `HTTP ${response.statusCode}`}`);
   }
   if (type.includes('text/event-stream')) {
-    // Leaving the loop once the answer came destroys the body: what may follow is dropped.
+    // Leaving the loop once the answer came destroys the body: what may follow is dropped. The
+    // connection stays in the pool when the stream's end came with the answer (servers end it then).
     for await (const data of sseData(cappedStream(response.body, maxBytes, where))) {
       const answer = parsed(data).map(take).find(Boolean);
       if (answer) return answer;

@@ -97,6 +97,24 @@ for (const engine of fullEngines()) {
       await client.close();
     });
 
+    test('tools/call answered on an SSE stream: the stream is read to its end, so the next calls reuse the connection', async () => {
+      const client = await connect();
+      try {
+        assert.equal(textOf(await client.callTool({ name: 'offered', arguments: {} })), '');
+        const opened = upstream.connections;
+        const calls = upstream.toolCalls;
+        for (let i = 0; i < 3; i++) {
+          // Time for gw to read the end of the previous answer stream, which follows its last event.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          assert.equal(textOf(await client.callTool({ name: 'log', arguments: {} })), 'logged');
+        }
+        assert.equal(upstream.toolCalls - calls, 3, 'each call reached the server');
+        assert.equal(upstream.connections, opened, 'no new connection');
+      } finally {
+        await client.close();
+      }
+    });
+
     test("a client's cancellation reaches the upstream request it concerns", async () => {
       const client = await connect();
       const controller = new AbortController();

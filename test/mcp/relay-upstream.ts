@@ -20,6 +20,9 @@ export interface RelayUpstream {
   cancelled: number;
   /** What the client answered to the sampling sent on the GET stream. */
   streamSamplings: string[];
+  /** Connections opened to the server, and the tools/call requests it served (its answers are SSE streams). */
+  connections: number;
+  toolCalls: number;
   close(): Promise<void>;
 }
 
@@ -73,11 +76,12 @@ function build(state: RelayUpstream): McpServer {
 
 export async function startRelayUpstream(): Promise<RelayUpstream> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const state: RelayUpstream = { url: '', subscriptions: [], started: 0, cancelled: 0, streamSamplings: [], close: async () => undefined };
+  const state: RelayUpstream = { url: '', subscriptions: [], started: 0, cancelled: 0, streamSamplings: [], connections: 0, toolCalls: 0, close: async () => undefined };
   const http: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
+    if (text.includes('"tools/call"')) state.toolCalls++;
     const sessionId = req.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
@@ -87,6 +91,7 @@ export async function startRelayUpstream(): Promise<RelayUpstream> {
     }
     await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);
   });
+  http.on('connection', () => state.connections++);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
   state.close = async () => {
