@@ -316,7 +316,8 @@ export class LogAnalytics {
     const { db } = this;
     // Arbitrary metadata keys are not columns here: the metadata set's rows say key and value.
     const special = Object.fromEntries(Object.entries(plan.filter.metadata ?? {}).filter(([key]) => isSpecialMetadataKey(key)));
-    const query = applyLogFilter(db, db('analytics_rollups'), { ...plan.filter, metadata: special, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
+    const from = fromPieces(db, plan.rollup, 'analytics_rollups').whereRaw('analytics_rollups.grain = p.grain and analytics_rollups.bucket_start >= p.lo and analytics_rollups.bucket_start < p.hi');
+    const query = applyLogFilter(db, from, { ...plan.filter, metadata: special, start: undefined, end: undefined }, 'analytics_rollups').where('dimension_set', plan.set.name);
     if (plan.metadata) {
       query.where('analytics_rollups.metadata_key', plan.metadata.key);
       if (plan.metadata.value !== undefined) query.where('analytics_rollups.metadata_value', plan.metadata.value);
@@ -332,7 +333,7 @@ export class LogAnalytics {
         }));
       }
     });
-    return query.joinRaw(`join ${piecesTable(plan.rollup)} as p on analytics_rollups.grain = p.grain and analytics_rollups.bucket_start >= p.lo and analytics_rollups.bucket_start < p.hi`);
+    return query;
   }
 
   private rollupSums(plan: Plan, sums: readonly string[] = SUMS): Promise<Array<Record<string, unknown>>> {
@@ -372,9 +373,13 @@ export class LogAnalytics {
    */
   private rawRows(plan: Plan, columns: string): Knex.QueryBuilder | undefined {
     const { db } = this;
-    const base = (select: string) => applyLogFilter(db, db('request_logs').select(db.raw(`${columns}, ${select}`)), { ...plan.filter, start: undefined, end: undefined });
+    const filter = { ...plan.filter, start: undefined, end: undefined };
+    const base = (select: string) => applyLogFilter(db, db('request_logs').select(db.raw(`${columns}, ${select}`)), filter);
     // The raw pieces, each row with its piece's sign and series point.
-    const pieces = () => base('p.sign as sign, p.point as time_key').joinRaw(`join ${piecesTable(plan.raw)} as p on request_logs.created_at >= p.lo and request_logs.created_at < p.hi`);
+    const pieces = () =>
+      applyLogFilter(db, fromPieces(db, plan.raw, 'request_logs').select(db.raw(`${columns}, p.sign as sign, p.point as time_key`)), filter).whereRaw(
+        'request_logs.created_at >= p.lo and request_logs.created_at < p.hi',
+      );
     if (!plan.rollup.length) return plan.raw.length ? pieces() : undefined;
     const parts: Knex.QueryBuilder[] = [];
     if (plan.raw.length) parts.push(pieces().whereRaw(this.postgres ? 'rolled_up' : 'rolled_up = 1'));
@@ -434,6 +439,16 @@ function rangesByGrain(pieces: Plan['rollup']): Map<Grain, Array<{ from: number;
     byGrain.set(piece.grain, ranges);
   }
   return byGrain;
+}
+
+/**
+ * The pieces, then `table` (a cross join: the caller's where joins them). SQLite keeps that order,
+ * so each piece is one index range search; joined the other way it walked every row of the
+ * organisation and tried each against the pieces (67 ms of a 24 h summary over 100,000 rows).
+ * Postgres plans the join order itself.
+ */
+function fromPieces(db: Knex, pieces: Parameters<typeof piecesTable>[0], table: string): Knex.QueryBuilder {
+  return db.from(db.raw(`${piecesTable(pieces)} as p`)).joinRaw(`cross join ${table}`);
 }
 
 /**
