@@ -46,7 +46,7 @@ async function main(): Promise<void> {
         },
       ],
       ['keys', async () => { await page.goto(`${base}/keys`); await page.getByRole('button', { name: 'New key' }).click(); }],
-      ['configs', async () => { await page.goto(`${base}/configs`); await page.getByText('resilient chat').first().waitFor(); }],
+      ['configs', async () => { await page.goto(`${base}/configs`); await page.getByRole('link', { name: 'resilient chat' }).click(); await page.locator('.cm-editor').first().waitFor(); }],
       ['playground', async () => { await page.goto(`${base}/playground`); await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor(); }],
       ['mcp', async () => { await page.goto(`${base}/mcp`); await page.getByText('docs-search').first().waitFor(); }],
       ['audit', async () => { await page.goto(`${base}/audit`); await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor(); }],
