@@ -11,8 +11,8 @@ import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
 import { useAsync } from '../use-async';
+import { WorkspaceRoleSelect } from '../components/workspace-role-select';
 
-const ROLES: WorkspaceRole[] = ['member', 'manager', 'admin'];
 
 export function ScimMappings() {
   const identity = useIdentity();
@@ -154,13 +154,7 @@ function MappingForm({ groups, workspaces, onSaved, onCancel }: { groups: string
           </Field>
         )}
         <Field label="Role">
-          <select value={role} onChange={(e) => setRole(e.target.value as WorkspaceRole)}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <WorkspaceRoleSelect value={role} onChange={setRole} />
         </Field>
       </div>
     </EditorPanel>

@@ -13,10 +13,10 @@ import { fmt } from '../format';
 import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
 import { useAsync } from '../use-async';
+import { WorkspaceRoleSelect } from '../components/workspace-role-select';
 
 const ORGANISATION_ROLES: OrganisationRole[] = ['owner', 'admin', 'member'];
 const INVITED_ROLES = ['member', 'admin'] as const;
-const WORKSPACE_ROLES: WorkspaceRole[] = ['member', 'manager', 'admin'];
 
 const fullName = (u: { first_name: string | null; last_name: string | null }) => [u.first_name, u.last_name].filter(Boolean).join(' ') || '—';
 
@@ -189,13 +189,7 @@ function InviteForm({ workspaces, onInvited, onCancel }: { workspaces: Workspace
             </label>
           ))}
           <Field label="Workspace role">
-            <select value={workspaceRole} onChange={(e) => setWorkspaceRole(e.target.value as WorkspaceRole)}>
-              {WORKSPACE_ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
+            <WorkspaceRoleSelect value={workspaceRole} onChange={setWorkspaceRole} />
           </Field>
         </fieldset>
       )}

@@ -11,8 +11,8 @@ import { useIdentity } from '../identity-context';
 import { FormProblem, useAction } from '../use-action';
 import { useEditing } from '../use-editing';
 import { useAsync } from '../use-async';
+import { WorkspaceRoleSelect } from '../components/workspace-role-select';
 
-const ROLES: WorkspaceRole[] = ['admin', 'manager', 'member'];
 
 export function WorkspacesPage() {
   const identity = useIdentity();
@@ -134,13 +134,7 @@ function Members({ workspace }: { workspace: Workspace }) {
           {
             name: 'Role',
             cell: (m) => (
-              <select aria-label={`Role of ${m.email}`} value={m.role} disabled={!mayUpdate} onChange={(e) => void write('PUT', m.user_id, { role: e.target.value })}>
-                {ROLES.map((role) => (
-                  <option key={role} value={role}>
-                    {role}
-                  </option>
-                ))}
-              </select>
+              <WorkspaceRoleSelect aria-label={`Role of ${m.email}`} value={m.role} disabled={!mayUpdate} onChange={(role) => void write('PUT', m.user_id, { role })} />
             ),
           },
           { name: 'Actions', cell: (m) => <ConfirmButton verb="Remove" gerund="removing" name={m.email} scope="workspace_users.delete" allowed={can(identity, 'workspace_users.delete')} onConfirm={() => write('DELETE', m.user_id)} /> },
@@ -193,13 +187,7 @@ function AddMember({ workspace, onAdded }: { workspace: Workspace; onAdded: () =
         </Field>
       )}
       <Field label="Role">
-        <select value={role} onChange={(e) => setRole(e.target.value as WorkspaceRole)}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        <WorkspaceRoleSelect value={role} onChange={setRole} />
       </Field>
       <div className="actions">
         <button type="submit" disabled={action.busy}>
