@@ -11,9 +11,10 @@
  * Anthropic upstream), and through gw translated to the chat rows' OpenAI upstream.
  *
  * The latency rows (scripts/bench/delayed-latency.ts) send the chat call with 24 connections to an
- * upstream answering after 20 ms and with 200 to one answering after 500 ms, straight and through gw.
+ * upstream answering after 20 ms and with 200 to one answering after 500 ms, straight, through a bare
+ * proxy and through gw.
  *
- *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4), BENCH_DELAYED (1; 0 skips the latency rows)
+ *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4), BENCH_DELAYED (1; 0 skips the latency rows, 20 or 500 runs one)
  *   BENCH_WORKERS (1; 0 skips): gw started as `make run` does with GW_WORKERS=1, then 2 (scripts/bench/workers-rows.ts);
  *   BENCH_PORTKEY=<dir>: also the Portkey gateway installed in <dir> (outside gw's tree), same load, same run.
  *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).
@@ -74,8 +75,12 @@ const responsesWsCalls = Number(process.env.BENCH_RESPONSES_WS_CALLS ?? 1000);
 // BENCH_RUN_CALLS (default 500, 0 skips): sequential turns per way for the assistant-run row.
 const runCalls = Number(process.env.BENCH_RUN_CALLS ?? 500);
 // BENCH_DELAYED (default 1, 0 skips): the latency rows, 24 connections to an upstream answering after
-// 20 ms and 200 to one answering after 500 ms, straight and through gw (scripts/bench/delayed-latency.ts).
-const delayedRows = process.env.BENCH_DELAYED !== '0';
+// 20 ms and 200 to one answering after 500 ms, straight, through a bare proxy and through gw
+// (scripts/bench/delayed-latency.ts); `20` or `500` runs that row alone.
+const DELAYED_SHAPES = [{ delayMs: 20, connections: 24 }, { delayMs: 500, connections: 200 }];
+const delayedShapes = ['1', undefined].includes(process.env.BENCH_DELAYED)
+  ? DELAYED_SHAPES
+  : DELAYED_SHAPES.filter((shape) => process.env.BENCH_DELAYED!.split(',').includes(String(shape.delayMs)));
 // BENCH_ONLY (comma-separated target names, e.g. "upstream embeddings,gw embeddings"): run just those rows.
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 // BENCH_WORKERS (default 1, 0 skips): gw with GW_WORKERS=1 and 2 as whole process trees; BENCH_PORTKEY=<dir> adds the Portkey gateway installed there.
@@ -231,13 +236,15 @@ async function main(): Promise<void> {
       gwResponsesWsCalls = 2 * (warmup + responsesWsCalls);
     }
     let gwDelayedRequests = 0;
-    if (delayedRows) {
+    if (delayedShapes.length) {
       const delayed: DelayedResult[] = [];
-      for (const shape of [{ delayMs: 20, connections: 24 }, { delayMs: 500, connections: 200 }]) {
+      for (const shape of delayedShapes) {
         process.stderr.write(`bench: latency row, ${shape.connections} connections to an upstream answering after ${shape.delayMs} ms ...\n`);
         const slow = await start('fake-upstream.ts', [String(shape.delayMs)]);
+        const slowProxy = await start('bare-proxy.js', [String(slow.port)]);
+        const ports = { upstream: slow.port, proxy: slowProxy.port, gw: gwPort };
         // Warm-up long enough for every connection to make several calls at 500 ms.
-        const result = await measureDelayed(shape, slow.port, gwPort, adminKey, { warmupMs: Math.max(warmupSeconds * 1000, 8 * shape.delayMs), durationMs: seconds * 1000 }, () =>
+        const result = await measureDelayed(shape, ports, adminKey, { warmupMs: Math.max(warmupSeconds * 1000, 8 * shape.delayMs), durationMs: seconds * 1000 }, () =>
           cpuMicros(gw.child),
         );
         delayed.push(result);

@@ -4,7 +4,8 @@ import { Pool } from 'undici';
 import { reportReady } from './child-ipc.js';
 
 // The Node ceiling: read the body, forward it with a pooled keep-alive client, answer with what came back. Nothing else.
-const upstream = new Pool(`http://127.0.0.1:${process.argv[2]}`, { connections: 128 });
+// No connection limit, as gw's upstream agent: the latency rows keep 200 calls in flight at once.
+const upstream = new Pool(`http://127.0.0.1:${process.argv[2]}`, { connections: null });
 
 function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
   return { 'content-type': String(headers['content-type'] ?? 'application/json'), authorization: String(headers.authorization ?? '') };

@@ -1,4 +1,4 @@
-import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, constants, monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** How a bench child process tells the parent it is ready, and on which loopback port. */
 export interface ReadyMessage {
@@ -15,6 +15,9 @@ export interface CpuMessage {
   loopMicros: number;
   /** Main-thread garbage-collection pauses so far. */
   gcMicros: number;
+  /** The longest of them since the previous message, and how many were major (mark-compact) collections. */
+  gcMaxMs: number;
+  gcMajor: number;
   /** Event-loop delay since the previous message (sampled every ms): how long a ready callback could wait. */
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
@@ -23,8 +26,14 @@ export interface CpuMessage {
 export function reportReady(port: number): void {
   if (!process.send) throw new Error('run this file through scripts/bench.ts, which forks it with an IPC channel');
   let gcMillis = 0;
+  let gcMaxMs = 0;
+  let gcMajor = 0;
   new PerformanceObserver((entries) => {
-    for (const entry of entries.getEntries()) gcMillis += entry.duration;
+    for (const entry of entries.getEntries()) {
+      gcMillis += entry.duration;
+      gcMaxMs = Math.max(gcMaxMs, entry.duration);
+      if ((entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcMajor += 1;
+    }
   }).observe({ entryTypes: ['gc'] });
   // Sampling every millisecond costs a timer per millisecond: only `make bench` asks for it, never the
   // instruction count (under callgrind a call takes wall time that varies with the machine's load).
@@ -35,7 +44,9 @@ export function reportReady(port: number): void {
       const { user, system } = process.cpuUsage();
       const loopDelay = { loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6 };
       delay.reset();
-      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000, gcMicros: gcMillis * 1000, ...loopDelay } satisfies CpuMessage);
+      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000, gcMicros: gcMillis * 1000, gcMaxMs, gcMajor, ...loopDelay } satisfies CpuMessage);
+      gcMaxMs = 0;
+      gcMajor = 0;
     }
   });
   process.send({ ready: true, port } satisfies ReadyMessage);

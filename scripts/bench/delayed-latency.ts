@@ -1,9 +1,10 @@
 /**
  * The latency rows of `make bench` (issue 37, item 5): LLM calls are slow and many are in flight at
  * once, which is where a gateway's added latency shows. The same closed-loop load goes straight to
- * a fake upstream that answers after a fixed delay, then through gw to it, each warmed at that
- * concurrency first; the report gives gw's throughput as a share of the direct one and the p50 and
- * p99 gw adds.
+ * a fake upstream that answers after a fixed delay, through a bare Node proxy to it, then through gw
+ * to it, each warmed at that concurrency first; the report gives each one's throughput as a share of
+ * the direct one and the p50 and p99 it adds. The bare proxy is the floor of a Node hop on this
+ * machine at this moment: what gw adds beyond it is gw's own.
  */
 import type { CpuMessage } from './child-ipc.js';
 import type { LoadResult } from './load-generator.js';
@@ -16,38 +17,42 @@ export interface DelayedShape {
 
 export interface DelayedResult extends DelayedShape {
   direct: LoadResult;
+  proxy: LoadResult;
   gw: LoadResult;
-  /** gw's event-loop delay over its run (warm-up included): stalls that would show in the tail. */
-  gwLoop: Pick<CpuMessage, 'loopDelayP99Ms' | 'loopDelayMaxMs'>;
+  /** gw's event-loop delay and GC pauses over its run (warm-up included): stalls that would show in the tail. */
+  gwLoop: Pick<CpuMessage, 'loopDelayP99Ms' | 'loopDelayMaxMs' | 'gcMaxMs' | 'gcMajor'> & { gcMs: number };
 }
 
-/** One shape: `upstreamPort` answers after `delayMs`; direct first, then through gw, same load. */
+/** One shape: `ports.upstream` answers after `delayMs`; direct first, then the bare proxy, then gw, same load. */
 export async function measureDelayed(
   shape: DelayedShape,
-  upstreamPort: number,
-  gwPort: number,
+  ports: { upstream: number; proxy: number; gw: number },
   adminKey: string,
   timing: { warmupMs: number; durationMs: number },
   gwCpu: () => Promise<CpuMessage>,
 ): Promise<DelayedResult> {
   const load = { body: CHAT_BODY, connections: shape.connections, ...timing };
-  const direct = await runLoad({ ...load, url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, headers: PLAIN_HEADERS });
-  await gwCpu(); // resets gw's event-loop delay histogram
-  const gw = await runLoad({ ...load, url: `http://127.0.0.1:${gwPort}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort) });
-  return { ...shape, direct, gw, gwLoop: await gwCpu() };
+  const direct = await runLoad({ ...load, url: `http://127.0.0.1:${ports.upstream}/v1/chat/completions`, headers: PLAIN_HEADERS });
+  const proxy = await runLoad({ ...load, url: `http://127.0.0.1:${ports.proxy}/v1/chat/completions`, headers: PLAIN_HEADERS });
+  const before = await gwCpu(); // also resets gw's event-loop delay histogram and longest GC pause
+  const gw = await runLoad({ ...load, url: `http://127.0.0.1:${ports.gw}/v1/chat/completions`, headers: gwHeaders(adminKey, ports.upstream) });
+  const after = await gwCpu();
+  return { ...shape, direct, proxy, gw, gwLoop: { ...after, gcMs: (after.gcMicros - before.gcMicros) / 1000 } };
 }
 
 export function reportDelayed(results: DelayedResult[]): void {
-  console.log('\nlatency under concurrency: the same load straight to a slow upstream and through gw');
-  for (const { delayMs, connections, direct, gw, gwLoop } of results) {
+  console.log('\nlatency under concurrency: the same load straight to a slow upstream, through a bare Node proxy and through gw');
+  const figures = (r: LoadResult) => `${r.requestsPerSecond.toFixed(0)} req/s p50 ${r.p50Ms.toFixed(2)} p99 ${r.p99Ms.toFixed(2)} ms`;
+  const added = (r: LoadResult, base: LoadResult) =>
+    `throughput ${((100 * r.requestsPerSecond) / base.requestsPerSecond).toFixed(1)}%, added p50 ${(r.p50Ms - base.p50Ms).toFixed(2)} ms, p99 ${(r.p99Ms - base.p99Ms).toFixed(2)} ms`;
+  for (const { delayMs, connections, direct, proxy, gw, gwLoop } of results) {
     const failed = Object.keys(gw.statuses).some((status) => !status.startsWith('2')) ? '  (gw answered non-2xx: see statuses)' : '';
+    console.log(`  ${connections} conns, upstream answering after ${delayMs} ms: direct ${figures(direct)}; bare proxy ${figures(proxy)}; gw ${figures(gw)}`);
+    console.log(`    bare proxy / direct: ${added(proxy, direct)}`);
+    console.log(`    gw / direct: ${added(gw, direct)}${failed}`);
+    console.log(`    gw / bare proxy: ${added(gw, proxy)}`);
     console.log(
-      `  ${connections} conns, upstream answering after ${delayMs} ms: direct ${direct.requestsPerSecond.toFixed(0)} req/s p50 ${direct.p50Ms.toFixed(2)} p99 ${direct.p99Ms.toFixed(2)} ms;` +
-        ` gw ${gw.requestsPerSecond.toFixed(0)} req/s p50 ${gw.p50Ms.toFixed(2)} p99 ${gw.p99Ms.toFixed(2)} ms`,
-    );
-    console.log(
-      `    gw / direct throughput ${((100 * gw.requestsPerSecond) / direct.requestsPerSecond).toFixed(1)}%, added p50 ${(gw.p50Ms - direct.p50Ms).toFixed(2)} ms, p99 ${(gw.p99Ms - direct.p99Ms).toFixed(2)} ms${failed};` +
-        ` gw event-loop delay p99 ${gwLoop.loopDelayP99Ms.toFixed(2)} ms, max ${gwLoop.loopDelayMaxMs.toFixed(2)} ms`,
+      `    gw event-loop delay p99 ${gwLoop.loopDelayP99Ms.toFixed(2)} ms, max ${gwLoop.loopDelayMaxMs.toFixed(2)} ms; GC pauses ${gwLoop.gcMs.toFixed(0)} ms in all, longest ${gwLoop.gcMaxMs.toFixed(2)} ms, ${gwLoop.gcMajor} major`,
     );
   }
 }
