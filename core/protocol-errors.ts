@@ -6,7 +6,7 @@ import { ApiError, type ErrorType } from './errors.js';
  * (`x-gw-error-format` in the spec) answer errors in that shape instead of gw's error body.
  * Everything else is unchanged.
  */
-export type ErrorFormat = 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | 'a2a-rest';
+export type ErrorFormat = 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | 'a2a-rest' | 'a2a-rest-v03';
 
 const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
@@ -136,11 +136,21 @@ export function a2aRestError(error: ApiError): ProtocolError {
   return new ProtocolError(error.status, error.code, error.message, error.type, body, error.headers);
 }
 
+/**
+ * gw's refusal before an A2A 0.3 HTTP+JSON request is read, in that transport's shape: the
+ * JSON-RPC error object without its envelope (`{code, message, data}`), codes as jsonRpcError's.
+ */
+export function a2aRestV03Error(error: ApiError): ProtocolError {
+  const envelope = jsonRpcError(error).body as { error: unknown };
+  return new ProtocolError(error.status, error.code, error.message, error.type, envelope.error, error.headers);
+}
+
 /** Any error thrown on an operation of that format, in the format's shape. */
 export function inErrorFormat(format: ErrorFormat | undefined, error: unknown): unknown {
   if (format === 'anthropic' && error instanceof ApiError && !(error instanceof ProtocolError)) return anthropicError(error);
   if (format === 'jsonrpc' && error instanceof ApiError && !(error instanceof ProtocolError)) return jsonRpcError(error);
   if (format === 'a2a-rest' && error instanceof ApiError && !(error instanceof ProtocolError)) return a2aRestError(error);
+  if (format === 'a2a-rest-v03' && error instanceof ApiError && !(error instanceof ProtocolError)) return a2aRestV03Error(error);
   if (!format || !(error instanceof ApiError) || error instanceof ProtocolError || error.status >= 500) return error;
   if (format === 'scim') {
     const scimType: ScimType | undefined = error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined;

@@ -171,6 +171,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/a2a/{agentSlug}/v1/{a2aRestPath}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An A2A 0.3 HTTP+JSON GET route (task, push configs, card, resubscribe), relayed to the agent.
+         * @description A2A 0.3's HTTP+JSON transport, the routes its SDK's REST client calls under the agent's gateway URL (the path after `v1/`): `GET card`, `POST message:send`, `POST message:stream` (SSE), `GET tasks/{id}`, `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `POST|GET tasks/{id}/pushNotificationConfigs`, `GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}`. Bodies and answers are 0.3's protobuf JSON. A `v1/...` request is 0.3's when it has no `A2A-Version` header or a 0.x one; with 1.x it is a 1.0 route under the tenant `v1`. Relayed as the 0.3 JSON-RPC method it names (bridged to the agent's generation) with the same checks; errors are `{"code", "message", "data"}` (the JSON-RPC error object) with the HTTP status. See docs/agents.md.
+         */
+        get: operations["getA2aRestV03"];
+        put?: never;
+        /**
+         * An A2A 0.3 HTTP+JSON POST route (message:send, message:stream, cancel, subscribe, push configs), relayed to the agent.
+         * @description A2A 0.3's HTTP+JSON transport, the routes its SDK's REST client calls under the agent's gateway URL (the path after `v1/`): `GET card`, `POST message:send`, `POST message:stream` (SSE), `GET tasks/{id}`, `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `POST|GET tasks/{id}/pushNotificationConfigs`, `GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}`. Bodies and answers are 0.3's protobuf JSON. A `v1/...` request is 0.3's when it has no `A2A-Version` header or a 0.x one; with 1.x it is a 1.0 route under the tenant `v1`. Relayed as the 0.3 JSON-RPC method it names (bridged to the agent's generation) with the same checks; errors are `{"code", "message", "data"}` (the JSON-RPC error object) with the HTTP status. See docs/agents.md.
+         */
+        post: operations["postA2aRestV03"];
+        /**
+         * Deletes a push-notification config through the A2A 0.3 HTTP+JSON transport.
+         * @description A2A 0.3's HTTP+JSON transport, the routes its SDK's REST client calls under the agent's gateway URL (the path after `v1/`): `GET card`, `POST message:send`, `POST message:stream` (SSE), `GET tasks/{id}`, `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `POST|GET tasks/{id}/pushNotificationConfigs`, `GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}`. Bodies and answers are 0.3's protobuf JSON. A `v1/...` request is 0.3's when it has no `A2A-Version` header or a 0.x one; with 1.x it is a 1.0 route under the tenant `v1`. Relayed as the 0.3 JSON-RPC method it names (bridged to the agent's generation) with the same checks; errors are `{"code", "message", "data"}` (the JSON-RPC error object) with the HTTP status. See docs/agents.md.
+         */
+        delete: operations["deleteA2aRestV03"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -7557,6 +7585,19 @@ export interface components {
                 };
             };
         };
+        /** @description An A2A 0.3 HTTP+JSON error: the JSON-RPC error object, `{"code", "message", "data"}` (`data.type` says what gw refused). */
+        A2aRestV03Error: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    code: number;
+                    data?: unknown;
+                    message: string;
+                };
+            };
+        };
         /** @description An error in Anthropic's shape (the Messages door answers every error so). */
         AnthropicError: {
             headers: {
@@ -8157,6 +8198,157 @@ export interface operations {
             429: components["responses"]["A2aRestError"];
             446: components["responses"]["A2aRestError"];
             default: components["responses"]["A2aRestError"];
+        };
+    };
+    getA2aRestV03: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The A2A HTTP+JSON route after the agent's slug (`message:send`, `tasks/{id}:cancel`, ...). */
+                a2aRestPath: components["parameters"]["A2aRestPath"];
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method's result as JSON, or an SSE stream of results for the streaming routes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A message sent (`message:send`) or a push-notification config created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description A push-notification config deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["A2aRestV03Error"];
+            401: components["responses"]["A2aRestV03Error"];
+            403: components["responses"]["A2aRestV03Error"];
+            404: components["responses"]["A2aRestV03Error"];
+            429: components["responses"]["A2aRestV03Error"];
+            446: components["responses"]["A2aRestV03Error"];
+            default: components["responses"]["A2aRestV03Error"];
+        };
+    };
+    postA2aRestV03: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The A2A HTTP+JSON route after the agent's slug (`message:send`, `tasks/{id}:cancel`, ...). */
+                a2aRestPath: components["parameters"]["A2aRestPath"];
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The method's result as JSON, or an SSE stream of results for the streaming routes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A message sent (`message:send`) or a push-notification config created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description A push-notification config deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["A2aRestV03Error"];
+            401: components["responses"]["A2aRestV03Error"];
+            403: components["responses"]["A2aRestV03Error"];
+            404: components["responses"]["A2aRestV03Error"];
+            429: components["responses"]["A2aRestV03Error"];
+            446: components["responses"]["A2aRestV03Error"];
+            default: components["responses"]["A2aRestV03Error"];
+        };
+    };
+    deleteA2aRestV03: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The A2A HTTP+JSON route after the agent's slug (`message:send`, `tasks/{id}:cancel`, ...). */
+                a2aRestPath: components["parameters"]["A2aRestPath"];
+                /** @description The agent integration's slug. */
+                agentSlug: components["parameters"]["AgentSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method's result as JSON, or an SSE stream of results for the streaming routes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A message sent (`message:send`) or a push-notification config created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description A push-notification config deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["A2aRestV03Error"];
+            401: components["responses"]["A2aRestV03Error"];
+            403: components["responses"]["A2aRestV03Error"];
+            404: components["responses"]["A2aRestV03Error"];
+            429: components["responses"]["A2aRestV03Error"];
+            446: components["responses"]["A2aRestV03Error"];
+            default: components["responses"]["A2aRestV03Error"];
         };
     };
     getHealth: {

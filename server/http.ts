@@ -6,7 +6,7 @@ import type { Call } from '../core/call.js';
 import { ApiError, InternalError, ValidationError, errorBody } from '../core/errors.js';
 import { createHotOperations } from './hot-operations.js';
 import { createPassThroughRoute } from './pass-through-route.js';
-import { createA2aRestRoute, isA2aRestPath } from './a2a-rest-route.js';
+import { createA2aRestRoute, isA2aRestPath, isA2aRestV03Request } from './a2a-rest-route.js';
 import { errorFormatOf, inErrorFormat, type ErrorFormat } from '../core/protocol-errors.js';
 import { redactedApiError, redactedError, requestSecrets } from '../core/request-secrets.js';
 import { sendJson } from '../core/respond.js';
@@ -94,7 +94,7 @@ export function createDispatcher(api: OpenAPIBackend, services: Services) {
 function errorFormatOfRequest(api: OpenAPIBackend, req: IncomingMessage): ErrorFormat | undefined {
   const path = (req.url ?? '/').split('?')[0]!;
   if (path.startsWith('/v1/scim/v2/')) return 'scim';
-  if (isA2aRestPath(req.method, path)) return 'a2a-rest';
+  if (isA2aRestPath(req.method, path)) return isA2aRestV03Request(req) ? 'a2a-rest-v03' : 'a2a-rest';
   // Any other POST under the A2A door's base is an A2A JSON-RPC client's call, even to no agent (`/a2a/`).
   if (req.method === 'POST' && path.startsWith('/a2a/')) return 'jsonrpc';
   try {

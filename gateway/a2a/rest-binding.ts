@@ -1,5 +1,6 @@
 /**
- * The A2A 1.0 HTTP+JSON (REST) binding at `{base}/a2a/{slug}/...`: each route names one A2A
+ * The A2A 1.0 HTTP+JSON (REST) binding at `{base}/a2a/{slug}/...` (optionally `.../{tenant}/...`;
+ * 0.3's transport, under `v1/`, is rest-v03-binding.ts): each route names one A2A
  * method, so gw turns the route and its body into that method's JSON-RPC request (the 1.0 JSON of
  * both bindings is the same) and relays it as the JSON-RPC door does: same checks, the agent
  * spoken to over its JSON-RPC interface in its own generation, the same log row (with
@@ -37,10 +38,22 @@ function queryParams(query: URLSearchParams): Json {
   return params;
 }
 
-/** The A2A method an HTTP+JSON route names, with its JSON-RPC params; undefined: no such route. */
+/**
+ * The A2A method an HTTP+JSON route names, with its JSON-RPC params; undefined: no such route. A
+ * route may sit under a tenant (`{tenant}/message:send`, as 1.0 clients call it when the card's
+ * interface declares one): the tenant goes into the params, where 1.0's JSON-RPC carries it.
+ */
 export function restRoute(httpMethod: string, path: string, query: URLSearchParams, body: unknown): Route | undefined {
-  const payload = isObject(body) ? body : {};
   const segments = path.split('/').map((segment) => decodeURIComponent(segment));
+  const plain = routeOf(httpMethod, segments, query, body);
+  if (plain || segments.length < 2 || !segments[0]) return plain;
+  const [tenant, ...rest] = segments;
+  const tenanted = routeOf(httpMethod, rest, query, body);
+  return tenanted && { method: tenanted.method, params: { ...tenanted.params, tenant } };
+}
+
+function routeOf(httpMethod: string, segments: string[], query: URLSearchParams, body: unknown): Route | undefined {
+  const payload = isObject(body) ? body : {};
   const [first, second, third, fourth] = segments;
   if (segments.length === 1) {
     if (httpMethod === 'POST' && first === 'message:send') return { method: 'SendMessage', params: payload };
@@ -149,7 +162,7 @@ export async function serveA2aRest(call: Call, principal: Principal, slug: strin
   }
   const version = call.req.headers[A2A_VERSION_HEADER];
   if (typeof version === 'string' && version.trim() !== '' && !version.trim().startsWith('1.')) {
-    restBinding.refuse(call, null, new A2aRefusal(400, VERSION_NOT_SUPPORTED, `A2A version ${version} is not served over HTTP+JSON by gw: its REST routes are A2A 1.0 (0.3 clients use JSON-RPC)`, { type: 'invalid_request_error', code: 'a2a_version_not_supported' }));
+    restBinding.refuse(call, null, new A2aRefusal(400, VERSION_NOT_SUPPORTED, `A2A version ${version} is not served on this route: gw's A2A 1.0 HTTP+JSON routes take A2A-Version 1.x (0.3's routes are under v1/)`, { type: 'invalid_request_error', code: 'a2a_version_not_supported' }));
     return;
   }
   await relayA2aRequest(call, principal, target, { id: randomUUID(), method: route.method, params: route.params }, { route: `${httpMethod} /${path}`, body: body ?? null }, restBinding);

@@ -54,8 +54,14 @@ for (const engine of fullEngines()) {
             [`${PUBLIC_URL}/a2a/${slug}/`, 'JSONRPC', '1.0'],
             [`${PUBLIC_URL}/a2a/${slug}/`, 'JSONRPC', '0.3'],
             [`${PUBLIC_URL}/a2a/${slug}/`, 'HTTP+JSON', '1.0'],
+            [`${PUBLIC_URL}/a2a/${slug}/`, 'HTTP+JSON', '0.3'],
           ],
         );
+        // 0.3 readers find both transports among the additional interfaces.
+        assert.deepEqual(card.body.additionalInterfaces, [
+          { url: `${PUBLIC_URL}/a2a/${slug}/`, transport: 'JSONRPC' },
+          { url: `${PUBLIC_URL}/a2a/${slug}/`, transport: 'HTTP+JSON' },
+        ]);
         assert.deepEqual(Object.keys(card.body.securitySchemes), ['gwApiKey']);
         assert.deepEqual(card.body.skills.map((skill: { id: string }) => skill.id), ['echo']);
         assert.doesNotMatch(JSON.stringify(card.body), /127\.0\.0\.1/);
