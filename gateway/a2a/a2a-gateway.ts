@@ -311,6 +311,8 @@ export async function relayA2aRequest(call: Call, principal: Principal, target: 
     const answered = await answerFor(context, request.id, answer, outcome);
     outcome.response = answered;
     binding.answer(call, answered as Record<string, unknown>, { [A2A_VERSION_HEADER]: context.callerVersion });
+    // The status the binding answered with (an HTTP+JSON binding's 201, or an agent's error as 404), for the log.
+    outcome.status = call.res.statusCode;
   } catch (error) {
     if (!(error instanceof A2aRefusal)) throw error;
     outcome.status = error.status;
