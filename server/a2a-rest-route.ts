@@ -26,8 +26,8 @@ export const isA2aRestPath = (method: string | undefined, path: string) => BELOW
 
 /** Whether such a request is 0.3's transport (rest-v03-binding.ts says how they are told apart), its errors in 0.3's shape. */
 export const isA2aRestV03Request = (req: IncomingMessage) => {
-  const found = REST_PATH.exec(req.url ?? '');
-  return found !== null && isV03RestRoute(found[2]!, req.headers[A2A_VERSION_HEADER]);
+  const found = /^\/a2a\/[^/?]*\/(v1\/[^?]*)/.exec(req.url ?? '');
+  return found !== null && isV03RestRoute(found[1]!, req.headers[A2A_VERSION_HEADER]);
 };
 
 export interface A2aRestRoute {

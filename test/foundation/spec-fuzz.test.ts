@@ -36,7 +36,7 @@ interface Operation {
   parameters: Parameter[];
   bodyProperties: string[] | undefined;
   /** SCIM, OAuth, Anthropic, JSON-RPC and HTTP+JSON (A2A) operations answer errors in their protocol's shape (x-gw-error-format). */
-  errorFormat: 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | 'a2a-rest' | undefined;
+  errorFormat: 'scim' | 'oauth' | 'anthropic' | 'jsonrpc' | 'a2a-rest' | 'a2a-rest-v03' | undefined;
 }
 
 const spec = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi.json'), 'utf8')) as Json;
@@ -146,6 +146,11 @@ function assertAnswer(operation: Operation, where: string, response: supertest.R
     assert.equal(typeof body.error?.status, 'string', `${where}: error.status`);
     assert.equal(typeof body.error?.message, 'string', `${where}: error.message`);
     assert.ok(Array.isArray(body.error?.details), `${where}: error.details`);
+  } else if (response.status >= 400 && operation.errorFormat === 'a2a-rest-v03') {
+    const body = response.body as { code?: unknown; message?: unknown; error?: unknown };
+    assert.ok(Number.isInteger(body.code), `${where} without the A2A 0.3 HTTP+JSON error body: ${response.text.slice(0, 300)}`);
+    assert.equal(typeof body.message, 'string', `${where}: message`);
+    assert.equal(body.error, undefined, `${where}: no error wrapper`);
   } else if (response.status >= 400 && operation.errorFormat === 'oauth') {
     assert.equal(typeof (response.body as { error?: unknown }).error, 'string', `${where} without the OAuth error body: ${response.text.slice(0, 300)}`);
   } else if (response.status >= 400) {
