@@ -140,7 +140,7 @@ export function a2aRestError(error: ApiError): ProtocolError {
  * gw's refusal before an A2A 0.3 HTTP+JSON request is read, in that transport's shape: the
  * JSON-RPC error object without its envelope (`{code, message, data}`), codes as jsonRpcError's.
  */
-export function a2aRestV03Error(error: ApiError): ProtocolError {
+function a2aRestV03Error(error: ApiError): ProtocolError {
   const envelope = jsonRpcError(error).body as { error: unknown };
   return new ProtocolError(error.status, error.code, error.message, error.type, envelope.error, error.headers);
 }

@@ -41,7 +41,7 @@ export function isV03RestRoute(restPath: string, versionHeader: string | string[
 }
 
 /** The 0.3 method a route (the path after `v1/`) names, with its JSON-RPC params; undefined: no such route. */
-export function v03RestRoute(httpMethod: string, path: string, query: URLSearchParams, body: unknown): V03Route | undefined {
+function v03RestRoute(httpMethod: string, path: string, query: URLSearchParams, body: unknown): V03Route | undefined {
   const payload = isObject(body) ? body : {};
   const segments = path.split('/').map((segment) => decodeURIComponent(segment));
   const [first, taskPart, configs, configId] = segments;

@@ -101,7 +101,7 @@ function taskOut(task: unknown): unknown {
 }
 
 /** A send result or stream event: 0.3's kind-tagged object -> the proto's one-field wrapper. */
-export function streamResponseOut(value: unknown): unknown {
+function streamResponseOut(value: unknown): unknown {
   if (!isObject(value)) return value;
   switch (value.kind) {
     case 'task':

@@ -1,6 +1,6 @@
 /**
  * The A2A door's HTTP+JSON (REST) binding with real parties: the official SDK's REST client (1.x
- * line, A2A 1.0; the 0.3 line has no REST client) through gw to SDK-built agents of both
+ * line, A2A 1.0; the 0.3 line's is in a2a-rest-v03.test.ts) through gw to SDK-built agents of both
  * generations, which offer JSON-RPC only, so gw bridges: card, send, stream (events as the agent
  * sends them), get, cancel, push configs; refusals in the binding's error shape; the log rows.
  */
