@@ -230,6 +230,10 @@ for (const engine of fullEngines()) {
       assert.deepEqual(events.map((event) => Object.keys(event)), [['task'], ['artifactUpdate'], ['statusUpdate']]);
       assert.deepEqual((events[2]!.statusUpdate!.status as Record<string, unknown>).state, 'TASK_STATE_COMPLETED');
       assert.equal(events[2]!.statusUpdate!.final, true);
+      // v1/card is the authenticated extended card; this agent has none and answers UnsupportedOperation (-32004), a 400 here.
+      const card = await app.http.get('/a2a/rest03-03/v1/card').set({ 'x-gw-api-key': key });
+      assert.equal(card.status, 400, JSON.stringify(card.body));
+      assert.equal(card.body.code, -32004);
     });
 
     test('a v1/ route is 0.3 without A2A-Version or with 0.x, and a 1.0 route under the tenant v1 with 1.x', async () => {
