@@ -25,6 +25,8 @@ export interface A2aCall {
   /** The skill the call names (`metadata.skill` of the params or the message), if any. */
   skill: string | undefined;
   startedAt: number;
+  /** The binding gw speaks to the agent: JSON-RPC when its card offers it, else HTTP+JSON. */
+  agentBinding: 'jsonrpc' | 'rest';
   /** Set when the caller used the HTTP+JSON binding (JSON-RPC otherwise). */
   binding?: 'jsonrpc' | 'rest';
 }
@@ -62,6 +64,7 @@ function a2aLogEntry(context: A2aCall, outcome: A2aOutcome): RequestLogEntry {
     a2a_context_id: outcome.contextId,
     a2a_events: stream ? String(outcome.events) : undefined,
     a2a_binding: context.binding,
+    a2a_agent_binding: context.agentBinding,
   };
   return unmeteredLogEntry(call, principal, {
     endpoint: 'a2a',

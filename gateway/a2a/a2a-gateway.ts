@@ -19,6 +19,7 @@ import type { PooledAnswer } from '../outbound/pooled-http.js';
 import { jsonRpcBinding, type A2aBinding } from './binding.js';
 import { connectionFailure } from '../outbound/guarded-fetch.js';
 import { pushUrlsOf, paramsTo, resultTo, taskIdsOf, taskStateOf } from './bridge.js';
+import { restAgentCall, restAnswer, restEvent } from './rest-upstream.js';
 import { gatewayCard } from './gateway-card.js';
 import { agentGatewayUrl } from './gateway-url.js';
 import {
@@ -73,8 +74,9 @@ function skillOf(params: unknown): string | undefined {
   return undefined;
 }
 
-function contextFor(call: Call, principal: Principal, target: A2aTarget, request: RpcRequest, agentVersion: A2aVersion | undefined): A2aCall {
+function contextFor(call: Call, principal: Principal, target: A2aTarget, request: RpcRequest, endpoint: AgentEndpoint): A2aCall {
   const caller = callerVersion(header(call, A2A_VERSION_HEADER), request.method);
+  const agentVersion = endpoint.version;
   return {
     call,
     principal,
@@ -84,6 +86,7 @@ function contextFor(call: Call, principal: Principal, target: A2aTarget, request
     canonical: canonicalMethod(request.method),
     callerVersion: caller,
     agentVersion: agentVersion ?? caller,
+    agentBinding: endpoint.binding,
     skill: skillOf(request.params),
     startedAt: call.startedAt,
   };
@@ -164,9 +167,11 @@ async function answerFor(context: A2aCall, id: RpcId, answer: unknown, outcome: 
     return { jsonrpc: '2.0', id, error };
   }
   let result = answer.result;
+  // An HTTP+JSON agent's results arrive as 1.0 JSON whatever its generation (rest-upstream.ts).
+  const resultVersion = context.agentBinding === 'rest' ? '1.0' : context.agentVersion;
   if (context.canonical === 'GetExtendedAgentCard' && isObject(result)) {
     result = gatewayCard({ ...context.target.integration, agent_card: result }, agentGatewayUrl(context.call.services.config.publicUrl, context.target.integration.slug));
-  } else if (context.callerVersion !== context.agentVersion) {
+  } else if (context.callerVersion !== resultVersion) {
     result = resultTo(context.canonical, result, context.callerVersion);
   }
   outcome.taskState = taskStateOf(result) ?? outcome.taskState;
@@ -204,7 +209,18 @@ function watchdog(timeoutMs: number, abort: AbortController): { touch(): void; s
   return { touch, stop: () => clearTimeout(timer), fired: () => fired };
 }
 
-async function relayStream(context: A2aCall, id: RpcId, response: PooledAnswer, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>, binding: A2aBinding): Promise<void> {
+/** An SSE event's data as the JSON-RPC envelope it carries; undefined: nothing a client could read. */
+type EventReader = (data: string) => unknown;
+
+function jsonRpcEvent(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
+async function relayStream(context: A2aCall, id: RpcId, response: PooledAnswer, outcome: A2aOutcome, timer: ReturnType<typeof watchdog>, binding: A2aBinding, read: EventReader): Promise<void> {
   const { res } = context.call;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', [A2A_VERSION_HEADER]: context.callerVersion });
   res.flushHeaders();
@@ -215,12 +231,8 @@ async function relayStream(context: A2aCall, id: RpcId, response: PooledAnswer, 
     const { outbound } = context.call.services;
     for await (const data of sseData(cappedStream(response.body, outbound.maxAnswerBytes, answerSource(endpointOf(context.target.integration).url)))) {
       timer.touch();
-      let answer: unknown;
-      try {
-        answer = JSON.parse(data);
-      } catch {
-        continue; // not JSON-RPC: nothing a client could read
-      }
+      const answer = read(data);
+      if (answer === undefined) continue;
       try {
         write(await answerFor(context, id, answer, outcome));
         outcome.events++;
@@ -263,11 +275,36 @@ export async function serveA2aPost(call: Call, principal: Principal, slug: strin
   await relayA2aRequest(call, principal, target, request, body);
 }
 
+/**
+ * What gw sends the agent: over JSON-RPC the request in the agent's generation; over HTTP+JSON the
+ * method's route, its params first brought to 1.0 JSON (rest-upstream.ts speaks 1.0 to 0.3 agents too).
+ */
+function agentCallFor(context: A2aCall, request: RpcRequest, endpoint: AgentEndpoint): { method: 'GET' | 'POST' | 'DELETE'; url: string; body?: string } {
+  const known = isKnownMethod(request.method);
+  if (endpoint.binding === 'rest') {
+    const params = known && context.callerVersion !== '1.0' ? paramsTo(context.canonical, request.params, '1.0') : request.params;
+    const call = known ? restAgentCall(endpoint, context.canonical, params) : undefined;
+    if (!call) {
+      const slug = context.target.integration.slug;
+      throw new A2aRefusal(400, RPC.unsupportedOperation, `${request.method} has no route in the HTTP+JSON binding of A2A ${context.agentVersion}, the only one agent ${slug} offers`, { type: 'invalid_request_error', code: 'a2a_unsupported_operation' });
+    }
+    return call;
+  }
+  const bridged = context.callerVersion !== context.agentVersion && known;
+  const agentBody = {
+    jsonrpc: '2.0',
+    id: request.id,
+    method: methodIn(request.method, context.agentVersion) ?? request.method,
+    params: bridged ? paramsTo(context.canonical, request.params, context.agentVersion) : request.params,
+  };
+  return { method: 'POST', url: endpoint.url, body: JSON.stringify(agentBody) };
+}
+
 /** One request, read, relayed to the agent and answered in `binding`'s shape; logged whatever happens. */
 export async function relayA2aRequest(call: Call, principal: Principal, target: A2aTarget, request: RpcRequest, logged: unknown, binding: A2aBinding = jsonRpcBinding): Promise<void> {
   const slug = target.integration.slug;
   const endpoint = endpointOf(target.integration);
-  const context = contextFor(call, principal, target, request, endpoint.version);
+  const context = contextFor(call, principal, target, request, endpoint);
   if (binding !== jsonRpcBinding) context.binding = binding.name;
   const outcome: A2aOutcome = { status: 200, request: logged, guardrails: [] };
   const stream = isStreamingMethod(request.method);
@@ -278,31 +315,30 @@ export async function relayA2aRequest(call: Call, principal: Principal, target: 
   let timer: ReturnType<typeof watchdog> | undefined;
   try {
     await admit(context, request, outcome);
-    const bridged = context.callerVersion !== context.agentVersion && isKnownMethod(request.method);
-    const agentBody = {
-      jsonrpc: '2.0',
-      id: request.id,
-      method: methodIn(request.method, context.agentVersion) ?? request.method,
-      params: bridged ? paramsTo(context.canonical, request.params, context.agentVersion) : request.params,
-    };
+    const agentCall = agentCallFor(context, request, endpoint);
     timer = watchdog(call.services.config.requestTimeoutMs, abort);
     let response: PooledAnswer;
     try {
       const headers = agentRequestHeaders(context, stream);
-      const payload = JSON.stringify(agentBody);
       const tls = call.services.agentAuth.tls(target.integration);
-      response = await call.services.agentAuth.send(target.integration, (auth) => call.services.pooledHttp.post(endpoint.url, { headers: { ...headers, ...auth }, body: payload, signal: abort.signal, tls }, AGENT_URL));
+      response = await call.services.agentAuth.send(target.integration, (auth) =>
+        call.services.pooledHttp.post(agentCall.url, { method: agentCall.method, headers: { ...headers, ...auth }, body: agentCall.body, signal: abort.signal, tls }, AGENT_URL),
+      );
     } catch (error) {
       throw upstreamRefusal(context, error, timer.fired());
     }
+    const rest = endpoint.binding === 'rest';
+    const restVersion = context.agentVersion;
     if (stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
-      await relayStream(context, request.id, response, outcome, timer, binding);
+      const read: EventReader = rest ? (data) => restEvent(restVersion, context.canonical, request.id, data) : jsonRpcEvent;
+      await relayStream(context, request.id, response, outcome, timer, binding, read);
       return;
     }
     let answer: unknown;
     try {
       const bytes = await readCappedBody(response.body, response.headers, call.services.outbound.maxAnswerBytes, answerSource(endpoint.url));
-      answer = JSON.parse(bytes.toString('utf8'));
+      const text = bytes.toString('utf8');
+      answer = rest ? restAnswer(restVersion, context.canonical, request.id, response.statusCode, text) : JSON.parse(text);
     } catch (error) {
       if (error instanceof SyntaxError) throw new A2aRefusal(502, RPC.internal, `Agent ${slug} answered HTTP ${response.statusCode} without a JSON-RPC answer`, { type: 'upstream_error', code: 'a2a_upstream_error' });
       throw upstreamRefusal(context, error, timer.fired());

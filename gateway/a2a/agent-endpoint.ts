@@ -1,8 +1,10 @@
 /**
- * Where gw sends an agent's JSON-RPC, and in which generation, read from its stored card: a 1.0
- * card lists `supportedInterfaces` (gw prefers its 1.0 JSON-RPC one, then 0.3); a 0.3 card names
- * `url` with `preferredTransport` (JSON-RPC when absent) and `additionalInterfaces`. Without a card,
- * the integration's own URL, spoken to in the caller's generation.
+ * Where gw sends an agent's calls, in which generation and over which protocol binding, read from
+ * its stored card (so a card refresh changes it): a 1.0 card lists `supportedInterfaces`, a 0.3
+ * card names `url` with `preferredTransport` (JSON-RPC when absent) and `additionalInterfaces`.
+ * JSON-RPC is preferred whenever the card offers it (1.0 before 0.3); an agent offering only
+ * HTTP+JSON is called over that binding (rest-upstream.ts), 1.0 before 0.3. Without a card, the
+ * integration's own URL over JSON-RPC, spoken to in the caller's generation.
  */
 import type { A2aVersion } from './protocol.js';
 
@@ -10,6 +12,9 @@ export interface AgentEndpoint {
   url: string;
   /** undefined: unknown (no card), so the caller's generation is used. */
   version: A2aVersion | undefined;
+  binding: 'jsonrpc' | 'rest';
+  /** A 1.0 interface's tenant, sent as the first path segment of HTTP+JSON routes. */
+  tenant?: string;
 }
 
 interface CardInterface {
@@ -17,19 +22,39 @@ interface CardInterface {
   protocolBinding?: unknown;
   transport?: unknown;
   protocolVersion?: unknown;
+  tenant?: unknown;
 }
 
 const generationOf = (version: unknown): A2aVersion => (typeof version === 'string' && version.trim().startsWith('0.') ? '0.3' : '1.0');
-const isJsonRpc = (binding: unknown) => binding === undefined || String(binding).toUpperCase() === 'JSONRPC';
+const bindingOf = (name: unknown): AgentEndpoint['binding'] | undefined => {
+  const upper = name === undefined ? 'JSONRPC' : String(name).toUpperCase();
+  return upper === 'JSONRPC' ? 'jsonrpc' : upper === 'HTTP+JSON' ? 'rest' : undefined;
+};
+
+function fromInterfaces(interfaces: CardInterface[]): AgentEndpoint | undefined {
+  for (const binding of ['jsonrpc', 'rest'] as const) {
+    const offered = interfaces.filter((entry) => typeof entry?.url === 'string' && bindingOf(entry.protocolBinding) === binding);
+    const chosen = offered.find((entry) => generationOf(entry.protocolVersion) === '1.0') ?? offered[0];
+    if (!chosen) continue;
+    const version = generationOf(chosen.protocolVersion);
+    const tenant = version === '1.0' && binding === 'rest' && typeof chosen.tenant === 'string' && chosen.tenant !== '' ? chosen.tenant : undefined;
+    return { url: chosen.url as string, version, binding, ...(tenant ? { tenant } : {}) };
+  }
+  return undefined;
+}
+
+function fromV03Card(card: Record<string, unknown>): AgentEndpoint | undefined {
+  const additional = Array.isArray(card.additionalInterfaces) ? (card.additionalInterfaces as CardInterface[]) : [];
+  const main = typeof card.url === 'string' ? [{ url: card.url, transport: card.preferredTransport }] : [];
+  for (const binding of ['jsonrpc', 'rest'] as const) {
+    const chosen = [...main, ...additional].find((entry) => typeof entry?.url === 'string' && bindingOf(entry.transport) === binding);
+    if (chosen) return { url: chosen.url as string, version: '0.3', binding };
+  }
+  return undefined;
+}
 
 export function agentEndpoint(card: Record<string, unknown> | null, integrationUrl: string): AgentEndpoint {
-  if (!card) return { url: integrationUrl, version: undefined };
+  if (!card) return { url: integrationUrl, version: undefined, binding: 'jsonrpc' };
   const interfaces = Array.isArray(card.supportedInterfaces) ? (card.supportedInterfaces as CardInterface[]) : [];
-  const jsonRpc = interfaces.filter((entry) => typeof entry?.url === 'string' && isJsonRpc(entry.protocolBinding));
-  const preferred = jsonRpc.find((entry) => generationOf(entry.protocolVersion) === '1.0') ?? jsonRpc[0];
-  if (preferred) return { url: preferred.url as string, version: generationOf(preferred.protocolVersion) };
-  if (typeof card.url === 'string' && isJsonRpc(card.preferredTransport)) return { url: card.url, version: '0.3' };
-  const additional = Array.isArray(card.additionalInterfaces) ? (card.additionalInterfaces as CardInterface[]) : [];
-  const other = additional.find((entry) => typeof entry?.url === 'string' && isJsonRpc(entry.transport));
-  return { url: (other?.url as string | undefined) ?? integrationUrl, version: '0.3' };
+  return fromInterfaces(interfaces) ?? fromV03Card(card) ?? { url: integrationUrl, version: '0.3', binding: 'jsonrpc' };
 }

@@ -83,7 +83,7 @@ function routeOf(httpMethod: string, segments: string[], query: URLSearchParams,
 }
 
 /** A2A's error codes (the JSON-RPC ones of the spec) -> the reason and HTTP status of the HTTP+JSON binding. */
-const A2A_ERRORS: Record<number, { reason: string; status: number }> = {
+export const A2A_ERRORS: Record<number, { reason: string; status: number }> = {
   [-32001]: { reason: 'TASK_NOT_FOUND', status: 404 },
   [-32002]: { reason: 'TASK_NOT_CANCELABLE', status: 400 },
   [-32003]: { reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', status: 400 },

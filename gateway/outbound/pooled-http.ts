@@ -23,8 +23,11 @@ import { vetOutboundUrl } from './url-guard.js';
 export type PooledAnswer = Dispatcher.ResponseData;
 
 export interface PooledRequest {
+  /** POST unless named: agents spoken to over A2A's HTTP+JSON binding also take GET and DELETE. */
+  method?: 'GET' | 'POST' | 'DELETE';
   headers: Record<string, string>;
-  body: string;
+  /** The request body; none for GET and DELETE. */
+  body?: string;
   signal?: AbortSignal;
   /** The integration's client certificate (mTLS): the call goes over that integration's own pools. */
   tls?: IntegrationTls;
@@ -58,9 +61,9 @@ export class PooledHttp {
     this.tlsPools = new ClientTlsPools(POOL, lookup);
   }
 
-  /** POSTs to `url`, following redirects as fetch does (307/308 keep the POST, others become a GET), each hop vetted. */
+  /** POSTs to `url` (or sends `request.method`), following redirects as fetch does (307/308 keep the method, others become a GET), each hop vetted. */
   async post(url: string, request: PooledRequest, naming: RefusalNaming): Promise<PooledAnswer> {
-    let method: 'POST' | 'GET' = 'POST';
+    let method = request.method ?? 'POST';
     for (let hop = 0; ; hop++) {
       const target = await this.vet(url, naming);
       let answer: PooledAnswer;

@@ -6,7 +6,8 @@
  *   artifact ("step 2") and completion, so a test can see events arrive before the agent is done;
  * - `wait`: a task that works until it is cancelled.
  * Push-notification configs are stored (set, get, list, delete) but nothing is pushed.
- * Each records the headers of every request it receives.
+ * Each records the headers of every request it receives. With `binding: 'rest'` the agent serves
+ * only the SDK's HTTP+JSON (REST) transport at `{url}/rest`, and its card says so.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, Server } from 'node:http';
@@ -14,15 +15,17 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Role, TaskState, type Message as V1Message, type Part as V1Part } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler as V1Handler, InMemoryPushNotificationStore as V1PushStore, InMemoryTaskStore as V1Store, type AgentExecutor as V1Executor } from '@a2a-js/sdk/server';
-import { agentCardHandler as v1CardHandler, jsonRpcHandler as v1JsonRpc, UserBuilder as V1Users } from '@a2a-js/sdk/server/express';
+import { agentCardHandler as v1CardHandler, jsonRpcHandler as v1JsonRpc, restHandler as v1Rest, UserBuilder as V1Users } from '@a2a-js/sdk/server/express';
 import { DefaultRequestHandler as V03Handler, InMemoryPushNotificationStore as V03PushStore, InMemoryTaskStore as V03Store, type AgentExecutor as V03Executor } from 'a2a-sdk-v03/server';
-import { agentCardHandler as v03CardHandler, jsonRpcHandler as v03JsonRpc, UserBuilder as V03Users } from 'a2a-sdk-v03/server/express';
+import { agentCardHandler as v03CardHandler, jsonRpcHandler as v03JsonRpc, restHandler as v03Rest, UserBuilder as V03Users } from 'a2a-sdk-v03/server/express';
 
 export interface FakeA2aAgent {
   /** The agent's base URL (its card under /.well-known/agent-card.json). */
   url: string;
   version: '0.3' | '1.0';
   requests: IncomingHttpHeaders[];
+  /** Method and path of every request, for the binding tests. */
+  routes: string[];
   /** Lets every waiting `steps` task go on. */
   release(): void;
   close(): Promise<void>;
@@ -122,15 +125,18 @@ async function listen(app: express.Express): Promise<{ server: Server; url: stri
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-/** An A2A agent of `version`, its JSON-RPC at `{url}/rpc`. `name` names it in its card. */
-export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${version} agent`): Promise<FakeA2aAgent> {
+/** An A2A agent of `version`, its JSON-RPC at `{url}/rpc` (or, `binding: 'rest'`, only HTTP+JSON at `{url}/rest`). `name` names it in its card. */
+export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${version} agent`, binding: 'jsonrpc' | 'rest' = 'jsonrpc'): Promise<FakeA2aAgent> {
   const waits: Waits = { gates: [], cancels: new Map() };
   const requests: IncomingHttpHeaders[] = [];
+  const routes: string[] = [];
   const app = express();
   app.use((req, _res, next) => {
     requests.push(req.headers);
+    routes.push(`${req.method} ${req.url}`);
     next();
   });
+  const rest = binding === 'rest';
   // The card needs the port: the app listens first, the routes are added after.
   const { server, url } = await listen(app);
   if (version === '1.0') {
@@ -138,7 +144,7 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
       name,
       description: 'A test agent',
       version: '1.0.0',
-      supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+      supportedInterfaces: [rest ? { url: `${url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' } : { url: `${url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
       provider: undefined,
       capabilities: { streaming: true, pushNotifications: true, extensions: [] },
       securitySchemes: {},
@@ -150,14 +156,16 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
     };
     const handler = new V1Handler(card as unknown as ConstructorParameters<typeof V1Handler>[0], new V1Store(), v1Executor(waits), undefined, new V1PushStore(), noPushes);
     app.use('/.well-known/agent-card.json', v1CardHandler({ agentCardProvider: handler }));
-    app.use('/rpc', v1JsonRpc({ requestHandler: handler, userBuilder: V1Users.noAuthentication }));
+    if (rest) app.use('/rest', v1Rest({ requestHandler: handler, userBuilder: V1Users.noAuthentication }));
+    else app.use('/rpc', v1JsonRpc({ requestHandler: handler, userBuilder: V1Users.noAuthentication }));
   } else {
     const card = {
       name,
       description: 'A test agent',
       protocolVersion: '0.3.0',
       version: '1.0.0',
-      url: `${url}/rpc`,
+      url: rest ? `${url}/rest` : `${url}/rpc`,
+      ...(rest ? { preferredTransport: 'HTTP+JSON' } : {}),
       capabilities: { streaming: true, pushNotifications: true },
       defaultInputModes: ['text'],
       defaultOutputModes: ['text'],
@@ -165,12 +173,14 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
     };
     const handler = new V03Handler(card, new V03Store(), v03Executor(waits), undefined, new V03PushStore(), noPushes);
     app.use('/.well-known/agent-card.json', v03CardHandler({ agentCardProvider: handler }));
-    app.use('/rpc', v03JsonRpc({ requestHandler: handler, userBuilder: V03Users.noAuthentication }));
+    if (rest) app.use('/rest', v03Rest({ requestHandler: handler, userBuilder: V03Users.noAuthentication }));
+    else app.use('/rpc', v03JsonRpc({ requestHandler: handler, userBuilder: V03Users.noAuthentication }));
   }
   return {
     url,
     version,
     requests,
+    routes,
     release: () => waits.gates.splice(0).forEach((go) => go()),
     close: () =>
       new Promise<void>((resolve) => {

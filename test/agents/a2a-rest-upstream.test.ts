@@ -1,0 +1,174 @@
+/**
+ * Agents that offer only A2A's HTTP+JSON (REST) binding: SDK-built agents of both lines serving
+ * only the SDK's REST transport, called by gw over that binding, whatever the caller speaks
+ * (the 1.x and 0.3 SDKs' JSON-RPC clients, the 1.x SDK's REST client): send, stream (each event as
+ * the agent sends it), get, cancel, resubscribe after a dropped stream, push configs, the agent's
+ * errors mapped to the caller's binding, and the log row naming the binding used to the agent.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, RestTransportFactory } from '@a2a-js/sdk/client';
+import { fullEngines } from '../helpers/engines.js';
+import { startFakeA2aAgent, type FakeA2aAgent } from '../helpers/fake-a2a-agents.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { AGENT_TOKEN, gwFetch, PUBLIC_URL, registerAgent, testClient, v1TestClient, workspaceKey, type Seen, type TestClient } from './a2a-fixtures.js';
+
+const VERSIONS = ['1.0', '0.3'] as const;
+const CALLERS = ['1.0 JSON-RPC', '0.3 JSON-RPC', '1.0 REST'] as const;
+type Caller = (typeof CALLERS)[number];
+
+async function clientFor(caller: Caller, app: TestApp, slug: string, headers: Record<string, string>): Promise<TestClient> {
+  if (caller === '1.0 JSON-RPC') return testClient('1.0', app, slug, headers);
+  if (caller === '0.3 JSON-RPC') return testClient('0.3', app, slug, headers);
+  const fetchImpl = gwFetch(app, headers);
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory({ fetchImpl })], preferredTransports: ['HTTP+JSON'], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }));
+  return v1TestClient(await factory.createFromUrl(`${PUBLIC_URL}/a2a/${slug}/`));
+}
+
+async function collect(events: AsyncGenerator<Seen>): Promise<Seen[]> {
+  const seen: Seen[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
+}
+
+for (const engine of fullEngines()) {
+  describe(`agents offering only HTTP+JSON (${engine.name})`, () => {
+    let app: TestApp;
+    let key: string;
+    const agents = new Map<string, FakeA2aAgent>();
+    const slugOf = (version: string) => `rest-only-${version.replace('.', '')}`;
+
+    before(async () => {
+      app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_PUBLIC_URL: PUBLIC_URL } });
+      for (const version of VERSIONS) {
+        const agent = await startFakeA2aAgent(version, `${version} REST agent`, 'rest');
+        agents.set(version, agent);
+        await registerAgent(app, agent, slugOf(version));
+      }
+      key = await workspaceKey(app);
+    });
+    after(async () => {
+      await app.close();
+      for (const agent of agents.values()) await agent.close();
+    });
+
+    for (const agentVersion of VERSIONS) {
+      const slug = slugOf(agentVersion);
+      const routePrefix = agentVersion === '1.0' ? '/rest' : '/rest/v1';
+
+      for (const caller of CALLERS) {
+        const label = `a ${caller} caller and a ${agentVersion} REST-only agent`;
+
+        test(`${label}: send and get go to the agent's REST routes with its credential`, async () => {
+          const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
+          const agent = agents.get(agentVersion)!;
+          const seenBefore = agent.routes.length;
+          const answer = await client.send('hello binding');
+          assert.equal(answer.kind, 'task');
+          assert.equal(answer.state, 'completed');
+          assert.deepEqual(answer.texts, ['echo hello binding']);
+          const fetched = await client.get(answer.taskId!);
+          assert.equal(fetched.taskId, answer.taskId);
+          assert.equal(fetched.state, 'completed');
+          const routes = agent.routes.slice(seenBefore);
+          assert.deepEqual(routes, [`POST ${routePrefix}/message:send`, `GET ${routePrefix}/tasks/${answer.taskId}`]);
+          for (const headers of agent.requests.slice(-2)) assert.equal(headers.authorization, `Bearer ${AGENT_TOKEN}`);
+        });
+
+        test(`${label}: stream events arrive as the agent sends them`, async () => {
+          const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
+          const seen: Seen[] = [];
+          for await (const event of client.stream('steps')) {
+            seen.push(event);
+            if (event.kind === 'status' && event.state === 'working') break; // the agent waits for release(): this event came before the end
+          }
+          assert.deepEqual(seen.map((event) => event.kind), ['task', 'status']);
+          assert.deepEqual(seen[1]!.texts, ['step 1']);
+          agents.get(agentVersion)!.release();
+          const full = await collect(client.stream('streamed binding'));
+          assert.deepEqual(full.map((event) => event.kind), ['task', 'artifact', 'status']);
+          assert.deepEqual(full[1]!.texts, ['echo streamed binding']);
+          assert.equal(full[2]!.state, 'completed');
+        });
+
+        test(`${label}: after a dropped stream, resubscribe follows the task and cancel ends it`, async () => {
+          const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
+          let taskId: string | undefined;
+          for await (const event of client.stream('wait')) {
+            taskId = event.taskId;
+            if (event.kind === 'status' && event.state === 'working') break; // drops the stream; the task works on
+          }
+          assert.ok(taskId);
+          const resubscribed = client.resubscribe(taskId);
+          const first = await resubscribed.next();
+          assert.equal(first.done, false);
+          const cancelled = await client.cancel(taskId);
+          assert.equal(cancelled.taskId, taskId);
+          const rest = [first.value as Seen, ...(await collect(resubscribed))];
+          assert.equal(rest.at(-1)!.state, 'canceled');
+          assert.equal((await client.get(taskId)).state, 'canceled');
+        });
+
+        test(`${label}: push-notification configs are set, read, listed and deleted`, async () => {
+          const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
+          const task = await client.send('a task to watch');
+          const hook = 'http://127.0.0.1:9/hook';
+          const configs = await client.pushConfigs(task.taskId!, hook);
+          assert.equal(configs.got.id, 'hook-1');
+          assert.equal(configs.got.url, hook);
+          assert.equal(configs.got.taskId, task.taskId);
+          assert.deepEqual(configs.listed, ['hook-1']);
+          assert.deepEqual(configs.afterDelete, []);
+        });
+      }
+
+      test(`a ${agentVersion} REST-only agent's errors: HTTP status and body become JSON-RPC codes, and the REST binding's errors again`, async () => {
+        const headers = { 'x-gw-api-key': key, 'a2a-version': '1.0' };
+        const rpc = (method: string, params: Record<string, unknown>) => app.http.post(`/a2a/${slug}`).set(headers).send({ jsonrpc: '2.0', id: 7, method, params });
+        const missing = await rpc('GetTask', { id: 'no-such-task' });
+        assert.equal(missing.body.id, 7);
+        assert.equal(missing.body.error?.code, -32001, JSON.stringify(missing.body));
+        const missing03 = await app.http.post(`/a2a/${slug}`).set({ 'x-gw-api-key': key }).send({ jsonrpc: '2.0', id: 'x', method: 'tasks/get', params: { id: 'no-such-task' } });
+        assert.equal(missing03.body.error?.code, -32001, JSON.stringify(missing03.body));
+        assert.ok(!Array.isArray(missing03.body.error.data), '1.0 details mean nothing to a 0.3 caller');
+        const rest = await app.http.get(`/a2a/${slug}/tasks/no-such-task`).set({ 'x-gw-api-key': key });
+        assert.equal(rest.status, 404, JSON.stringify(rest.body));
+        assert.equal(rest.body.error.details[0].reason, 'TASK_NOT_FOUND');
+        const done = await rpc('SendMessage', { message: { messageId: `m-${agentVersion}`, role: 'ROLE_USER', parts: [{ text: 'done' }] } });
+        const taskId = done.body.result.task.id as string;
+        const notCancelable = await rpc('CancelTask', { id: taskId });
+        assert.equal(notCancelable.body.error?.code, -32002, JSON.stringify(notCancelable.body));
+        const restCancel = await app.http.post(`/a2a/${slug}/tasks/${taskId}:cancel`).set({ 'x-gw-api-key': key }).send({});
+        assert.equal(restCancel.status, 400, JSON.stringify(restCancel.body));
+        assert.equal(restCancel.body.error.details[0].reason, 'TASK_NOT_CANCELABLE');
+      });
+
+      test(`a ${agentVersion} REST-only agent: the log row names the binding used to the agent`, async () => {
+        const answer = await app.http
+          .post(`/a2a/${slug}`)
+          .set({ 'x-gw-api-key': key, 'a2a-version': '1.0' })
+          .send({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `log-${agentVersion}`, role: 'ROLE_USER', parts: [{ text: 'logged' }] } } });
+        const taskId = answer.body.result.task.id as string;
+        await app.services.requestLogs.flush();
+        const logs = await app.http.get('/v1/logs').query({ endpoint: 'a2a', limit: 100 }).set({ 'x-gw-api-key': app.adminKey });
+        assert.equal(logs.status, 200, JSON.stringify(logs.body));
+        const row = (logs.body.data as Array<{ status: number; metadata: Record<string, string> }>).find((entry) => entry.metadata.a2a_task_id === taskId);
+        assert.ok(row, 'the call is logged');
+        assert.equal(row.metadata.a2a_agent_binding, 'rest');
+        assert.equal(row.metadata.a2a_agent_version, agentVersion);
+        assert.equal(row.metadata.a2a_task_state, 'completed');
+        assert.equal(row.status, 200);
+      });
+    }
+
+    test('ListTasks reaches a 1.0 REST agent as GET /tasks and is refused for a 0.3 one, whose binding has no such route', async () => {
+      const list = (slug: string) => app.http.post(`/a2a/${slug}`).set({ 'x-gw-api-key': key, 'a2a-version': '1.0' }).send({ jsonrpc: '2.0', id: 2, method: 'ListTasks', params: { pageSize: 5 } });
+      const listed = await list(slugOf('1.0'));
+      assert.ok(Array.isArray(listed.body.result?.tasks), JSON.stringify(listed.body));
+      assert.equal(agents.get('1.0')!.routes.at(-1), 'GET /rest/tasks?pageSize=5');
+      const refused = await list(slugOf('0.3'));
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error.code, -32004);
+    });
+  });
+}
