@@ -1,6 +1,7 @@
 /** Agent integrations (A2A agents gw relays to): the list and each one's detail with its agent card. */
 import type { AgentIntegration } from '../../api/types';
 import { ResourcePage, show, type ResourceSpec } from '../../components/resource-page';
+import { AgentClientTls } from './agent-client-tls';
 
 const agents: ResourceSpec<AgentIntegration> = {
   page: '/agents',
@@ -20,9 +21,11 @@ const agents: ResourceSpec<AgentIntegration> = {
     ['URL', a.url],
     ['Auth', a.auth_type],
     ['Status', a.status],
+    ['Client certificate', a.client_tls ? `set (key ${a.client_tls.private_key})` : 'none'],
     ['Agent card', a.agent_card ? `${a.agent_card.name ?? ''} ${a.agent_card.version ?? ''}`.trim() || 'fetched' : 'none'],
     ['Updated', show.time(a.updated_at)],
   ],
+  Extra: AgentClientTls,
 };
 
 export function AgentsPage({ rest }: { rest: string }) {
