@@ -6,6 +6,8 @@
  * errors mapped to the caller's binding, and the log row naming the binding used to the agent.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, RestTransportFactory } from '@a2a-js/sdk/client';
 import { fullEngines } from '../helpers/engines.js';
@@ -172,3 +174,75 @@ for (const engine of fullEngines()) {
     });
   });
 }
+
+/** A hand-written 1.0 agent offering only HTTP+JSON that misbehaves on purpose: a huge answer, a stream that goes silent, a bare 503. */
+async function startRoughRestAgent(maxBytes: number): Promise<{ url: string; server: Server }> {
+  const task = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const text = req.method === 'POST' ? (JSON.parse(body || '{}') as { message?: { parts?: Array<{ text?: string }> } }).message?.parts?.[0]?.text : undefined;
+      if (req.url === '/rest/message:send' && text === 'huge') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ task: { ...task, metadata: { padding: 'x'.repeat(maxBytes * 2) } } }));
+      } else if (req.url === '/rest/message:stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ task })}\n\n`); // then silence
+      } else {
+        res.writeHead(503, { 'content-type': 'text/plain' });
+        res.end('busy');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('an HTTP+JSON-only agent within the same bounds', () => {
+  const MAX_BYTES = 4096;
+  let app: TestApp;
+  let agent: { url: string; server: Server };
+  let key: string;
+
+  before(async () => {
+    agent = await startRoughRestAgent(MAX_BYTES);
+    app = await startTestApp({ env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_MAX_UPSTREAM_ANSWER_BYTES: String(MAX_BYTES), REQUEST_TIMEOUT: '500' } });
+    const card = { name: 'rough', version: '1', supportedInterfaces: [{ url: `${agent.url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], capabilities: { streaming: true }, skills: [] };
+    const created = await app.http.post('/v2/agent-integrations').set({ 'x-gw-api-key': app.adminKey }).send({ name: 'rough', slug: 'rough-rest', url: agent.url, agent_card: card });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    key = await workspaceKey(app);
+  });
+  after(async () => {
+    await app.close();
+    agent.server.closeAllConnections();
+    await new Promise((resolve) => agent.server.close(resolve));
+  });
+
+  const call = (method: string, text: string) =>
+    app.http
+      .post('/a2a/rough-rest/')
+      .set({ 'x-gw-api-key': key, 'a2a-version': '1.0' })
+      .send({ jsonrpc: '2.0', id: 9, method, params: { message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] } } });
+
+  test('an answer over GW_MAX_UPSTREAM_ANSWER_BYTES is refused', async () => {
+    const answer = await call('SendMessage', 'huge');
+    assert.equal(answer.status, 502, JSON.stringify(answer.body));
+    assert.equal(answer.body.error.data.code, 'upstream_answer_too_large');
+  });
+
+  test('a stream silent for longer than REQUEST_TIMEOUT ends with an error event after what arrived', async () => {
+    const answer = await call('SendStreamingMessage', 'quiet');
+    assert.equal(answer.status, 200);
+    const seen = answer.text.split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => JSON.parse(block.slice(6)) as { result?: { task?: { id: string } }; error?: { data: { type: string } } });
+    assert.equal(seen.length, 2);
+    assert.equal(seen[0]!.result?.task?.id, 't-1');
+    assert.equal(seen[1]!.error?.data.type, 'timeout_error');
+  });
+
+  test('a bare HTTP status without an error body is an internal error naming the status', async () => {
+    const answer = await app.http.post('/a2a/rough-rest/').set({ 'x-gw-api-key': key, 'a2a-version': '1.0' }).send({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 't-1' } });
+    assert.equal(answer.body.error.code, -32603, JSON.stringify(answer.body));
+    assert.match(answer.body.error.message, /HTTP 503/);
+  });
+});
