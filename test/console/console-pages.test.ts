@@ -12,6 +12,7 @@ import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fake-mcp-serv
 import { startGatewayApp, type GatewayApp } from '../helpers/gateway-app.js';
 import { startOidcIdp } from '../helpers/oidc-idp.js';
 import { EXAMPLE_NAMES, stubResolver } from '../helpers/stub-resolver.js';
+import { makeTestCertificates } from '../helpers/test-certificates.js';
 import { addMcpServer } from '../mcp/mcp-fixtures.js';
 import { accessibilityProblems, assertConsoleTestable, fitsWindow, launchBrowser, screenshot, type Browser } from './browser.js';
 
@@ -216,6 +217,19 @@ describe('the console pages for the rest of the house', () => {
     await open('Agents', 'Agent integrations');
     await page.getByRole('table', { name: 'Agent integrations' }).getByRole('link', { name: 'Travel agent' }).click();
     await page.getByRole('heading', { level: 1, name: 'Travel agent' }).waitFor();
+    // A client certificate saved from the form: the key never comes back, only its mask.
+    const certs = makeTestCertificates();
+    const keyLine = certs.clientKey.split('\n')[2]!;
+    const tls = page.getByRole('form', { name: 'Client certificate' });
+    await tls.getByLabel('Certificate (PEM)').fill(certs.clientCert);
+    await tls.getByLabel('Private key (PEM)').fill(certs.clientKey);
+    await tls.getByLabel('CA bundle (PEM)').fill(certs.ca);
+    await tls.getByRole('button', { name: 'Save client certificate' }).click();
+    await page.getByRole('status').filter({ hasText: 'Client certificate saved' }).waitFor();
+    assert.equal(await tls.getByLabel('Private key (PEM)').inputValue(), '');
+    assert.match(await page.locator('main').innerText(), /its private key is stored as/);
+    assert.ok(!(await page.locator('main').innerText()).includes(keyLine), 'the private key is never in the page');
+    await quietAndAccessible('agent-client-tls');
 
     await open('Secret references', 'Secret references');
     await page.getByRole('table', { name: 'Secret references' }).getByRole('link', { name: 'vault openai' }).click();
