@@ -23,8 +23,8 @@ export interface ResourceSpec<T> {
   /** The columns after the first (the name, linking to the detail). */
   columns: Column<T>[];
   facts?: (item: T) => [string, ReactNode][];
-  /** Panels below the facts (a server's tools, a run's steps). */
-  Extra?: ComponentType<{ item: T }>;
+  /** Panels below the facts (a server's tools, a run's steps); `reload` reads the record again after a panel changed it. */
+  Extra?: ComponentType<{ item: T; reload: () => void }>;
 }
 
 export function ResourceList<T>({ spec, query, refresh }: { spec: ResourceSpec<T>; query?: Record<string, string | number>; refresh?: number }) {
@@ -60,7 +60,7 @@ export function ResourceDetail<T>({ spec, id }: { spec: ResourceSpec<T>; id: str
               ))}
             </dl>
           )}
-          {spec.Extra && <spec.Extra item={item} />}
+          {spec.Extra && <spec.Extra item={item} reload={record.reload} />}
           <h2>As gw answers it</h2>
           <JsonView value={item} label="Record as JSON" />
         </>

@@ -14,7 +14,7 @@ import { FormProblem, useAction } from '../../use-action';
 
 type ClientTls = AgentIntegration['client_tls'];
 
-export function AgentClientTls({ item }: { item: AgentIntegration }) {
+export function AgentClientTls({ item, reload }: { item: AgentIntegration; reload: () => void }) {
   const identity = useIdentity();
   const [stored, setStored] = useState<ClientTls>(item.client_tls);
   const [certificate, setCertificate] = useState(item.client_tls?.certificate ?? '');
@@ -35,6 +35,7 @@ export function AgentClientTls({ item }: { item: AgentIntegration }) {
       setCa(updated.client_tls?.ca_certificates ?? '');
       setPrivateKey('');
       setSaved(done);
+      reload(); // the summary and the record below show the change
     });
 
   const submit = (event: FormEvent) => {

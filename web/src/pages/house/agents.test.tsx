@@ -40,6 +40,8 @@ describe('the agent integration detail: client certificate (mTLS)', () => {
     expect(view.container.textContent).toContain('Stored as -----...----');
     expect(view.container.textContent).not.toContain('secret-key-body');
     expect(view.container.querySelector('[role="status"]')?.textContent).toBe('Client certificate saved');
+    await settle();
+    expect(view.container.querySelector('[aria-label="Summary"]')?.textContent).toContain('set (key -----...----');
   });
 
   test('with a stored certificate, an empty key box keeps the key (not sent); Remove sends null', async () => {
