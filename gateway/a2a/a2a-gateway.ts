@@ -1,7 +1,8 @@
 /**
  * The A2A door at `{base}/a2a/{slug}`: one JSON-RPC request in either generation, checked (known
  * agent, allowed skill, `agents` rate limits, push-notification URLs through the outbound guard,
- * input guardrails), sent to the agent in its own generation with the integration's credential,
+ * input guardrails), sent to the agent in its own generation and binding (JSON-RPC, or HTTP+JSON
+ * for an agent offering only that: rest-upstream.ts) with the integration's credential,
  * and answered in the caller's: JSON for the plain methods, SSE for the streaming ones with each
  * event written as it arrives. Every call is logged, answered or refused.
  */
