@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, RestTransportFactory } from '@a2a-js/sdk/client';
+import { agentEndpoint } from '../../gateway/a2a/agent-endpoint.js';
 import { fullEngines } from '../helpers/engines.js';
 import { startFakeA2aAgent, type FakeA2aAgent } from '../helpers/fake-a2a-agents.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -245,4 +246,13 @@ describe('an HTTP+JSON-only agent within the same bounds', () => {
     assert.equal(answer.body.error.code, -32603, JSON.stringify(answer.body));
     assert.match(answer.body.error.message, /HTTP 503/);
   });
+});
+
+test('the binding is chosen from the card: JSON-RPC whenever offered, else HTTP+JSON (1.0 before 0.3), else the integration URL', () => {
+  const v1 = (...interfaces: Array<Record<string, string>>) => ({ name: 'a', supportedInterfaces: interfaces });
+  assert.deepEqual(agentEndpoint(v1({ url: 'https://a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }, { url: 'https://a/rpc03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }), 'https://a'), { url: 'https://a/rpc03', version: '0.3', binding: 'jsonrpc' });
+  assert.deepEqual(agentEndpoint(v1({ url: 'https://a/v03', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }, { url: 'https://a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 't1' }), 'https://a'), { url: 'https://a/rest', version: '1.0', binding: 'rest', tenant: 't1' });
+  assert.deepEqual(agentEndpoint({ name: 'a', url: 'https://a/rest', preferredTransport: 'HTTP+JSON', additionalInterfaces: [{ url: 'https://a/rpc', transport: 'JSONRPC' }] }, 'https://a'), { url: 'https://a/rpc', version: '0.3', binding: 'jsonrpc' });
+  assert.deepEqual(agentEndpoint({ name: 'a', url: 'https://a/rest', preferredTransport: 'HTTP+JSON' }, 'https://a'), { url: 'https://a/rest', version: '0.3', binding: 'rest' });
+  assert.deepEqual(agentEndpoint({ name: 'a', url: 'https://a/grpc', preferredTransport: 'GRPC' }, 'https://a'), { url: 'https://a', version: '0.3', binding: 'jsonrpc' });
 });
