@@ -3,7 +3,7 @@
  * 0.3's transport, under `v1/`, is rest-v03-binding.ts): each route names one A2A
  * method, so gw turns the route and its body into that method's JSON-RPC request (the 1.0 JSON of
  * both bindings is the same) and relays it as the JSON-RPC door does: same checks, the agent
- * spoken to over its JSON-RPC interface in its own generation, the same log row (with
+ * spoken to in the binding and generation its card offers (agent-endpoint.ts), the same log row (with
  * `a2a_binding: rest`). Answers leave in the binding's shape: the result as the body, SSE events
  * as bare results, errors as `{error: {code, status, message, details}}` with the HTTP status.
  */
