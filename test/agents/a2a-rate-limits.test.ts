@@ -45,11 +45,12 @@ for (const setup of setups) {
       await agent.close();
     });
 
-    test(`${N} calls per minute per skill of one agent: exactly ${N} of ${SENT} pass for each skill, over every instance`, async () => {
+    test(`${N} calls per hour per skill of one agent: exactly ${N} of ${SENT} pass for each skill, over every instance`, async () => {
+      // An hour window: windows are fixed, so a minute one let calls straddling its boundary through.
       const created = await apps[0]!.http
         .post('/v2/policies/rate-limits')
         .set({ 'x-gw-api-key': apps[0]!.adminKey })
-        .send({ name: 'per skill', target: 'agents', type: 'requests', unit: 'minute', value: N, conditions: [{ key: 'metadata.a2a_agent', value: 'limited' }], group_by: [{ key: 'metadata.a2a_skill' }] });
+        .send({ name: 'per skill', target: 'agents', type: 'requests', unit: 'hour', value: N, conditions: [{ key: 'metadata.a2a_agent', value: 'limited' }], group_by: [{ key: 'metadata.a2a_skill' }] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       for (const app of apps) {
         for (let i = 0; i < 500 && !(await app.services.limitPolicies.of(app.boot.organisationId)).rate.some((policy) => policy.id === created.body.id); i++) {
