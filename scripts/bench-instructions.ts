@@ -7,19 +7,21 @@
  *
  *   --check (`make bench-instructions-check`, a CI step): fails when an operation costs more than
  *     its budget in scripts/instruction-budget.json by more than the file's tolerance (3%), and when
- *     the budget file itself raised an operation's budget without changing its reason (see
- *     checkRaisesHaveReasons). No bare proxy, to keep the step short.
+ *     the budget file itself raised an operation's budget without changing its reason (rules in
+ *     bench/instruction-budget.ts, compared with git as baseRevision says). No bare proxy, to keep the step short.
  *   --write: stores the measured counts in the budget file (reasons kept: edit them by hand).
  *
  *   BENCH_WARMUP_REQUESTS (200): calls of each operation before counting, so the JIT has settled
- *   BENCH_REQUESTS (100): calls counted per operation; BENCH_CONNECTIONS (4) in flight at once
+ *   BENCH_REQUESTS (100): calls counted per operation; BENCH_CONNECTIONS (1) in flight at once (one
+ *     after the other: with several, how the calls interleave on gw's event loop moves with timing)
  *   BENCH_ONLY: comma-separated operation names to count alone (e.g. `chat,embeddings`; --write then stores only those)
  *   BENCH_READY_SECONDS (900): how long gw may take to start under callgrind (a loaded machine makes it slow)
  *
  * One gw process, compiled from dist/ (the make targets build first), serves every operation in
  * turn under callgrind; the fake upstream, the fake MCP server and the calls themselves run normally.
  * Callgrind runs a program about fifty times slower. The counts depend on the warm-up and counted
- * numbers, so the budget holds for the defaults.
+ * numbers, so the budget holds for the defaults. What keeps them repeatable (COUNTING_FLAGS,
+ * COUNTING_ENV, settle) is in docs/performance.md, "A CPU budget for CI".
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'undici';
+import { baseRevision, overBudget, parseBudget, raisesWithoutReason, type Budget } from './bench/instruction-budget.js';
 import { registerMcp } from './bench/mcp-latency.js';
 import {
   BENCH_PROMPT,
@@ -51,21 +54,13 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const budgetFile = path.join(here, 'instruction-budget.json');
 const warmupCalls = Number(process.env.BENCH_WARMUP_REQUESTS ?? 200);
 const countedCalls = Number(process.env.BENCH_REQUESTS ?? 100);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 1);
 const readySeconds = Number(process.env.BENCH_READY_SECONDS ?? 900);
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const check = process.argv.includes('--check');
 const write = process.argv.includes('--write');
 
 const children: ChildProcess[] = [];
-
-interface Budget {
-  /** How far over its budget an operation may go (0.03: 3%) before the check fails. */
-  tolerance: number;
-  warmupCalls: number;
-  countedCalls: number;
-  operations: Record<string, { instructions: number; reason: string }>;
-}
 
 /** One call of an operation; throws when the answer is not the working path's. */
 type Call = () => Promise<void>;
@@ -89,19 +84,36 @@ async function withTimeout<T>(promise: Promise<T>, seconds: number, what: string
 }
 
 /**
+ * V8 flags for every counted process, so that the same calls cost the same instructions run after
+ * run: V8 compiles optimised code and collects garbage on the main thread at points set by the work
+ * done (not by when a background thread finishes; --single-threaded), no GC is started by a timer
+ * (--no-memory-reducer), Math.random and V8's hash seeds are fixed (--random-seed), and the heap is
+ * collected before each window (--expose-gc, see `count`).
+ */
+const COUNTING_FLAGS = ['--single-threaded', '--no-memory-reducer', '--random-seed=1', '--expose-gc'];
+
+/**
+ * gw's settings in the count: timers that fire with wall-clock time (which callgrind's slowdown and
+ * the machine's load stretch) must not put a varying amount of work into the window. The request
+ * log is written when a batch (GW_LOG_BATCH_SIZE, 100) is full, never by its flush timer, so each
+ * window of 100 calls holds one write; the job queue does not poll during it.
+ */
+const COUNTING_ENV = { GW_LOG_FLUSH_INTERVAL_MS: '60000', GW_JOBS_POLL_MS: '60000' };
+
+/**
  * A compiled bench server under callgrind, one count per thread: --smc-check=all-non-file because V8
  * writes the code it runs (into anonymous memory); --instr-atstart=no leaves boot uncounted, which
  * makes it several times faster (counting starts with the first operation's warm-up).
  */
-async function underCallgrind(name: string, args: string[], env: Record<string, string>, outDir: string): Promise<{ port: number; pid: number }> {
+async function underCallgrind(name: string, args: string[], env: Record<string, string>, outDir: string): Promise<{ port: number; pid: number; child: ChildProcess }> {
   const child = fork(path.resolve('dist/scripts/bench', `${name}.js`), args, {
     execPath: 'valgrind',
-    execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${path.join(outDir, name)}.%p`, process.execPath, ...nodeFlags()],
+    execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${path.join(outDir, name)}.%p`, process.execPath, ...nodeFlags(), ...COUNTING_FLAGS],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
   children.push(child);
-  return { port: await withTimeout(readyPort(child, name), readySeconds, `starting ${name} under callgrind`), pid: child.pid! };
+  return { port: await withTimeout(readyPort(child, name), readySeconds, `starting ${name} under callgrind`), pid: child.pid!, child };
 }
 
 function callgrind(pid: number, ...command: string[]): void {
@@ -152,12 +164,32 @@ function readDump(outDir: string, name: string, pid: number, trigger: string, ca
   return { main: main / calls, all: all / calls };
 }
 
-/** Warm up, then count `countedCalls` calls, `parallel` at once. */
-async function count(server: { pid: number }, name: string, outDir: string, op: string, call: Call, parallel: number): Promise<{ main: number; all: number }> {
+/**
+ * Waits until the counted process has finished what the last call left behind (its log line, its
+ * entry in the request log's queue, closing promises): a pause, then a message it answers once the
+ * work queued before it is done, collecting garbage first (child-ipc.ts).
+ */
+async function settle(server: { child: ChildProcess }): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await new Promise<void>((resolve) => {
+    const settled = (message: { settled?: true }) => {
+      if (!message.settled) return;
+      server.child.off('message', settled);
+      resolve();
+    };
+    server.child.on('message', settled);
+    server.child.send({ settle: true });
+  });
+}
+
+/** Warm up, then count `countedCalls` calls, `parallel` at once, each end of the window settled. */
+async function count(server: { pid: number; child: ChildProcess }, name: string, outDir: string, op: string, call: Call, parallel: number): Promise<{ main: number; all: number }> {
   callgrind(server.pid, '--instr=on');
   await repeat(call, warmupCalls, parallel);
+  await settle(server);
   callgrind(server.pid, '--zero');
   await repeat(call, countedCalls, parallel);
+  await settle(server);
   callgrind(server.pid, `--dump=${op}`);
   return readDump(outDir, name, server.pid, op, countedCalls);
 }
@@ -203,42 +235,35 @@ function operations(gwUrl: string, pool: Pool, adminKey: string, upstreamPort: n
   ];
 }
 
-function readBudget(text: string): Budget {
-  return JSON.parse(text) as Budget;
-}
-
-/** A raised budget must say why: each operation whose budget went up since `base` has a changed reason. */
-function checkRaisesHaveReasons(current: Budget): string[] {
+/** The budget file as committed before this change (see baseRevision), or undefined when git has none to compare with. */
+function earlierBudget(): Budget | undefined {
   const relative = path.relative(process.cwd(), budgetFile);
   const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  let base: Budget;
   try {
-    // Uncommitted edits are judged against HEAD; a committed file against the commit before HEAD.
     const edited = git('status', '--porcelain', '--', relative).trim() !== '';
-    base = readBudget(git('show', `${edited ? 'HEAD' : 'HEAD~1'}:${relative}`));
+    let hasParent = true;
+    try {
+      git('rev-parse', '--verify', '--quiet', 'HEAD~1^{commit}');
+    } catch {
+      hasParent = false; // a single-commit (shallow) clone, or the first commit
+    }
+    const base = baseRevision(edited, hasParent);
+    return base === undefined ? undefined : parseBudget(git('show', `${base}:${relative}`));
   } catch {
-    console.log('budget: no earlier budget file in git history to compare with; raises not checked');
-    return [];
+    return undefined; // not a git checkout, or the file did not exist in that commit
   }
-  const failures: string[] = [];
-  for (const [name, now] of Object.entries(current.operations)) {
-    const before = base.operations[name];
-    if (before && now.instructions > before.instructions && now.reason.trim() === before.reason.trim())
-      failures.push(`${name}: budget raised from ${before.instructions} to ${now.instructions} without a new reason`);
-  }
-  return failures;
 }
 
 async function main(): Promise<void> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'gw-instructions-'));
   const adminKey = `gw-bench-${randomBytes(16).toString('hex')}`;
-  const budget = readBudget(readFileSync(budgetFile, 'utf8'));
+  const budget = parseBudget(readFileSync(budgetFile, 'utf8'));
   try {
     const [upstreamPort, mcpPort] = await Promise.all([startFake('fake-upstream.ts'), startFake('fake-mcp.ts')]);
     const started = Date.now();
     process.stderr.write(`bench-instructions: starting gw${check ? '' : ' and the bare proxy'} under callgrind ...\n`);
     const [gw, proxy] = await Promise.all([
-      underCallgrind('gw-server', [], gwEnv(outDir, adminKey), outDir),
+      underCallgrind('gw-server', [], { ...gwEnv(outDir, adminKey), ...COUNTING_ENV }, outDir),
       check ? undefined : underCallgrind('bare-proxy', [String(upstreamPort)], {}, outDir),
     ]);
     process.stderr.write(`bench-instructions: started in ${((Date.now() - started) / 1000).toFixed(0)} s; ${warmupCalls} calls to warm up, then ${countedCalls} counted, per operation\n`);
@@ -281,15 +306,10 @@ async function main(): Promise<void> {
       console.log(`\nwrote ${path.relative(process.cwd(), budgetFile)}: say in each raised operation's reason why it costs more`);
     }
     if (check) {
-      const failures = checkRaisesHaveReasons(budget);
-      if (budget.warmupCalls !== warmupCalls || budget.countedCalls !== countedCalls)
-        failures.push(`the budget was measured with ${budget.warmupCalls} warm-up and ${budget.countedCalls} counted calls, this run ${warmupCalls} and ${countedCalls}`);
-      for (const [name, { main }] of Object.entries(measured)) {
-        const limit = budget.operations[name]?.instructions;
-        if (limit === undefined) failures.push(`${name}: no budget in the file`);
-        else if (main > limit * (1 + budget.tolerance))
-          failures.push(`${name}: ${Math.round(main)} instructions per call, over its budget ${limit} by more than ${100 * budget.tolerance}%: make it cheaper, or raise the budget (--write) with a reason`);
-      }
+      const before = earlierBudget();
+      if (!before) console.log('budget: no earlier budget file in git history to compare with; raises not checked');
+      const main = Object.fromEntries(Object.entries(measured).map(([name, counted]) => [name, counted.main]));
+      const failures = [...(before ? raisesWithoutReason(before, budget) : []), ...overBudget(budget, main, { warmupCalls, countedCalls })];
       if (failures.length > 0) {
         for (const failure of failures) console.error(`budget: ${failure}`);
         process.exitCode = 1;
