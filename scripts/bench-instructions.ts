@@ -167,9 +167,10 @@ function readDump(outDir: string, name: string, pid: number, trigger: string, ca
 /**
  * Waits until the counted process has finished what the last call left behind (its log line, its
  * entry in the request log's queue, closing promises): a pause, then a message it answers once the
- * work queued before it is done, collecting garbage first (child-ipc.ts).
+ * work queued before it is done, collecting garbage first when `collect` (child-ipc.ts: only before
+ * the window; a full GC at its end would be counted).
  */
-async function settle(server: { child: ChildProcess }): Promise<void> {
+async function settle(server: { child: ChildProcess }, collect: boolean): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   await new Promise<void>((resolve) => {
     const settled = (message: { settled?: true }) => {
@@ -178,7 +179,7 @@ async function settle(server: { child: ChildProcess }): Promise<void> {
       resolve();
     };
     server.child.on('message', settled);
-    server.child.send({ settle: true });
+    server.child.send(collect ? { settle: true, collect: true } : { settle: true });
   });
 }
 
@@ -186,10 +187,10 @@ async function settle(server: { child: ChildProcess }): Promise<void> {
 async function count(server: { pid: number; child: ChildProcess }, name: string, outDir: string, op: string, call: Call, parallel: number): Promise<{ main: number; all: number }> {
   callgrind(server.pid, '--instr=on');
   await repeat(call, warmupCalls, parallel);
-  await settle(server);
+  await settle(server, true);
   callgrind(server.pid, '--zero');
   await repeat(call, countedCalls, parallel);
-  await settle(server);
+  await settle(server, false);
   callgrind(server.pid, `--dump=${op}`);
   return readDump(outDir, name, server.pid, op, countedCalls);
 }

@@ -39,12 +39,13 @@ export function reportReady(port: number): void {
   // instruction count (under callgrind a call takes wall time that varies with the machine's load).
   const delay = monitorEventLoopDelay({ resolution: 1 });
   if (process.env.BENCH_LOOP_DELAY === '1') delay.enable();
-  process.on('message', (message: { cpu?: true; settle?: true }) => {
+  process.on('message', (message: { cpu?: true; settle?: true; collect?: true }) => {
     // The instruction count's barrier before and after its window: the work queued before this
-    // message is done by the time it is answered, and (with --expose-gc) the heap starts the window
-    // collected, so a major GC lands in it only when the window itself fills the heap.
+    // message is done by the time it is answered. Before the window (collect, with --expose-gc) the
+    // heap is also collected, so the window starts on a collected heap; never at its end, where the
+    // full GC would be counted.
     if (message.settle) {
-      (globalThis as { gc?: () => void }).gc?.();
+      if (message.collect) (globalThis as { gc?: () => void }).gc?.();
       process.send!({ settled: true });
     }
     if (message.cpu) {
