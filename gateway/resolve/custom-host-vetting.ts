@@ -5,10 +5,10 @@
  * at connect time (gateway/outbound/pinned-lookup.ts). Refusals are not cached, so a fixed DNS
  * record takes effect at once.
  */
-import { LRUCache } from 'lru-cache';
+import { InvalidatedCache } from '../invalidated-cache.js';
 import type { OutboundGuard } from '../outbound/outbound-guard.js';
 
-type Verdicts = LRUCache<string, { trusted: boolean }>;
+type Verdicts = InvalidatedCache<{ trusted: boolean }>;
 /** One verdict cache per guard: its trusted hosts and resolver decide the verdicts. */
 const verdictsByGuard = new WeakMap<OutboundGuard, Verdicts>();
 
@@ -26,13 +26,10 @@ export interface CustomHostOrigin {
 export async function vetCustomHost(url: string, outbound: OutboundGuard, origin: CustomHostOrigin): Promise<{ trusted: boolean }> {
   let verdicts = verdictsByGuard.get(outbound);
   if (!verdicts) {
-    verdicts = new LRUCache({ max: 2_000, ttl: 60_000 });
+    // Never cleared: a verdict lives its minute (a refusal throws, so it is never kept).
+    verdicts = new InvalidatedCache(2_000, 60_000);
     verdictsByGuard.set(outbound, verdicts);
   }
-  const known = verdicts.get(url);
-  if (known) return known;
-  const vetted = await outbound.vet(url, { ...origin, code: 'custom_host_refused' });
-  const verdict = { trusted: vetted.trusted };
-  verdicts.set(url, verdict);
-  return verdict;
+  // Keyed by where the host came from too: a refusal names it, and concurrent first calls share one lookup.
+  return (await verdicts.get(`${origin.source}\n${url}`, async () => ({ trusted: (await outbound.vet(url, { ...origin, code: 'custom_host_refused' })).trusted })))!;
 }

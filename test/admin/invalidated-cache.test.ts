@@ -29,4 +29,28 @@ describe('the gateway-side cache of saved resources', () => {
     assert.deepEqual(await stale, { v: 'stale' });
     assert.deepEqual(await cache.get('k', async () => ({ v: 'fresh' })), { v: 'fresh' });
   });
+
+  test('an entry past its time to live is loaded again', async () => {
+    const cache = new InvalidatedCache<{ v: number }>(10, 1);
+    let loads = 0;
+    const load = async () => ({ v: ++loads });
+    assert.deepEqual(await cache.get('a', load), { v: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(await cache.get('a', load), { v: 2 }, 'expired: loaded again');
+    assert.equal(loads, 2);
+  });
+
+  test('a full cache drops its oldest entry', async () => {
+    const cache = new InvalidatedCache<{ key: string }>(2, 60_000);
+    const loaded: string[] = [];
+    const get = (key: string) => cache.get(key, async () => (loaded.push(key), { key }));
+    await get('a');
+    await get('b');
+    await get('c'); // over the bound: 'a' goes
+    await get('b');
+    await get('c');
+    assert.deepEqual(loaded, ['a', 'b', 'c'], 'b and c are still held');
+    await get('a');
+    assert.deepEqual(loaded, ['a', 'b', 'c', 'a'], 'a was dropped and is loaded again');
+  });
 });
