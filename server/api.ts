@@ -140,7 +140,9 @@ export async function createApi(definition: Document, handlers: Record<string, H
     if (!secret && carriesProviderAuth(c)) throw missingGatewayKey(c);
     return { principal: await services.credentials.fromToken(secret, 'x-gw-api-key') };
   });
-  api.registerSecurityHandler('bearerAuth', async (c: Context) => {
+  // Not async: on gateway calls this scheme usually answers without a lookup, and the hot
+  // operations await only a promise (server/hot-operations.ts).
+  api.registerSecurityHandler('bearerAuth', (c: Context) => {
     // On gateway calls x-gw-api-key wins when sent, and an inline provider's key is never read as a gw key.
     if (carriesProviderAuth(c) && (c.request.headers['x-gw-api-key'] !== undefined || authorizationIsProviderCredential(c.request.headers, modelOf(c)))) {
       return AUTHORIZATION_NOT_READ;
@@ -151,7 +153,7 @@ export async function createApi(definition: Document, handlers: Record<string, H
     // No bearer token beside an x-gw-api-key the operation also takes: not presented (falsy, no
     // error), so the key's own result decides, without building a "missing key" error on every call.
     if (token === undefined && c.request.headers['x-gw-api-key'] !== undefined && takesGwApiKey(c)) return undefined;
-    return { principal: await services.credentials.fromToken(token, 'Authorization') };
+    return services.credentials.fromToken(token, 'Authorization').then((principal) => ({ principal }));
   });
   // Anthropic clients send their key in x-api-key (the Messages door): read as a gw key there.
   api.registerSecurityHandler('anthropicApiKey', async (c: Context) => {
@@ -160,10 +162,10 @@ export async function createApi(definition: Document, handlers: Record<string, H
     // Absent: not presented (falsy, no error), so the other schemes' reasons are the ones reported.
     return secret ? { principal: await services.credentials.fromToken(secret, 'x-api-key') } : undefined;
   });
-  api.registerSecurityHandler('sessionCookie', async (c: Context) => {
+  api.registerSecurityHandler('sessionCookie', (c: Context) => {
     // No cookie: the scheme was not presented (falsy, no error), so the other schemes' reasons are the ones reported.
     const resolving = services.credentials.fromCookie(c.request.headers as IncomingHttpHeaders, c.request.method);
-    return resolving ? { principal: await resolving } : undefined;
+    return resolving?.then((principal) => ({ principal }));
   });
 
   await api.init();

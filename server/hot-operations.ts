@@ -68,6 +68,8 @@ export function operationRunner(api: OpenAPIBackend, operation: Operation): HotO
   const operationId = operation.operationId as string;
   const requirements = operation.security ?? [];
   const schemes = [...new Set(requirements.flatMap((requirement) => Object.keys(requirement)))];
+  // Each requirement's scheme names, worked out once rather than on every request.
+  const requirementSchemes = requirements.map((requirement) => Object.keys(requirement));
   const validators = api.validator.getRequestValidatorsForOperation(operationId);
   const handler = api.handlers[operationId];
   const { postSecurityHandler, unauthorizedHandler, validationFail, postResponseHandler } = api.handlers;
@@ -84,19 +86,20 @@ export function operationRunner(api: OpenAPIBackend, operation: Operation): HotO
       api,
       operation,
       // The request's own path, as openapi-backend gives it: the MCP gateway's OAuth checks name it (resource-challenge.ts).
-      request: { method: operation.method, path: call.req.url?.split('?', 1)[0] ?? operation.path, headers, query: {}, params, cookies: {}, requestBody: body },
+      request: { method: operation.method, path: pathOf(call.req.url) ?? operation.path, headers, query: {}, params, cookies: {}, requestBody: body },
     } as unknown as Context;
 
     // Each scheme's result, then `authorized`: the object openapi-backend hands the handlers as c.security.
     const results: Record<string, unknown> = {};
     for (const name of schemes) {
       try {
-        results[name] = await api.securityHandlers[name]!(c, call);
+        const result = api.securityHandlers[name]!(c, call);
+        results[name] = result instanceof Promise ? await result : result;
       } catch (error) {
         results[name] = { error: error || new Error('security handler rejected') };
       }
     }
-    const authorized = requirements.some((requirement) => Object.keys(requirement).every((name) => passed(results[name])));
+    const authorized = requirementSchemes.some((names) => names.every((name) => passed(results[name])));
     results.authorized = authorized;
     c.security = results as Context['security'];
     await postSecurityHandler(c, call);
@@ -114,6 +117,13 @@ export function operationRunner(api: OpenAPIBackend, operation: Operation): HotO
     c.response = await handler(c, call);
     await postResponseHandler(c, call);
   };
+}
+
+/** The request URL without its query string (hot operations come without one). */
+function pathOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /** A scheme passes as in openapi-backend: a truthy result that carries no truthy `error`. */

@@ -121,8 +121,9 @@ export function ownGuardrails(state: ChatState, leaf: Leaf, key: GuardrailKey): 
 
 /** Inside a target's call: its own input guardrails on the request it is about to get. */
 export async function guardTargetRequest(state: ChatState, leaf: Leaf, request: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const guarded = await guardRequest(state, await ownGuardrails(state, leaf, 'input_guardrails'), request as ChatRequest);
-  return guarded as unknown as Record<string, unknown>;
+  const own = await ownGuardrails(state, leaf, 'input_guardrails');
+  if (own.length === 0) return request;
+  return (await guardRequest(state, own, request as ChatRequest)) as unknown as Record<string, unknown>;
 }
 
 /** Inside a target's call: its own output guardrails on its JSON answer. */

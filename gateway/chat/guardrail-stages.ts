@@ -11,11 +11,12 @@ export const inputGuardrails: ChatStage = {
   async run(state) {
     // Guardrails judge text: embeddings (vectors, no answer text) run without them.
     if (!isChatRequest(state.request)) return;
-    const guardrails = [
-      ...(await defaultGuardrails(state, 'input')),
-      ...(await resolveGuardrails(state, state.plan!.config.input_guardrails, 'config.input_guardrails')),
-    ];
-    state.request = await guardRequest(state, guardrails, state.request);
+    const defaults = await defaultGuardrails(state, 'input');
+    const refs = state.plan!.config.input_guardrails;
+    // With none configured (the common case) no list is built and nothing more is awaited.
+    const configured = Array.isArray(refs) && refs.length > 0 ? await resolveGuardrails(state, refs, 'config.input_guardrails') : [];
+    const guardrails = configured.length > 0 ? [...defaults, ...configured] : defaults;
+    if (guardrails.length > 0) state.request = await guardRequest(state, guardrails, state.request);
   },
 };
 

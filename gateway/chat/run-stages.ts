@@ -16,7 +16,10 @@ export async function runStages<S extends { readonly call: Call }>(stages: reado
   const trace = state.call.trace;
   if (trace) return runTraced(trace, stages, state);
   for (const stage of stages) {
-    if ((await stage.run(state)) === 'done') return;
+    // A stage that finished synchronously is not awaited: each await is a trip through the microtask queue.
+    let result = stage.run(state);
+    if (result instanceof Promise) result = await result;
+    if (result === 'done') return;
   }
 }
 
