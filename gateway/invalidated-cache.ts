@@ -14,7 +14,7 @@ interface Entry<V> {
  *
  * A plain Map with an expiry per entry, not lru-cache: several of these are read on every gateway
  * request, and lru-cache's TTL check arms a timer to refresh its clock whenever one has fired
- * (a new timer per cache per millisecond on a busy server). When full, the oldest entry goes.
+ * (a new timer per cache per millisecond on a busy server). When full, the entry read longest ago goes.
  */
 export class InvalidatedCache<T extends object> {
   private readonly entries = new Map<string, Entry<T | typeof ABSENT>>();
@@ -29,7 +29,15 @@ export class InvalidatedCache<T extends object> {
   get(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
-      if (hit.expiresAt > Date.now()) return Promise.resolve(hit.value === ABSENT ? undefined : hit.value);
+      if (hit.expiresAt > Date.now()) {
+        // Read entries move to the end, so the first is the one read longest ago; only once the
+        // cache is half full, since until then nothing is dropped.
+        if (this.entries.size > this.max / 2) {
+          this.entries.delete(key);
+          this.entries.set(key, hit);
+        }
+        return Promise.resolve(hit.value === ABSENT ? undefined : hit.value);
+      }
       this.entries.delete(key);
     }
     let loading = this.pending.get(key);
@@ -55,7 +63,7 @@ export class InvalidatedCache<T extends object> {
 
   private set(key: string, value: T | typeof ABSENT): void {
     this.entries.delete(key);
-    // A Map iterates in insertion order: its first key is the oldest entry.
+    // A Map iterates in insertion order: its first key is the entry set or read longest ago.
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
   }

@@ -40,17 +40,19 @@ describe('the gateway-side cache of saved resources', () => {
     assert.equal(loads, 2);
   });
 
-  test('a full cache drops its oldest entry', async () => {
+  test('a full cache drops the entry read longest ago', async () => {
     const cache = new InvalidatedCache<{ key: string }>(2, 60_000);
     const loaded: string[] = [];
     const get = (key: string) => cache.get(key, async () => (loaded.push(key), { key }));
     await get('a');
     await get('b');
-    await get('c'); // over the bound: 'a' goes
-    await get('b');
-    await get('c');
-    assert.deepEqual(loaded, ['a', 'b', 'c'], 'b and c are still held');
+    await get('a'); // a hit: b is now the one read longest ago
+    await get('c'); // over the bound: b goes
+    assert.deepEqual(loaded, ['a', 'b', 'c']);
     await get('a');
-    assert.deepEqual(loaded, ['a', 'b', 'c', 'a'], 'a was dropped and is loaded again');
+    await get('c');
+    assert.deepEqual(loaded, ['a', 'b', 'c'], 'a and c are still held');
+    await get('b');
+    assert.deepEqual(loaded, ['a', 'b', 'c', 'b'], 'b was dropped and is loaded again');
   });
 });
