@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { JsonText } from './json-text.js';
+import { JsonText, jsonTextOf } from './json-text.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
@@ -9,7 +9,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     return;
   }
   // A body already in JSON (an upstream's embeddings answer, forwarded as it came) is sent as it is.
-  const payload = body === undefined ? '' : body instanceof JsonText ? (body.bytes ?? body.text) : JSON.stringify(body);
+  // An answer its log row serialised already is not serialised again.
+  const payload = body === undefined ? '' : body instanceof JsonText ? (body.bytes ?? body.text) : typeof body === 'object' && body !== null ? jsonTextOf(body) : JSON.stringify(body);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.statusCode = status;
   if (payload && !res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');

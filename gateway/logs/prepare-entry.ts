@@ -1,6 +1,6 @@
 import { RequestSecrets } from '../../core/redaction.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
-import { JsonText } from '../../core/json-text.js';
+import { JsonText, jsonTextOf } from '../../core/json-text.js';
 
 /**
  * Bodies above the cap are stored as a marker with their size and a text preview, so one huge
@@ -9,7 +9,8 @@ import { JsonText } from '../../core/json-text.js';
  */
 export function capBody(body: unknown, maxBytes: number, secrets?: RequestSecrets): unknown {
   if (body === null || body === undefined) return null;
-  let text = body instanceof JsonText ? body.text : JSON.stringify(body);
+  // An object's text is kept for the answer to the client, which is the same object (core/respond.ts).
+  let text: string | undefined = body instanceof JsonText ? body.text : typeof body === 'object' ? jsonTextOf(body) : JSON.stringify(body);
   if (text === undefined) return null;
   if (secrets && !secrets.empty) text = secrets.text(text);
   // UTF-8 needs at most 3 bytes per UTF-16 unit: short texts need no exact count.
