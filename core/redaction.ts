@@ -30,22 +30,8 @@ const MIN_SCRUBBED_LENGTH = 8;
 /** Header tokens as RFC 9110 allows them: what a list of header names is split into, whatever its form. */
 const NOT_TOKEN = /[^A-Za-z0-9!#$%&'*+.^_`|~-]+/;
 
-/**
- * Hashes of the credentials seen lately: every logged request hashes its gw key and its
- * Authorization, and the same few keys come again and again. Bounded; emptied when full.
- */
-const recentHashes = new Map<string, string>();
-const RECENT_HASHES_MAX = 1_000;
-
 export function hashSecret(value: string): string {
-  if (value.startsWith(HASHED)) return value;
-  let hashed = recentHashes.get(value);
-  if (hashed === undefined) {
-    hashed = HASHED + sha256Hex(value);
-    if (recentHashes.size >= RECENT_HASHES_MAX) recentHashes.clear();
-    recentHashes.set(value, hashed);
-  }
-  return hashed;
+  return value.startsWith(HASHED) ? value : HASHED + sha256Hex(value);
 }
 
 export function isSecretField(name: string): boolean {
