@@ -231,17 +231,23 @@ function workersOf(env: Env): number {
   return integer({ GW_WORKERS: raw }, 'GW_WORKERS', 1, 1, 1024);
 }
 
-/** The cores this process may use: the machine's, capped by a cgroup v2 CPU quota (a container's `--cpus`). */
-export function availableCores(cpuMaxFile = '/sys/fs/cgroup/cpu.max'): number {
+/**
+ * The cores this process may use: the machine's (os.availableParallelism, which reads no cgroup),
+ * capped by a CPU quota (a container's `--cpus`): cgroup v2's `cpu.max`, else cgroup v1's
+ * `cpu/cpu.cfs_quota_us` over `cpu.cfs_period_us` (-1: none). A fraction rounds down, to at least 1.
+ */
+export function availableCores(cgroupRoot = '/sys/fs/cgroup'): number {
   const cores = availableParallelism();
-  let quota: string[];
-  try {
-    quota = readFileSync(cpuMaxFile, 'utf8').trim().split(/\s+/);
-  } catch {
-    return cores;
-  }
-  const [max, period] = [Number(quota[0]), Number(quota[1])];
-  if (!(max > 0) || !(period > 0)) return cores; // "max": no quota
+  const read = (file: string) => {
+    try {
+      return readFileSync(path.join(cgroupRoot, file), 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const v2 = read('cpu.max')?.split(/\s+/);
+  const [max, period] = v2 ? [Number(v2[0]), Number(v2[1])] : [Number(read('cpu/cpu.cfs_quota_us')), Number(read('cpu/cpu.cfs_period_us'))];
+  if (!(max > 0) || !(period > 0)) return cores; // "max" or -1: no quota
   return Math.max(1, Math.min(cores, Math.floor(max / period)));
 }
 

@@ -10,7 +10,7 @@ import { shutdown } from './shutdown.js';
 import { InFlightRequests } from '../core/in-flight.js';
 import { createLogger } from '../core/logger.js';
 import { runPrimary } from './cluster/primary.js';
-import { PrimaryLink } from './cluster/worker-link.js';
+import { PrimaryLink, answeredByWorker } from './cluster/worker-link.js';
 
 async function main(): Promise<void> {
   let config;
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   }
   const app = await createApp(services);
   const inFlight = new InFlightRequests();
-  const server = (listening.server = createServer({ keepAliveTimeout: 65_000 }, inFlight.wrap(app.listener)));
+  const server = (listening.server = createServer({ keepAliveTimeout: 65_000 }, inFlight.wrap(cluster.isWorker ? answeredByWorker(app.listener) : app.listener)));
   server.on('upgrade', app.sockets.upgrade);
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, store: config.databaseUrl ? 'postgres' : 'sqlite', redis: Boolean(config.redisUrl) }, 'gw listening');

@@ -1,13 +1,14 @@
 /**
  * A worker's side of GW_WORKERS without Redis: the state that must have one owner (limit counters,
- * the response cache, invalidations, the SQLite log writer) lives in the primary process, and this
- * worker reaches it over IPC. With Redis, workers use Redis as separate instances do.
+ * the response cache, invalidations) lives in the primary process, and this worker reaches it over
+ * IPC. Request-log rows are not sent there: each worker writes its own. With Redis, workers use Redis as separate instances do.
  */
+import cluster from 'node:cluster';
+import type { RequestListener } from 'node:http';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { CounterStore, ReserveResult } from '../../gateway/limits/counter-store.js';
 import type { CacheBackend } from '../../gateway/cache/cache-backend.js';
 import { LocalInvalidationBus } from '../../core/invalidation.js';
-import type { LogWriteOptions } from '../../store/log-batch-write.js';
 import { isClusterMessage, type CallMessage, type ClusterMessage } from './messages.js';
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
@@ -62,11 +63,6 @@ export class PrimaryLink {
     };
   }
 
-  /** The primary's one SQLite log writer thread: this worker's rows are written there. */
-  logThread(): { writeLogs(rows: Record<string, unknown>[], options: LogWriteOptions): Promise<void>; close(): Promise<void> } {
-    return { writeLogs: (rows, options) => this.call<void>('logs.write', rows, options), close: async () => undefined };
-  }
-
   /** The registry this worker answers the primary's metrics requests with (prom-client's aggregator listens once one exists). */
   shareMetrics(registry: Registry): void {
     new AggregatorRegistry();
@@ -93,4 +89,13 @@ class WorkerBus extends LocalInvalidationBus {
   heard(topic: string, id: string): void {
     this.deliver(topic, id);
   }
+}
+
+/** Every response of a worker names it (`x-gw-worker`, node:cluster's worker number): which worker a connection landed on. */
+export function answeredByWorker(listener: RequestListener): RequestListener {
+  const id = String(cluster.worker?.id ?? 0);
+  return (req, res) => {
+    res.setHeader('x-gw-worker', id);
+    listener(req, res);
+  };
 }

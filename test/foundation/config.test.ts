@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -44,14 +44,21 @@ describe('configuration from the environment', () => {
       assert.equal(loadConfig({ GW_DATA_DIR: dir, GW_DATABASE_URL: 'postgres://db/gw' }).workers, 1);
       assert.throws(() => loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: '0' }), ConfigError);
       assert.throws(() => loadConfig({ GW_DATA_DIR: dir, GW_WORKERS: 'many' }), /GW_WORKERS/);
-      const cpuMax = path.join(dir, 'cpu.max');
+      const cpuMax = path.join(dir, 'cpu.max'); // cgroup v2
       writeFileSync(cpuMax, '150000 100000\n'); // a container given 1.5 CPUs: one worker
-      assert.equal(availableCores(cpuMax), 1);
+      assert.equal(availableCores(dir), 1);
       writeFileSync(cpuMax, `${(availableParallelism() + 4) * 100000} 100000\n`); // a quota above the machine: the machine's cores
-      assert.equal(availableCores(cpuMax), availableParallelism());
+      assert.equal(availableCores(dir), availableParallelism());
       writeFileSync(cpuMax, 'max 100000\n');
-      assert.equal(availableCores(cpuMax), availableParallelism());
-      assert.equal(availableCores(path.join(dir, 'absent')), availableParallelism());
+      assert.equal(availableCores(dir), availableParallelism());
+      const v1 = mkdtempSync(path.join(dir, 'v1-')); // cgroup v1: cpu/cpu.cfs_quota_us over cpu.cfs_period_us
+      mkdirSync(path.join(v1, 'cpu'));
+      writeFileSync(path.join(v1, 'cpu/cpu.cfs_period_us'), '100000\n');
+      writeFileSync(path.join(v1, 'cpu/cpu.cfs_quota_us'), '100000\n');
+      assert.equal(availableCores(v1), 1);
+      writeFileSync(path.join(v1, 'cpu/cpu.cfs_quota_us'), '-1\n');
+      assert.equal(availableCores(v1), availableParallelism());
+      assert.equal(availableCores(path.join(dir, 'absent')), availableParallelism()); // neither
     });
   });
 

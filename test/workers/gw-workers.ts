@@ -12,12 +12,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client } from 'undici';
+import { startFakeMcpServer } from '../helpers/fake-mcp-server.js';
 import { freePort, until } from '../helpers/processes.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-workers-0123456789';
 const ROOT = path.resolve(import.meta.dirname, '../..');
-/** Bounded waits: tsx compiling gw in three processes on a crowded machine is slow to start. */
-const START_MS = 180_000;
+/** Bounded waits: tsx compiling gw in three processes on a crowded machine (2 cores shared by many) is slow to start. */
+const START_MS = 480_000;
+/** A run's job taken and its turn done, on the same crowded machine. */
+const RUN_MS = 180_000;
 
 export interface StoreVariant {
   name: string;
@@ -28,13 +32,18 @@ export interface StoreVariant {
   cleanup(): Promise<void>;
 }
 
-/** A chat upstream that answers at once, or holds its answers until `release` while `holding`. */
+/** A chat upstream (JSON, or server-sent events when the call streams: an assistant run's turn) that answers at once, or holds its answers until `release` while `holding`. */
 async function startUpstream(): Promise<{ url: string; calls: number; held: number; holding: boolean; release(): void; close(): Promise<void> }> {
-  const held: ServerResponse[] = [];
-  const answer = (res: ServerResponse) =>
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }),
+  const held: Array<{ res: ServerResponse; stream: boolean }> = [];
+  const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
+  const chunk = (choices: unknown[], usage?: unknown) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices, ...(usage ? { usage } : {}) })}\n\n`;
+  const answer = ({ res, stream }: { res: ServerResponse; stream: boolean }) => {
+    if (res.destroyed) return;
+    if (!stream) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).end(
+      chunk([{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }]) + chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]) + chunk([], completion.usage) + 'data: [DONE]\n\n',
     );
+  };
   const state = {
     calls: 0,
     holding: false,
@@ -44,20 +53,56 @@ async function startUpstream(): Promise<{ url: string; calls: number; held: numb
     url: '',
     release() {
       state.holding = false;
-      for (const res of held.splice(0)) answer(res);
+      for (const call of held.splice(0)) answer(call);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((req, res) => {
-    req.resume().on('end', () => {
+    const chunks: Buffer[] = [];
+    req.on('data', (data: Buffer) => chunks.push(data)).on('end', () => {
       state.calls += 1;
-      if (state.holding) held.push(res);
-      else answer(res);
+      const call = { res, stream: (JSON.parse(Buffer.concat(chunks).toString() || '{}') as { stream?: boolean }).stream === true };
+      if (state.holding) held.push(call);
+      else answer(call);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return state;
+}
+
+/** One kept-alive connection to gw, so the calls it sends all land on the worker that took it (`x-gw-worker`). */
+interface Pinned {
+  worker: string;
+  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>;
+  close(): Promise<void>;
+}
+
+async function pin(url: string): Promise<Pinned> {
+  const client = new Client(url, { pipelining: 1 });
+  const send: Pinned['send'] = async (method, path, body, headers = {}) => {
+    const res = await client.request({ method: method as 'GET', path, headers: { 'x-gw-api-key': ADMIN_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+  };
+  const health = await send('GET', '/health');
+  return { worker: String(health.headers['x-gw-worker']), send, close: () => client.close() };
+}
+
+/** A connection to each of the two workers (the primary hands new connections to the workers in turn). */
+async function pinEachWorker(url: string): Promise<[Pinned, Pinned]> {
+  const first = await pin(url);
+  for (let i = 0; i < 20; i++) {
+    const other = await pin(url);
+    if (other.worker !== first.worker) return [first, other];
+    await other.close();
+  }
+  throw new Error(`every connection landed on worker ${first.worker}`);
+}
+
+/** The JSON-RPC answer of an MCP POST, answered as JSON or as one server-sent event. */
+function rpcAnswer(text: string): { result?: { content: Array<{ text: string }> }; error?: { message: string } } {
+  const data = text.split('\n').find((line) => line.startsWith('data: '));
+  return JSON.parse(data ? data.slice(6) : text);
 }
 
 /** The worker processes of a primary: its children running gw (under tsx it also has esbuild's service process). */
@@ -104,6 +149,8 @@ export function describeWorkers(variant: StoreVariant): void {
           GW_REQUEST_LOG_LEVEL: 'silent',
           GW_SHUTDOWN_GRACE_MS: '0',
           TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
+          // Assistant runs' jobs are taken sooner (the SQLite engine polls).
+          GW_JOBS_POLL_MS: '200',
           ...variant.env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -175,6 +222,91 @@ export function describeWorkers(variant: StoreVariant): void {
           .filter((line) => line.startsWith('gw_requests_total{'))
           .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
         assert.equal(total, answered.length, text.split('\n').filter((line) => line.startsWith('gw_requests_total')).join('\n'));
+      }
+    });
+
+    test('an MCP session started on one worker is served by both: tools/call on the other finds it, and its end is seen by both', async () => {
+      const mcp = await startFakeMcpServer({ name: 'fake-mcp' });
+      const [a, b] = await pinEachWorker(url);
+      try {
+        const integration = await a.send('POST', '/v1/mcp-integrations', { name: 'tools upstream', url: mcp.url, transport: 'http', auth_type: 'none', global_workspace_access: true });
+        assert.equal(integration.status, 201, integration.text);
+        assert.equal(JSON.parse(integration.text).sync_status, 'synced', integration.text);
+        const server = await a.send('POST', '/v1/mcp-servers', { name: 'tools', slug: 'tools', mcp_integration_id: JSON.parse(integration.text).id });
+        assert.equal(server.status, 201, server.text);
+        const key = await a.send('POST', '/v1/api-keys/workspace/service', { name: 'mcp caller', workspace_id: 'default', scopes: ['mcp.invoke'] });
+        assert.equal(key.status, 201, key.text);
+        const caller = { 'x-gw-api-key': JSON.parse(key.text).key as string, accept: 'application/json, text/event-stream' };
+
+        const init = await a.send('POST', '/tools/mcp', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'workers', version: '1' } } }, caller);
+        assert.equal(init.status, 200, init.text);
+        assert.equal(init.headers['x-gw-worker'], a.worker);
+        const session = { ...caller, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+        assert.equal((await b.send('POST', '/tools/mcp', { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status, 202);
+        for (const [i, via] of [b, a, b, a].entries()) {
+          const answer = await via.send('POST', '/tools/mcp', { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 } } }, session);
+          assert.equal(answer.status, 200, answer.text);
+          assert.equal(answer.headers['x-gw-worker'], via.worker);
+          assert.equal(rpcAnswer(answer.text).result?.content[0]?.text, String(i + 1), answer.text);
+        }
+        assert.deepEqual(mcp.toolCalls.map((call) => call.args), [0, 1, 2, 3].map((i) => ({ a: i, b: 1 })));
+
+        // Ended on the worker that did not start it: neither worker serves it any more.
+        assert.equal((await b.send('DELETE', '/tools/mcp', undefined, session)).status, 200);
+        for (const via of [a, b]) {
+          const gone = await via.send('POST', '/tools/mcp', { jsonrpc: '2.0', id: 20, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } }, session);
+          assert.equal(gone.status, 404, `worker ${via.worker}: ${gone.text}`);
+        }
+        assert.equal(mcp.toolCalls.length, 4);
+      } finally {
+        await Promise.all([a.close(), b.close(), mcp.close()]);
+      }
+    });
+
+    test('assistant runs work whichever worker takes the call: created on one, read and cancelled on the other, a streamed run cancelled from the other worker', async () => {
+      const [a, b] = await pinEachWorker(url);
+      const provider = { 'x-gw-provider': 'openai', 'x-gw-custom-host': upstream.url, authorization: 'Bearer sk-up' };
+      const json = <T>(answer: { status: number; text: string }): T => {
+        assert.ok(answer.status < 300, `${answer.status} ${answer.text}`);
+        return JSON.parse(answer.text) as T;
+      };
+      const read = async (via: Pinned, run: { id: string; thread_id: string }) => json<{ status: string }>(await via.send('GET', `/v1/threads/${run.thread_id}/runs/${run.id}`)).status;
+      const reaches = (via: Pinned, run: { id: string; thread_id: string }, status: string, also: () => boolean = () => true) =>
+        until(`run ${run.id} ${status} on worker ${via.worker}`, async () => ((await read(via, run)) === status && also() ? true : undefined), RUN_MS);
+      try {
+        const assistant = json<{ id: string }>(await a.send('POST', '/v1/assistants', { model: 'gpt-4o' }));
+        const thread = { messages: [{ role: 'user', content: 'hello' }] };
+
+        // In the background: created on a, run by whichever worker takes its job, followed and read on b.
+        const done = json<{ id: string; thread_id: string }>(await a.send('POST', '/v1/threads/runs', { assistant_id: assistant.id, thread }, provider));
+        await reaches(b, done, 'completed');
+        assert.equal(await read(a, done), 'completed');
+        const messages = json<{ data: Array<{ role: string; content: Array<{ text: { value: string } }> }> }>(await b.send('GET', `/v1/threads/${done.thread_id}/messages`));
+        assert.deepEqual(messages.data.map((message) => [message.role, message.content[0]?.text.value]), [['assistant', 'hi'], ['user', 'hello']]);
+
+        // Held at the upstream, then cancelled on b: the worker holding the turn (either) aborts it.
+        upstream.holding = true;
+        const heldBefore = upstream.held;
+        const held = json<{ id: string; thread_id: string }>(await a.send('POST', '/v1/threads/runs', { assistant_id: assistant.id, thread }, provider));
+        await reaches(b, held, 'in_progress', () => upstream.held === heldBefore + 1);
+        assert.equal(json<{ status: string }>(await b.send('POST', `/v1/threads/${held.thread_id}/runs/${held.id}/cancel`)).status, 'cancelling');
+        await reaches(a, held, 'cancelled');
+
+        // Streamed on a: its turn runs on a, which holds the client's connection; b cancels it.
+        const streamThread = json<{ id: string }>(await b.send('POST', '/v1/threads', thread));
+        const streaming = a.send('POST', `/v1/threads/${streamThread.id}/runs`, { assistant_id: assistant.id, stream: true }, provider);
+        const streamed = await until('the streamed run to start', async () => json<{ data: Array<{ id: string; thread_id: string }> }>(await b.send('GET', `/v1/threads/${streamThread.id}/runs`)).data[0], RUN_MS);
+        await reaches(b, streamed, 'in_progress', () => upstream.held === heldBefore + 2);
+        assert.equal(json<{ status: string }>(await b.send('POST', `/v1/threads/${streamed.thread_id}/runs/${streamed.id}/cancel`)).status, 'cancelling');
+        const events = await streaming;
+        assert.equal(events.status, 200);
+        assert.equal(events.headers['x-gw-worker'], a.worker);
+        assert.match(events.text, /event: thread\.run\.cancelled/, events.text);
+        assert.equal(await read(a, streamed), 'cancelled');
+        assert.equal(await read(b, streamed), 'cancelled');
+      } finally {
+        upstream.release();
+        await Promise.all([a.close(), b.close()]);
       }
     });
 
