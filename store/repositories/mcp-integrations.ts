@@ -210,8 +210,10 @@ export class McpIntegrationsRepository {
    * flag and take the new definition, ones no longer reported are marked gone (flag kept).
    */
   async replaceCapabilities(integrationId: string, reported: Array<{ type: McpCapabilityType; name: string; definition: Record<string, unknown> }>, now: string): Promise<void> {
-    const known = new Map((await this.capabilities(integrationId, true)).map((c) => [`${c.type}\u0000${c.name}`, c]));
+    // Written first: on SQLite a transaction that reads first must upgrade its lock to write, which
+    // fails at once (SQLITE_BUSY) when another process (a gw worker, an instance) committed meanwhile.
     await this.db('mcp_capabilities').where({ mcp_integration_id: integrationId }).update({ present: false });
+    const known = new Map((await this.capabilities(integrationId, true)).map((c) => [`${c.type}\u0000${c.name}`, c]));
     for (const item of reported) {
       const key = { mcp_integration_id: integrationId, type: item.type, name: item.name };
       if (known.has(`${item.type}\u0000${item.name}`)) {
