@@ -85,7 +85,7 @@ export interface ServiceOptions {
   upstreamOriginOverrides?: Readonly<Record<string, string>>;
   /** Tests only: the resolver the outbound guard uses for identity and MCP URLs, so no test queries real DNS. */
   resolveHost?: ResolveHost;
-  /** A worker of several (GW_WORKERS): without Redis, its counters, cache and invalidations go to the primary. */
+  /** A worker of several (GW_WORKERS): without Redis, its counters, cache, invalidations and SQLite log writes go to the primary. */
   primary?: PrimaryLink;
 }
 
@@ -124,8 +124,7 @@ async function startServices(config: Readonly<Config>, options: ServiceOptions, 
   const sqliteFile = sqliteFileOf(db);
   const logWriter = new BatchingLogSink(
     new BodyPolicyWriter(
-      // Each worker of several too: SQLite serializes their commits on the file (WAL, busy_timeout), as it does every other write.
-      sqliteFile ? new ThreadedRequestLogWriter(new SqliteWriterThread(sqliteFile), logWrites) : store.requestLogs,
+      sqliteFile ? new ThreadedRequestLogWriter(primary?.logThread() ?? new SqliteWriterThread(sqliteFile), logWrites) : store.requestLogs,
       // Writes start after `services` below exists.
       (organisationId, workspaceId) => services.savedResources.securitySettings(organisationId, workspaceId),
     ),

@@ -3,7 +3,7 @@
  * Every message carries `gw` so the channel can be shared with prom-client's aggregator.
  */
 
-/** A call a worker makes to state the primary owns: counters, cache, metrics. */
+/** A call a worker makes to state the primary owns: counters, cache, the SQLite log writer, metrics. */
 export interface CallMessage {
   gw: 'call';
   id: number;

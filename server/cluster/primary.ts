@@ -3,14 +3,16 @@
  * shared port (node:cluster), replaces a worker that dies while the others go on serving, and on
  * SIGTERM passes the signal to every worker and exits once they all drained (docs/operations.md,
  * "Several workers"). Without Redis it owns what must have one owner: the limit counters, the
- * response cache, the relay of invalidations. Each worker writes its own request-log rows.
+ * response cache, the relay of invalidations, and on SQLite the one log writer thread.
  */
 import cluster, { type Worker } from 'node:cluster';
+import path from 'node:path';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from '../../core/config.js';
 import type { Logger } from '../../core/logger.js';
 import { MemoryCounterStore } from '../../gateway/limits/memory-counter-store.js';
 import { MemoryCacheBackend } from '../../gateway/cache/memory-cache-backend.js';
+import { SqliteWriterThread } from '../../store/sqlite-writer-thread.js';
 import { isClusterMessage, type CallMessage } from './messages.js';
 
 /** A worker that dies this soon after it started is started again only after this pause (a crash loop). */
@@ -20,8 +22,9 @@ const RESPAWN_PAUSE_MS = 1000;
 class OwnedState {
   private readonly counters = new MemoryCounterStore(Date.now);
   private readonly cache: MemoryCacheBackend;
+  private logThread: SqliteWriterThread | undefined;
 
-  constructor(config: Readonly<Config>) {
+  constructor(private readonly config: Readonly<Config>) {
     this.cache = new MemoryCacheBackend(config.cacheMemoryMaxBytes, Date.now);
   }
 
@@ -35,9 +38,15 @@ class OwnedState {
       case 'counters.remove': return this.counters.remove(a[0]);
       case 'cache.get': return this.cache.get(a[0]);
       case 'cache.set': return this.cache.set(a[0], a[1], a[2]);
+      // Opened on the first write: by then the first worker has migrated the file.
+      case 'logs.write': return (this.logThread ??= new SqliteWriterThread(path.join(this.config.dataDir, 'gw.sqlite'))).writeLogs(a[0], a[1]);
       case 'metrics': return aggregator.clusterMetrics();
       default: throw new Error(`unknown cluster call ${op}`);
     }
+  }
+
+  close(): Promise<void> {
+    return this.logThread?.close() ?? Promise.resolve();
   }
 }
 
@@ -101,7 +110,7 @@ export async function runPrimary(config: Readonly<Config>, logger: Logger): Prom
     // Each worker runs the stop sequence of a single gw (server/shutdown.ts): grace, drain, log queue written.
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
     const done = Object.keys(cluster.workers ?? {}).length === 0 ? Promise.resolve() : allExited;
-    void done.then(() => process.exit(0));
+    void done.then(() => state.close()).then(() => process.exit(0));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

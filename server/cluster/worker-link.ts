@@ -1,7 +1,7 @@
 /**
  * A worker's side of GW_WORKERS without Redis: the state that must have one owner (limit counters,
- * the response cache, invalidations) lives in the primary process, and this worker reaches it over
- * IPC. Request-log rows are not sent there: each worker writes its own. With Redis, workers use Redis as separate instances do.
+ * the response cache, invalidations, the SQLite log writer) lives in the primary process, and this
+ * worker reaches it over IPC. With Redis, workers use Redis as separate instances do.
  */
 import cluster from 'node:cluster';
 import type { RequestListener } from 'node:http';
@@ -9,6 +9,7 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { CounterStore, ReserveResult } from '../../gateway/limits/counter-store.js';
 import type { CacheBackend } from '../../gateway/cache/cache-backend.js';
 import { LocalInvalidationBus } from '../../core/invalidation.js';
+import type { LogWriteOptions } from '../../store/log-batch-write.js';
 import { isClusterMessage, type CallMessage, type ClusterMessage } from './messages.js';
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
@@ -61,6 +62,11 @@ export class PrimaryLink {
       get: (...args) => this.call<string | undefined>('cache.get', ...args),
       set: (...args) => this.call<void>('cache.set', ...args),
     };
+  }
+
+  /** The primary's one SQLite log writer thread: this worker's rows are written there. */
+  logThread(): { writeLogs(rows: Record<string, unknown>[], options: LogWriteOptions): Promise<void>; close(): Promise<void> } {
+    return { writeLogs: (rows, options) => this.call<void>('logs.write', rows, options), close: async () => undefined };
   }
 
   /** The registry this worker answers the primary's metrics requests with (prom-client's aggregator listens once one exists). */
