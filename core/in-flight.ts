@@ -31,19 +31,15 @@ export class InFlightRequests {
   /** Resolves with how many requests are still in flight: none, or those the deadline cut short. */
   async drain(timeoutMs: number): Promise<number> {
     this.endKeepAlive();
-    if (this.count > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
-        this.onIdle = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.onIdle = undefined;
-    }
-    // What an answered request left for after its answer (its log entry, gateway/chat/run-chat.ts)
-    // is scheduled with setImmediate: let it run before the caller closes the log writer.
-    await new Promise((resolve) => setImmediate(resolve));
+    if (this.count === 0) return 0;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.onIdle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.onIdle = undefined;
     return this.count;
   }
 }

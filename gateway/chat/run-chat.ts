@@ -86,16 +86,6 @@ export async function runChat(call: Call, request: GatewayRequest, origin: ChatO
     call.res.off('close', onClose);
     // Streams included: the respond stage has returned only once the stream ended, with its real usage.
     await settleLimits(state);
-    // The log entry (built, masked, its log line written) waits until the answer has been written:
-    // the client need not wait for it. setImmediate runs it before any later request's I/O.
-    setImmediate(logChat, call, state);
-  }
-}
-
-function logChat(call: Call, state: ChatState): void {
-  try {
     logRequest(call, chatLogEntry(state));
-  } catch (error) {
-    call.services.logger.error({ err: redactedError(call, error), traceId: call.traceId }, 'chat log entry failed');
   }
 }
