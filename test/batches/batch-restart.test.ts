@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import knexFactory from 'knex';
 import OpenAI, { toFile } from 'openai';
+import { freePort, untilListening } from '../helpers/processes.js';
 
 const LINES = 1000;
 const CONCURRENCY = 4;
@@ -49,14 +50,6 @@ async function startSlowUpstream(): Promise<{ url: string; calls: Map<string, nu
     calls,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface Variant {
@@ -118,7 +111,7 @@ for (const variant of variants()) {
           GW_PORT: String(port),
           GW_HOST: '127.0.0.1',
           GW_ADMIN_API_KEY: ADMIN_KEY,
-          GW_LOG_LEVEL: 'warn',
+          GW_LOG_LEVEL: 'info',
           GW_REQUEST_LOG_LEVEL: 'silent',
           TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
           GW_JOBS_LEASE_SECONDS: '3',
@@ -131,16 +124,8 @@ for (const variant of variants()) {
       let output = '';
       started.stdout!.on('data', (chunk) => (output += chunk));
       started.stderr!.on('data', (chunk) => (output += chunk));
-      for (let i = 0; i < 1200; i += 1) {
-        assert.equal(started.exitCode, null, `gw exited: ${output}`);
-        const ready = await fetch(`http://127.0.0.1:${port}/health`).then(
-          (res) => res.ok,
-          () => false,
-        );
-        if (ready) return started;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error(`gw did not start: ${output}`);
+      await untilListening(started, () => output, 120_000);
+      return started;
     }
 
     test('every line is accounted for once, and only lines in flight at the crash reached the upstream twice', async () => {

@@ -3,14 +3,13 @@
  * directory, port and encryption key, for control-plane and data-plane tests; and a Postgres
  * database of its own for a process that needs one.
  */
-import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
-import { freePort, until as poll } from '../helpers/processes.js';
+import { freePort, until as poll, untilListening } from '../helpers/processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Bounded waits: a sync is due every few hundred ms; a process (tsx compiling gw) starts within three minutes on a crowded machine. */
@@ -74,7 +73,7 @@ export class GwProcesses {
             GW_PORT: String(port),
             GW_HOST: '127.0.0.1',
             GW_ENCRYPTION_KEY: encryptionKey,
-            GW_LOG_LEVEL: 'warn',
+            GW_LOG_LEVEL: 'info',
             GW_REQUEST_LOG_LEVEL: 'silent',
             GW_LOG_FLUSH_INTERVAL_MS: '100',
             GW_JOBS_POLL_MS: '100',
@@ -91,14 +90,7 @@ export class GwProcesses {
         let output = '';
         started.stdout!.on('data', (chunk) => (output += chunk));
         started.stderr!.on('data', (chunk) => (output += chunk));
-        await until(
-          `${name} to start`,
-          async () => {
-            assert.equal(started.exitCode, null, `${name} exited: ${output}`);
-            return (await fetch(`${url}/health`)).ok || undefined;
-          },
-          START_MS,
-        );
+        await untilListening(started, () => output, START_MS);
       },
       async stop() {
         if (!child || child.exitCode !== null) return;

@@ -48,11 +48,19 @@ export async function startGwProcess(env: Record<string, string>, startMs = 120_
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
+  await untilListening(child, () => output, startMs);
+  return { child, port, output: () => output };
+}
+
+/**
+ * Waits until gw (started with GW_LOG_LEVEL info or lower) logs that it listens. Polling /health
+ * instead could reach another test's process that took the port between freePort and gw's listen.
+ */
+export async function untilListening(child: ChildProcess, output: () => string, startMs: number): Promise<void> {
   const deadline = Date.now() + startMs;
-  while (!/gw listening/.test(output)) {
-    assert.ok(Date.now() < deadline, `gw did not start: ${output}`);
-    assert.equal(child.exitCode, null, `gw exited: ${output}`);
+  while (!/gw listening/.test(output())) {
+    assert.ok(Date.now() < deadline, `gw did not start: ${output()}`);
+    assert.equal(child.exitCode, null, `gw exited: ${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { child, port, output: () => output };
 }

@@ -16,7 +16,7 @@ import { after, describe, test } from 'node:test';
 import type { Knex } from 'knex';
 import OpenAI from 'openai';
 import { startFakeOpenAi } from './fake-openai.js';
-import { freePort, until } from './processes.js';
+import { freePort, until, untilListening } from './processes.js';
 
 const ADMIN_KEY = 'gw-test-admin-key-runkill-0123456789';
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -61,7 +61,7 @@ export function describeRunKill(variant: Variant): void {
           GW_HOST: '127.0.0.1',
           GW_ADMIN_API_KEY: ADMIN_KEY,
           GW_ENCRYPTION_KEY: encryptionKey,
-          GW_LOG_LEVEL: 'warn',
+          GW_LOG_LEVEL: 'info',
           GW_REQUEST_LOG_LEVEL: 'silent',
           TRUSTED_CUSTOM_HOSTS: '127.0.0.1',
           GW_RUN_LEASE_SECONDS: '2',
@@ -75,10 +75,7 @@ export function describeRunKill(variant: Variant): void {
       child.stdout!.on('data', (chunk) => (output += chunk));
       child.stderr!.on('data', (chunk) => (output += chunk));
       const url = `http://127.0.0.1:${port}`;
-      await until('gw to start', async () => {
-        assert.equal(child.exitCode, null, `gw exited: ${output}`);
-        return (await fetch(`${url}/health`).then((res) => res.ok, () => false)) || undefined;
-      }, START_MS);
+      await untilListening(child, () => output, START_MS);
       return { child, url };
     }
 
