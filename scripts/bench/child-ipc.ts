@@ -1,4 +1,5 @@
 import { PerformanceObserver, constants, monitorEventLoopDelay } from 'node:perf_hooks';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 
 /** How a bench child process tells the parent it is ready, and on which loopback port. */
 export interface ReadyMessage {
@@ -23,6 +24,15 @@ export interface CpuMessage {
   loopDelayMaxMs: number;
 }
 
+/** The answer to a settle message; at a counted window's end, what happened in it (scripts/bench-instructions.ts). */
+export interface SettledMessage {
+  settled: true;
+  /** Garbage collections during the window. */
+  collections?: number;
+  /** Bytes the heap in use grew by during the window: what it allocated, when it held no collection. */
+  allocated?: number;
+}
+
 export function reportReady(port: number): void {
   if (!process.send) throw new Error('run this file through scripts/bench.ts, which forks it with an IPC channel');
   let gcMillis = 0;
@@ -38,15 +48,26 @@ export function reportReady(port: number): void {
   // Sampling every millisecond costs a timer per millisecond: only `make bench` asks for it, never the
   // instruction count (under callgrind a call takes wall time that varies with the machine's load).
   const delay = monitorEventLoopDelay({ resolution: 1 });
+  let window: { profiler: GCProfiler; heapUsed: number } | undefined;
   if (process.env.BENCH_LOOP_DELAY === '1') delay.enable();
   process.on('message', (message: { cpu?: true; settle?: true; collect?: true }) => {
     // The instruction count's barrier before and after its window: the work queued before this
     // message is done by the time it is answered. Before the window (collect, with --expose-gc) the
     // heap is also collected, so the window starts on a collected heap; never at its end, where the
-    // full GC would be counted.
+    // full GC would be counted. The window's start also starts a GCProfiler, and its end reports how
+    // many collections ran in the window (its count repeats only with none) and what it allocated.
     if (message.settle) {
-      if (message.collect) (globalThis as { gc?: () => void }).gc?.();
-      process.send!({ settled: true });
+      if (message.collect) {
+        (globalThis as { gc?: () => void }).gc?.();
+        window = { profiler: new GCProfiler(), heapUsed: getHeapStatistics().used_heap_size };
+        window.profiler.start();
+        process.send!({ settled: true } satisfies SettledMessage);
+      } else {
+        const collections = window?.profiler.stop()?.statistics.length;
+        const allocated = window && getHeapStatistics().used_heap_size - window.heapUsed;
+        window = undefined;
+        process.send!({ settled: true, collections, allocated } satisfies SettledMessage);
+      }
     }
     if (message.cpu) {
       const { user, system } = process.cpuUsage();
