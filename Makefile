@@ -109,7 +109,7 @@ screenshots: install console chromium
 bench-instructions: build
 	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench-instructions.ts
 
-# The CPU budget (not a CI step yet, docs/performance.md): each hot operation's instructions per call against scripts/instruction-budget.json
+# The CPU budget (a CI step, docs/performance.md): each hot operation's instructions per call against scripts/instruction-budget.json
 # (fails over budget by more than 3%, or on a raised budget without a new reason); installs valgrind where it can.
 bench-instructions-check: build
 	@scripts/ci/valgrind.sh
