@@ -69,18 +69,29 @@ export function readCappedBody(body: BodyStream, headers: Record<string, string 
   return new Promise((resolve, reject) => {
     const parts: Uint8Array[] = [];
     let seen = 0;
+    let settled = false;
     const onData = (chunk: Uint8Array) => {
       seen += chunk.byteLength;
       if (seen <= maxBytes) return void parts.push(chunk);
       body.off('data', onData);
+      settled = true;
       body.destroy();
       reject(new AnswerTooLargeError(maxBytes, where));
     };
     body.on('data', onData);
-    body.once('end', () => resolve(parts.length === 1 && Buffer.isBuffer(parts[0]) ? parts[0] : Buffer.concat(parts, seen)));
-    body.once('error', reject);
-    // Closed without an end or an error (a settled promise ignores this).
-    body.once('close', () => reject(new UpstreamError(502, `${where} closed its answer before the end`, 'upstream_unreachable')));
+    body.once('end', () => {
+      settled = true;
+      resolve(parts.length === 1 && Buffer.isBuffer(parts[0]) ? parts[0] : Buffer.concat(parts, seen));
+    });
+    body.once('error', (error) => {
+      settled = true;
+      reject(error);
+    });
+    // Closed without an end or an error. Every answer closes after its end: the error (its stack
+    // trace is most of its cost) is built only when nothing settled the read first.
+    body.once('close', () => {
+      if (!settled) reject(new UpstreamError(502, `${where} closed its answer before the end`, 'upstream_unreachable'));
+    });
   });
 }
 
