@@ -3,16 +3,17 @@
  * how it went and how long it took. Only fields that carry no secret and no body (no headers,
  * no messages, no keys), so the line is safe to ship to any log pipeline.
  */
-import type { Logger } from '../../core/logger.js';
+import { lineWriter, type Logger } from '../../core/logger.js';
 import type { RequestLogEntry } from '../../core/request-log.js';
 
 export type RequestLogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export class RequestLogLine {
-  constructor(
-    private readonly logger: Logger,
-    private readonly level: Exclude<RequestLogLevel, 'silent'>,
-  ) {}
+  private readonly line: (fields: Record<string, unknown>, msg: string) => void;
+
+  constructor(logger: Logger, level: Exclude<RequestLogLevel, 'silent'>) {
+    this.line = lineWriter(logger, level);
+  }
 
   /** Undefined when the line is off (level silent, or below the logger's level). */
   static create(logger: Logger, level: RequestLogLevel): RequestLogLine | undefined {
@@ -21,7 +22,7 @@ export class RequestLogLine {
   }
 
   write(entry: RequestLogEntry): void {
-    this.logger[this.level](
+    this.line(
       {
         trace_id: entry.trace_id,
         log_id: entry.id,
