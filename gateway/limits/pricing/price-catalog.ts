@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { calcPrice, type ModelPrice as CatalogPrice, type TieredPrices } from '@pydantic/genai-prices';
+import { ExpiringMap } from '../../../core/expiring-map.js';
 
 /** USD per million tokens; a tiered rate applies to the whole request once its input passes a tier's start. */
 export type Rate = number | TieredPrices;
@@ -60,36 +61,8 @@ const CATALOG_PROVIDERS: Readonly<Record<string, readonly string[]>> = {
 const PRICE_TTL_MS = 10 * 60_000;
 const NO_USAGE = {};
 
-const PRICE_CACHE_MAX = 5000;
-
-interface PriceEntry {
-  price: ModelPrice | null;
-  expiresAt: number;
-}
-
-/**
- * Looked-up prices by provider and model, each with the Date.now() past which it is looked up
- * again. A plain Map rather than lru-cache: every logged chat call reads it, and lru-cache's TTL
- * check arms a timer to refresh its clock whenever a millisecond has passed (gateway/invalidated-cache.ts
- * says the same). When full, the entry read longest ago goes.
- */
-const cache = new Map<string, PriceEntry>();
-
-function cachedPrice(key: string, now: number): PriceEntry | undefined {
-  const hit = cache.get(key);
-  if (hit === undefined) return undefined;
-  if (hit.expiresAt <= now) {
-    cache.delete(key);
-    return undefined;
-  }
-  // Read entries move to the end, so the first is the one read longest ago; only once the cache is
-  // half full, since until then nothing is dropped.
-  if (cache.size > PRICE_CACHE_MAX / 2) {
-    cache.delete(key);
-    cache.set(key, hit);
-  }
-  return hit;
-}
+/** Looked-up prices by provider and model (null: the catalog does not know it), looked up again after PRICE_TTL_MS. */
+const cache = new ExpiringMap<{ price: ModelPrice | null }>(5000, PRICE_TTL_MS);
 
 function fromCatalog(price: CatalogPrice): ModelPrice | null {
   const input = price.input_mtok;
@@ -110,12 +83,9 @@ function lookUp(provider: string, model: string): ModelPrice | null {
 /** The price of a gw provider's model, or undefined when the catalog does not know it (unpriced). */
 export function priceOf(provider: string, model: string): ModelPrice | undefined {
   const key = `${provider}\u0000${model}`;
-  const now = Date.now();
-  let entry = cachedPrice(key, now);
+  let entry = cache.get(key);
   if (!entry) {
-    // A Map iterates in insertion order: its first key is the entry set or read longest ago.
-    if (cache.size >= PRICE_CACHE_MAX) cache.delete(cache.keys().next().value!);
-    entry = { price: lookUp(provider, model), expiresAt: now + PRICE_TTL_MS };
+    entry = { price: lookUp(provider, model) };
     cache.set(key, entry);
   }
   return entry.price ?? undefined;
