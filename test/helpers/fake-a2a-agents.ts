@@ -4,13 +4,16 @@
  * - anything: a task that answers `echo <text>` as an artifact and completes;
  * - `steps`: a task that reports `working` ("step 1"), then waits for `release()` before its
  *   artifact ("step 2") and completion, so a test can see events arrive before the agent is done;
- * - `wait`: a task that works until it is cancelled.
+ * - `wait`: a task that works until it is cancelled;
+ * - `tenant` (1.0 only): a message `tenant <the tenant it was called for, or (none)>`.
  * Push-notification configs are stored (set, get, list, delete) but nothing is pushed.
  * Each records the headers of every request it receives. With `binding: 'rest'` the agent serves
- * only the SDK's HTTP+JSON (REST) transport at `{url}/rest`, and its card says so.
+ * only the SDK's HTTP+JSON (REST) transport at `{url}/rest`, and its card says so. A 1.0 agent's
+ * card can name a tenant on its interface.
+ * startHandWrittenAgent is for agents the SDK would not build: ones that misbehave on purpose.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders, Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Role, TaskState, type Message as V1Message, type Part as V1Part } from '@a2a-js/sdk';
@@ -49,6 +52,12 @@ function v1Executor(waits: Waits): V1Executor {
     async execute(context, bus) {
       const { taskId, contextId } = context;
       const text = v1TextOf(context.userMessage);
+      if (text === 'tenant') {
+        const parts = [v1Text(`tenant ${context.context?.tenant ?? '(none)'}`)];
+        bus.publish(AgentEvent.message({ messageId: randomUUID(), role: Role.ROLE_AGENT, parts, contextId, taskId: '', metadata: undefined, extensions: [], referenceTaskIds: [] }));
+        bus.finished();
+        return;
+      }
       const status = (state: TaskState, message?: string) =>
         AgentEvent.statusUpdate({
           taskId,
@@ -125,8 +134,11 @@ async function listen(app: express.Express): Promise<{ server: Server; url: stri
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-/** An A2A agent of `version`, its JSON-RPC at `{url}/rpc` (or, `binding: 'rest'`, only HTTP+JSON at `{url}/rest`). `name` names it in its card. */
-export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${version} agent`, binding: 'jsonrpc' | 'rest' = 'jsonrpc'): Promise<FakeA2aAgent> {
+/**
+ * An A2A agent of `version`, its JSON-RPC at `{url}/rpc` (or, `binding: 'rest'`, only HTTP+JSON at
+ * `{url}/rest`). `name` names it in its card; `tenant` is the tenant its 1.0 card's interface names.
+ */
+export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${version} agent`, binding: 'jsonrpc' | 'rest' = 'jsonrpc', tenant = ''): Promise<FakeA2aAgent> {
   const waits: Waits = { gates: [], cancels: new Map() };
   const requests: IncomingHttpHeaders[] = [];
   const routes: string[] = [];
@@ -144,7 +156,7 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
       name,
       description: 'A test agent',
       version: '1.0.0',
-      supportedInterfaces: [rest ? { url: `${url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' } : { url: `${url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+      supportedInterfaces: [rest ? { url: `${url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant } : { url: `${url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant }],
       provider: undefined,
       capabilities: { streaming: true, pushNotifications: true, extensions: [] },
       securitySchemes: {},
@@ -186,6 +198,24 @@ export async function startFakeA2aAgent(version: '0.3' | '1.0', name = `${versio
       new Promise<void>((resolve) => {
         waits.gates.splice(0).forEach((go) => go());
         waits.cancels.forEach((go) => go());
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A hand-written agent on loopback: `answer` gets each request with its whole body, and may leave it unanswered. */
+export async function startHandWrittenAgent(answer: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => answer(req, body, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
