@@ -5,45 +5,38 @@
  * agent nobody listens for. Each ends in a JSON-RPC error naming what happened, and a log row.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
+import { startHandWrittenAgent } from '../helpers/fake-a2a-agents.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { workspaceKey } from './a2a-fixtures.js';
+import { a2aRows, saveIntegration, workspaceKey } from './a2a-fixtures.js';
 
 const MAX_BYTES = 4096;
 const TASK = { kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'working' } };
 
-async function startMisbehavingAgent(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const request = JSON.parse(body) as { id: unknown; params: { message: { parts: Array<{ text: string }> } } };
-      const text = request.params.message.parts[0]!.text;
-      const event = (result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: request.id, result })}\n\n`;
-      if (text === 'huge') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { ...TASK, metadata: { padding: 'x'.repeat(MAX_BYTES * 2) } } }));
-      } else if (text === 'hang') {
-        // never answers
-      } else if (text === 'silent-stream') {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(event(TASK));
-      } else if (text === 'growing-stream') {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(event(TASK));
-        const update = event({ kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'working' }, final: false, metadata: { padding: 'y'.repeat(1024) } });
-        // After the first event has gone out on its own: the bound then cuts the stream mid-way.
-        setTimeout(() => {
-          for (let i = 0; i < 8; i++) res.write(update);
-        }, 50);
-      }
-    });
+function startMisbehavingAgent(): ReturnType<typeof startHandWrittenAgent> {
+  return startHandWrittenAgent((_req, body, res) => {
+    const request = JSON.parse(body) as { id: unknown; params: { message: { parts: Array<{ text: string }> } } };
+    const text = request.params.message.parts[0]!.text;
+    const event = (result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: request.id, result })}\n\n`;
+    if (text === 'huge') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { ...TASK, metadata: { padding: 'x'.repeat(MAX_BYTES * 2) } } }));
+    } else if (text === 'hang') {
+      // never answers
+    } else if (text === 'silent-stream') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(event(TASK));
+    } else if (text === 'growing-stream') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(event(TASK));
+      const update = event({ kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'working' }, final: false, metadata: { padding: 'y'.repeat(1024) } });
+      // After the first event has gone out on its own: the bound then cuts the stream mid-way.
+      setTimeout(() => {
+        for (let i = 0; i < 8; i++) res.write(update);
+      }, 50);
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 const send = (method: string, text: string) => ({ jsonrpc: '2.0', id: 42, method, params: { message: { kind: 'message', messageId: `m-${text}`, role: 'user', parts: [{ kind: 'text', text }] } } });
@@ -54,24 +47,20 @@ const events = (body: string) => body.split('\n\n').filter((block) => block.star
 for (const engine of fullEngines()) {
   describe(`the A2A door's bounds (${engine.name})`, () => {
     let app: TestApp;
-    let agent: { url: string; server: Server };
+    let agent: Awaited<ReturnType<typeof startMisbehavingAgent>>;
     let key: string;
 
     before(async () => {
       agent = await startMisbehavingAgent();
       app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_MAX_UPSTREAM_ANSWER_BYTES: String(MAX_BYTES), REQUEST_TIMEOUT: '500' } });
-      const admin = { 'x-gw-api-key': app.adminKey };
       for (const [slug, url] of [['rough', agent.url], ['gone', 'http://127.0.0.1:9']] as const) {
-        const card = { name: slug, url: `${url}/rpc`, protocolVersion: '0.3.0', version: '1', skills: [], capabilities: { streaming: true } };
-        const created = await app.http.post('/v2/agent-integrations').set(admin).send({ name: slug, slug, url, agent_card: card });
-        assert.equal(created.status, 201, JSON.stringify(created.body));
+        await saveIntegration(app, slug, url, { name: slug, url: `${url}/rpc`, protocolVersion: '0.3.0', version: '1', skills: [], capabilities: { streaming: true } });
       }
       key = await workspaceKey(app);
     });
     after(async () => {
       await app.close();
-      agent.server.closeAllConnections();
-      await new Promise((resolve) => agent.server.close(resolve));
+      await agent.close();
     });
 
     const post = (slug: string, body: unknown) => app.http.post(`/a2a/${slug}/`).set({ 'x-gw-api-key': key }).send(body as object);
@@ -111,9 +100,7 @@ for (const engine of fullEngines()) {
       const answer = await post('gone', send('message/send', 'anyone?'));
       assert.equal(answer.status, 502, JSON.stringify(answer.body));
       assert.match(answer.body.error.message, /Agent gone is unreachable/);
-      await app.services.requestLogs.flush();
-      const logs = await app.http.get('/v1/logs').query({ endpoint: 'a2a', limit: 100 }).set({ 'x-gw-api-key': app.adminKey });
-      const statuses = (logs.body.data as Array<{ provider: string; status: number }>).map((row) => `${row.provider} ${row.status}`).sort();
+      const statuses = (await a2aRows(app)).map((row) => `${row.provider} ${row.status}`).sort();
       // A stream cut after it opened answered HTTP 200; its row records why it ended.
       assert.deepEqual(statuses, ['a2a:gone 502', 'a2a:rough 502', 'a2a:rough 502', 'a2a:rough 504', 'a2a:rough 504']);
     });

@@ -7,37 +7,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fullEngines } from '../helpers/engines.js';
-import { startFakeA2aAgent, type FakeA2aAgent } from '../helpers/fake-a2a-agents.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { AGENT_TOKEN, PUBLIC_URL, registerAgent, testClient, workspaceKey, type Seen } from './a2a-fixtures.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { assertAgentOwnCredential, assertFullStream, assertStepsArriveBeforeTheEnd, dropStreamMidTask, pushConfigRoundTrip, resubscribeThenCancel, sendThenGet } from '../helpers/a2a-scenarios.js';
+import { PUBLIC_URL, startDoorWithAgents, testClient, type DoorWithAgents } from './a2a-fixtures.js';
 
 const VERSIONS = ['1.0', '0.3'] as const;
 
-async function collect(events: AsyncGenerator<Seen>): Promise<Seen[]> {
-  const seen: Seen[] = [];
-  for await (const event of events) seen.push(event);
-  return seen;
-}
-
 for (const engine of fullEngines()) {
   describe(`the A2A door (${engine.name})`, () => {
+    let door: DoorWithAgents;
     let app: TestApp;
     let key: string;
-    const agents = new Map<string, FakeA2aAgent>();
+    let agents: DoorWithAgents['agents'];
 
     before(async () => {
-      app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_PUBLIC_URL: PUBLIC_URL } });
-      for (const version of VERSIONS) {
-        const agent = await startFakeA2aAgent(version);
-        agents.set(version, agent);
-        await registerAgent(app, agent, `agent-${version.replace('.', '')}`, { allowed_skills: ['echo'] });
-      }
-      key = await workspaceKey(app);
+      door = await startDoorWithAgents(engine, (version) => `agent-${version.replace('.', '')}`, { extra: { allowed_skills: ['echo'] } });
+      ({ app, key, agents } = door);
     });
-    after(async () => {
-      await app.close();
-      for (const agent of agents.values()) await agent.close();
-    });
+    after(() => door.close());
 
     test('the integration names its gateway URL; the card served there points at gw, with gw auth and the allowed skills', async () => {
       for (const version of VERSIONS) {
@@ -77,76 +64,36 @@ for (const engine of fullEngines()) {
           const client = await testClient(clientVersion, app, slug, { 'x-gw-api-key': key });
           const agent = agents.get(agentVersion)!;
           const seenBefore = agent.requests.length;
-          const answer = await client.send('hello there', { skill: 'echo' });
-          assert.equal(answer.kind, 'task');
-          assert.equal(answer.state, 'completed');
-          assert.deepEqual(answer.texts, ['echo hello there']);
-          const fetched = await client.get(answer.taskId!);
-          assert.equal(fetched.taskId, answer.taskId);
+          const { answer, fetched } = await sendThenGet(client, 'hello there', { skill: 'echo' });
           assert.equal(fetched.contextId, answer.contextId);
-          assert.equal(fetched.state, 'completed');
           const received = agent.requests.slice(seenBefore);
           assert.ok(received.length >= 2);
-          for (const headers of received) {
-            assert.equal(headers.authorization, `Bearer ${AGENT_TOKEN}`);
-            assert.equal(headers['x-gw-api-key'], undefined);
-            assert.doesNotMatch(JSON.stringify(headers), new RegExp(key));
-          }
+          assertAgentOwnCredential(received, key);
+          for (const headers of received) assert.equal(headers['x-gw-api-key'], undefined);
         });
 
         test(`${label}: stream events arrive as the agent sends them`, async () => {
           const client = await testClient(clientVersion, app, slug, { 'x-gw-api-key': key });
-          const agent = agents.get(agentVersion)!;
-          const events = client.stream('steps');
-          const seen: Seen[] = [];
-          // The agent waits for release() after "step 1": the first events must come through before it goes on.
-          for await (const event of events) {
-            seen.push(event);
-            if (event.kind === 'status' && event.state === 'working') break;
-          }
-          assert.deepEqual(seen.map((event) => event.kind), ['task', 'status']);
-          assert.deepEqual(seen[1]!.texts, ['step 1']);
-          agent.release();
+          await assertStepsArriveBeforeTheEnd(client, agents.get(agentVersion)!);
         });
 
         test(`${label}: a full stream ends with the completed task's artifact`, async () => {
           const client = await testClient(clientVersion, app, slug, { 'x-gw-api-key': key });
-          const seen = await collect(client.stream('streamed hello'));
-          assert.deepEqual(seen.map((event) => event.kind), ['task', 'artifact', 'status']);
-          assert.deepEqual(seen[1]!.texts, ['echo streamed hello']);
-          assert.equal(seen[2]!.state, 'completed');
+          const seen = await assertFullStream(client, 'streamed hello');
           assert.ok(seen.every((event) => event.taskId === seen[0]!.taskId && event.contextId === seen[0]!.contextId));
         });
 
         test(`${label}: push-notification configs are set, read, listed and deleted on the agent`, async () => {
-          const client = await testClient(clientVersion, app, slug, { 'x-gw-api-key': key });
-          const task = await client.send('a task to watch');
-          const hook = 'http://127.0.0.1:9/hook';
-          const configs = await client.pushConfigs(task.taskId!, hook);
-          const expected = { taskId: task.taskId, id: 'hook-1', url: hook, token: 'push-token' };
-          assert.deepEqual(configs.set, expected);
-          assert.deepEqual(configs.got, expected);
-          assert.deepEqual(configs.listed, ['hook-1']);
-          assert.deepEqual(configs.afterDelete, []);
+          const configs = await pushConfigRoundTrip(await testClient(clientVersion, app, slug, { 'x-gw-api-key': key }));
+          assert.deepEqual(configs.set, configs.expected);
+          assert.deepEqual(configs.got, configs.expected);
         });
 
         test(`${label}: after a dropped stream, resubscribe follows the task and sees it cancelled`, async () => {
           const client = await testClient(clientVersion, app, slug, { 'x-gw-api-key': key });
-          let taskId: string | undefined;
-          for await (const event of client.stream('wait')) {
-            taskId = event.taskId;
-            if (event.kind === 'status' && event.state === 'working') break; // drops the stream
-          }
-          assert.ok(taskId);
+          const taskId = await dropStreamMidTask(client);
           assert.equal((await client.get(taskId)).state, 'working');
-          const resubscribed = client.resubscribe(taskId);
-          const first = await resubscribed.next();
-          assert.equal(first.done, false);
-          const cancelled = await client.cancel(taskId);
-          assert.equal(cancelled.taskId, taskId);
-          const rest = [first.value as Seen, ...(await collect(resubscribed))];
-          assert.equal(rest.at(-1)!.state, 'canceled');
-          assert.equal((await client.get(taskId)).state, 'canceled');
+          await resubscribeThenCancel(client, taskId);
         });
       }
     }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState } from '@a2a-js/sdk';
-import { ClientFactory as V1Factory, ClientFactoryOptions as V1Options, DefaultAgentCardResolver as V1CardResolver, JsonRpcTransportFactory as V1JsonRpc, type Client as V1Client } from '@a2a-js/sdk/client';
+import { ClientFactory as V1Factory, ClientFactoryOptions as V1Options, DefaultAgentCardResolver as V1CardResolver, JsonRpcTransportFactory as V1JsonRpc, RestTransportFactory as V1Rest, type Client as V1Client } from '@a2a-js/sdk/client';
 import { ClientFactory as V03Factory, ClientFactoryOptions as V03Options, DefaultAgentCardResolver as V03CardResolver, JsonRpcTransportFactory as V03JsonRpc, type Client as V03Client } from 'a2a-sdk-v03/client';
-import type { FakeA2aAgent } from '../helpers/fake-a2a-agents.js';
-import type { TestApp } from '../helpers/test-app.js';
+import type { Engine } from '../helpers/engines.js';
+import { startFakeA2aAgent, type FakeA2aAgent } from '../helpers/fake-a2a-agents.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** gw's GW_PUBLIC_URL in these tests: the card names it, and the clients' fetch maps it to the test app. */
 export const PUBLIC_URL = 'http://gw.test';
@@ -42,6 +43,75 @@ export async function v03Client(app: TestApp, slug: string, headers: Record<stri
   const fetchImpl = gwFetch(app, headers);
   const factory = new V03Factory(V03Options.createFrom(V03Options.default, { transports: [new V03JsonRpc({ fetchImpl })], cardResolver: new V03CardResolver({ fetchImpl }) }));
   return factory.createFromUrl(`${PUBLIC_URL}/a2a/${slug}/`);
+}
+
+/** gw with a fake agent of each SDK line registered, and a workspace key that may call them. */
+export interface DoorWithAgents {
+  app: TestApp;
+  agents: Map<'0.3' | '1.0', FakeA2aAgent>;
+  key: string;
+  close(): Promise<void>;
+}
+
+/** Starts gw on `engine` and an agent of each SDK line (`binding`, named `name(version)`), registered as `slugOf(version)` with `extra`. */
+export async function startDoorWithAgents(
+  engine: Engine,
+  slugOf: (version: '0.3' | '1.0') => string,
+  options: { extra?: Record<string, unknown>; binding?: 'jsonrpc' | 'rest'; name?: (version: '0.3' | '1.0') => string } = {},
+): Promise<DoorWithAgents> {
+  const app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_PUBLIC_URL: PUBLIC_URL } });
+  const agents = new Map<'0.3' | '1.0', FakeA2aAgent>();
+  for (const version of ['1.0', '0.3'] as const) {
+    const agent = await startFakeA2aAgent(version, options.name?.(version), options.binding);
+    agents.set(version, agent);
+    await registerAgent(app, agent, slugOf(version), options.extra);
+  }
+  const close = async () => {
+    await app.close();
+    for (const agent of agents.values()) await agent.close();
+  };
+  return { app, agents, key: await workspaceKey(app), close };
+}
+
+/**
+ * The agents the refusal tests call, `prefix` naming them: `{prefix}-private` (1.0) only for
+ * another workspace; `{prefix}-guarded` (1.0) behind guardrails `no-classified{suffix}` (in) and
+ * `no-leaks{suffix}` (out); `{prefix}-limited` (0.3), for a rate limit.
+ */
+export async function registerRefusingAgents(app: TestApp, agents: DoorWithAgents['agents'], prefix: string, guardrailSuffix: string): Promise<void> {
+  const admin = { 'x-gw-api-key': app.adminKey };
+  const other = await app.http.post('/v1/workspaces').set(admin).send({ name: 'Other team', slug: `other-${prefix}` });
+  assert.equal(other.status, 201, JSON.stringify(other.body));
+  await registerAgent(app, agents.get('1.0')!, `${prefix}-private`, { workspace_ids: [`other-${prefix}`] });
+  for (const [slug, word] of [[`no-classified${guardrailSuffix}`, 'classified'], [`no-leaks${guardrailSuffix}`, 'leak']] as const) {
+    const created = await app.http.post('/v1/guardrails').set(admin).send({ name: slug, slug, checks: [{ id: 'default.contains', parameters: { words: [word], operator: 'none' } }], actions: { deny: true } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+  }
+  await registerAgent(app, agents.get('1.0')!, `${prefix}-guarded`, { input_guardrails: [`no-classified${guardrailSuffix}`], output_guardrails: [`no-leaks${guardrailSuffix}`] });
+  await registerAgent(app, agents.get('0.3')!, `${prefix}-limited`);
+}
+
+/** The 1.x SDK line's HTTP+JSON (REST) client through gw, as a TestClient; `fetchImpl` maps gw's public URL (gwFetch, or one that also records). */
+export async function v1RestClient(slug: string, fetchImpl: typeof fetch): Promise<TestClient> {
+  const factory = new V1Factory(V1Options.createFrom(V1Options.default, { transports: [new V1Rest({ fetchImpl })], preferredTransports: ['HTTP+JSON'], cardResolver: new V1CardResolver({ fetchImpl }) }));
+  return v1TestClient(await factory.createFromUrl(`${PUBLIC_URL}/a2a/${slug}/`));
+}
+
+/** Saves an integration with its card given as is: for hand-written agents that serve no card. */
+export async function saveIntegration(app: TestApp, slug: string, url: string, card: Record<string, unknown>): Promise<void> {
+  const created = await app.http.post('/v2/agent-integrations').set({ 'x-gw-api-key': app.adminKey }).send({ name: slug, slug, url, agent_card: card });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+}
+
+/** A row of the A2A door's request log. */
+type LogRow = Record<string, unknown> & { metadata: Record<string, string> };
+
+/** The A2A door's request log rows, read through the documented route after a flush. */
+export async function a2aRows(app: TestApp): Promise<LogRow[]> {
+  await app.services.requestLogs.flush();
+  const logs = await app.http.get('/v1/logs').query({ endpoint: 'a2a', limit: 100 }).set({ 'x-gw-api-key': app.adminKey });
+  assert.equal(logs.status, 200, JSON.stringify(logs.body));
+  return logs.body.data as LogRow[];
 }
 
 /** A workspace service key with `scopes`, in `workspace` (default: the default workspace). */
@@ -105,7 +175,7 @@ function fromV1Event(event: { payload?: { $case: string; value: unknown } }): Se
   }
 }
 
-export function v1TestClient(client: V1Client): TestClient {
+function v1TestClient(client: V1Client): TestClient {
   const message = (text: string, metadata?: Record<string, unknown>) => ({
     tenant: '',
     configuration: undefined,

@@ -6,15 +6,13 @@
  * errors mapped to the caller's binding, and the log row naming the binding used to the agent.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, RestTransportFactory } from '@a2a-js/sdk/client';
 import { agentEndpoint } from '../../gateway/a2a/agent-endpoint.js';
 import { fullEngines } from '../helpers/engines.js';
-import { startFakeA2aAgent, type FakeA2aAgent } from '../helpers/fake-a2a-agents.js';
+import { startHandWrittenAgent } from '../helpers/fake-a2a-agents.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { AGENT_TOKEN, gwFetch, PUBLIC_URL, registerAgent, testClient, v1TestClient, workspaceKey, type Seen, type TestClient } from './a2a-fixtures.js';
+import { assertAgentOwnCredential, assertFullStream, assertStepsArriveBeforeTheEnd, dropStreamMidTask, pushConfigRoundTrip, resubscribeThenCancel, sendThenGet } from '../helpers/a2a-scenarios.js';
+import { a2aRows, gwFetch, saveIntegration, startDoorWithAgents, testClient, v1RestClient, workspaceKey, type DoorWithAgents, type TestClient } from './a2a-fixtures.js';
 
 const VERSIONS = ['1.0', '0.3'] as const;
 const CALLERS = ['1.0 JSON-RPC', '0.3 JSON-RPC', '1.0 REST'] as const;
@@ -23,37 +21,22 @@ type Caller = (typeof CALLERS)[number];
 async function clientFor(caller: Caller, app: TestApp, slug: string, headers: Record<string, string>): Promise<TestClient> {
   if (caller === '1.0 JSON-RPC') return testClient('1.0', app, slug, headers);
   if (caller === '0.3 JSON-RPC') return testClient('0.3', app, slug, headers);
-  const fetchImpl = gwFetch(app, headers);
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory({ fetchImpl })], preferredTransports: ['HTTP+JSON'], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }));
-  return v1TestClient(await factory.createFromUrl(`${PUBLIC_URL}/a2a/${slug}/`));
-}
-
-async function collect(events: AsyncGenerator<Seen>): Promise<Seen[]> {
-  const seen: Seen[] = [];
-  for await (const event of events) seen.push(event);
-  return seen;
+  return v1RestClient(slug, gwFetch(app, headers));
 }
 
 for (const engine of fullEngines()) {
   describe(`agents offering only HTTP+JSON (${engine.name})`, () => {
+    let door: DoorWithAgents;
     let app: TestApp;
     let key: string;
-    const agents = new Map<string, FakeA2aAgent>();
+    let agents: DoorWithAgents['agents'];
     const slugOf = (version: string) => `rest-only-${version.replace('.', '')}`;
 
     before(async () => {
-      app = await startTestApp({ engine, env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_PUBLIC_URL: PUBLIC_URL } });
-      for (const version of VERSIONS) {
-        const agent = await startFakeA2aAgent(version, `${version} REST agent`, 'rest');
-        agents.set(version, agent);
-        await registerAgent(app, agent, slugOf(version));
-      }
-      key = await workspaceKey(app);
+      door = await startDoorWithAgents(engine, slugOf, { binding: 'rest', name: (version) => `${version} REST agent` });
+      ({ app, key, agents } = door);
     });
-    after(async () => {
-      await app.close();
-      for (const agent of agents.values()) await agent.close();
-    });
+    after(() => door.close());
 
     for (const agentVersion of VERSIONS) {
       const slug = slugOf(agentVersion);
@@ -66,62 +49,28 @@ for (const engine of fullEngines()) {
           const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
           const agent = agents.get(agentVersion)!;
           const seenBefore = agent.routes.length;
-          const answer = await client.send('hello binding');
-          assert.equal(answer.kind, 'task');
-          assert.equal(answer.state, 'completed');
-          assert.deepEqual(answer.texts, ['echo hello binding']);
-          const fetched = await client.get(answer.taskId!);
-          assert.equal(fetched.taskId, answer.taskId);
-          assert.equal(fetched.state, 'completed');
+          const { answer } = await sendThenGet(client, 'hello binding');
           const routes = agent.routes.slice(seenBefore);
           assert.deepEqual(routes, [`POST ${routePrefix}/message:send`, `GET ${routePrefix}/tasks/${answer.taskId}`]);
-          for (const headers of agent.requests.slice(-2)) assert.equal(headers.authorization, `Bearer ${AGENT_TOKEN}`);
+          assertAgentOwnCredential(agent.requests.slice(-2));
         });
 
         test(`${label}: stream events arrive as the agent sends them`, async () => {
           const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
-          const seen: Seen[] = [];
-          for await (const event of client.stream('steps')) {
-            seen.push(event);
-            if (event.kind === 'status' && event.state === 'working') break; // the agent waits for release(): this event came before the end
-          }
-          assert.deepEqual(seen.map((event) => event.kind), ['task', 'status']);
-          assert.deepEqual(seen[1]!.texts, ['step 1']);
-          agents.get(agentVersion)!.release();
-          const full = await collect(client.stream('streamed binding'));
-          assert.deepEqual(full.map((event) => event.kind), ['task', 'artifact', 'status']);
-          assert.deepEqual(full[1]!.texts, ['echo streamed binding']);
-          assert.equal(full[2]!.state, 'completed');
+          await assertStepsArriveBeforeTheEnd(client, agents.get(agentVersion)!);
+          await assertFullStream(client, 'streamed binding');
         });
 
         test(`${label}: after a dropped stream, resubscribe follows the task and cancel ends it`, async () => {
           const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
-          let taskId: string | undefined;
-          for await (const event of client.stream('wait')) {
-            taskId = event.taskId;
-            if (event.kind === 'status' && event.state === 'working') break; // drops the stream; the task works on
-          }
-          assert.ok(taskId);
-          const resubscribed = client.resubscribe(taskId);
-          const first = await resubscribed.next();
-          assert.equal(first.done, false);
-          const cancelled = await client.cancel(taskId);
-          assert.equal(cancelled.taskId, taskId);
-          const rest = [first.value as Seen, ...(await collect(resubscribed))];
-          assert.equal(rest.at(-1)!.state, 'canceled');
-          assert.equal((await client.get(taskId)).state, 'canceled');
+          await resubscribeThenCancel(client, await dropStreamMidTask(client));
         });
 
         test(`${label}: push-notification configs are set, read, listed and deleted`, async () => {
-          const client = await clientFor(caller, app, slug, { 'x-gw-api-key': key });
-          const task = await client.send('a task to watch');
-          const hook = 'http://127.0.0.1:9/hook';
-          const configs = await client.pushConfigs(task.taskId!, hook);
+          const configs = await pushConfigRoundTrip(await clientFor(caller, app, slug, { 'x-gw-api-key': key }));
           assert.equal(configs.got.id, 'hook-1');
-          assert.equal(configs.got.url, hook);
-          assert.equal(configs.got.taskId, task.taskId);
-          assert.deepEqual(configs.listed, ['hook-1']);
-          assert.deepEqual(configs.afterDelete, []);
+          assert.equal(configs.got.url, configs.hook);
+          assert.equal(configs.got.taskId, configs.taskId);
         });
       }
 
@@ -152,10 +101,7 @@ for (const engine of fullEngines()) {
           .set({ 'x-gw-api-key': key, 'a2a-version': '1.0' })
           .send({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `log-${agentVersion}`, role: 'ROLE_USER', parts: [{ text: 'logged' }] } } });
         const taskId = answer.body.result.task.id as string;
-        await app.services.requestLogs.flush();
-        const logs = await app.http.get('/v1/logs').query({ endpoint: 'a2a', limit: 100 }).set({ 'x-gw-api-key': app.adminKey });
-        assert.equal(logs.status, 200, JSON.stringify(logs.body));
-        const row = (logs.body.data as Array<{ status: number; metadata: Record<string, string> }>).find((entry) => entry.metadata.a2a_task_id === taskId);
+        const row = (await a2aRows(app)).find((entry) => entry.metadata.a2a_task_id === taskId);
         assert.ok(row, 'the call is logged');
         assert.equal(row.metadata.a2a_agent_binding, 'rest');
         assert.equal(row.metadata.a2a_agent_version, agentVersion);
@@ -177,47 +123,39 @@ for (const engine of fullEngines()) {
 }
 
 /** A hand-written 1.0 agent offering only HTTP+JSON that misbehaves on purpose: a huge answer, a stream that goes silent, a bare 503. */
-async function startRoughRestAgent(maxBytes: number): Promise<{ url: string; server: Server }> {
+function startRoughRestAgent(maxBytes: number): ReturnType<typeof startHandWrittenAgent> {
   const task = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const text = req.method === 'POST' ? (JSON.parse(body || '{}') as { message?: { parts?: Array<{ text?: string }> } }).message?.parts?.[0]?.text : undefined;
-      if (req.url === '/rest/message:send' && text === 'huge') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ task: { ...task, metadata: { padding: 'x'.repeat(maxBytes * 2) } } }));
-      } else if (req.url === '/rest/message:stream') {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`data: ${JSON.stringify({ task })}\n\n`); // then silence
-      } else {
-        res.writeHead(503, { 'content-type': 'text/plain' });
-        res.end('busy');
-      }
-    });
+  return startHandWrittenAgent((req, body, res) => {
+    const text = req.method === 'POST' ? (JSON.parse(body || '{}') as { message?: { parts?: Array<{ text?: string }> } }).message?.parts?.[0]?.text : undefined;
+    if (req.url === '/rest/message:send' && text === 'huge') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ task: { ...task, metadata: { padding: 'x'.repeat(maxBytes * 2) } } }));
+    } else if (req.url === '/rest/message:stream') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ task })}\n\n`); // then silence
+    } else {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('busy');
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 describe('an HTTP+JSON-only agent within the same bounds', () => {
   const MAX_BYTES = 4096;
   let app: TestApp;
-  let agent: { url: string; server: Server };
+  let agent: Awaited<ReturnType<typeof startRoughRestAgent>>;
   let key: string;
 
   before(async () => {
     agent = await startRoughRestAgent(MAX_BYTES);
     app = await startTestApp({ env: { TRUSTED_CUSTOM_HOSTS: '127.0.0.1', GW_MAX_UPSTREAM_ANSWER_BYTES: String(MAX_BYTES), REQUEST_TIMEOUT: '500' } });
     const card = { name: 'rough', version: '1', supportedInterfaces: [{ url: `${agent.url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], capabilities: { streaming: true }, skills: [] };
-    const created = await app.http.post('/v2/agent-integrations').set({ 'x-gw-api-key': app.adminKey }).send({ name: 'rough', slug: 'rough-rest', url: agent.url, agent_card: card });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await saveIntegration(app, 'rough-rest', agent.url, card);
     key = await workspaceKey(app);
   });
   after(async () => {
     await app.close();
-    agent.server.closeAllConnections();
-    await new Promise((resolve) => agent.server.close(resolve));
+    await agent.close();
   });
 
   const call = (method: string, text: string) =>
