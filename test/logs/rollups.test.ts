@@ -588,6 +588,8 @@ for (const engine of storeEngines()) {
       const instances = Array.from({ length: shared.options.sqliteFile ? 1 : 4 }, () => createDb(shared.options));
       const instance = (n: number) => instances[n % instances.length]!;
       const threads: SqliteWriterThread[] = [];
+      let writing = true;
+      let folders: Array<Promise<void>> = [];
       try {
         await migrateToLatest(instances[0]!);
         const file = shared.options.sqliteFile;
@@ -604,7 +606,6 @@ for (const engine of storeEngines()) {
         const live = Array.from({ length: 16 }, () => randomLogs(r, 1 + Math.floor(r() * 60), scope, T0 + SPAN - 5 * MIN, 5 * MIN));
         // Imports: spread over the whole span, overlapping the live minutes too.
         const imports = Array.from({ length: 16 }, () => randomLogs(r, 1 + Math.floor(r() * 60), scope));
-        let writing = true;
         const folded: number[] = [];
         const folder = (db: Knex) => (async () => {
           let done = 0;
@@ -615,7 +616,7 @@ for (const engine of storeEngines()) {
           }
           folded.push(done);
         })();
-        const folders = [folder(instance(2)), folder(instance(3))];
+        folders = [folder(instance(2)), folder(instance(3))];
         await Promise.all([
           ...[0, 1].map((w) => (async () => {
             const writer = gatewayWriter(instance(w));
@@ -641,6 +642,10 @@ for (const engine of storeEngines()) {
         assertTotals(await new LogAnalytics(instance(3)).summary(range), referenceTotals(all), 'once folded');
         assert.equal(await new LogAnalytics(instance(2)).count({ organisation_id: org }), all.length);
       } finally {
+        // A failed assertion leaves the folders running: stop them before their connections close, so
+        // the failure is reported as itself, not as a folder's "Unable to acquire a connection".
+        writing = false;
+        await Promise.allSettled(folders);
         for (const thread of threads) await thread.close();
         for (const db of instances) await db.destroy();
         await shared.drop();
