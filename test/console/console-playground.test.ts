@@ -60,9 +60,10 @@ describe('the console playground in a browser', () => {
     gw.fake.script((request) => ({ kind: 'reply', content: `${String(request.body.model)} answers: yes` }));
     try {
       await playground();
-      // The model list offers the saved provider's models as @slug/model.
-      const offered = (await page.evaluate(`[...document.querySelectorAll('datalist option')].map((o) => o.value)`)) as string[];
-      assert.ok(offered.includes(`@${PROVIDER}/gpt-4o`) && offered.includes(`@${PROVIDER}/gpt-4o-mini`), offered.join(', '));
+      // The model list offers the saved provider's models as @slug/model (loaded after the page shows:
+      // waited for, failing after Playwright's timeout if they never come).
+      const wanted = [`@${PROVIDER}/gpt-4o`, `@${PROVIDER}/gpt-4o-mini`];
+      await page.waitForFunction(`${JSON.stringify(wanted)}.every((model) => [...document.querySelectorAll('datalist option')].some((option) => option.value === model))`);
       await page.getByLabel('Compare two models side by side').check();
       await column('Model A').getByLabel('Model', { exact: true }).fill(`@${PROVIDER}/gpt-4o`);
       await column('Model B').getByLabel('Model', { exact: true }).fill(`@${PROVIDER}/gpt-4o-mini`);
