@@ -112,7 +112,8 @@ function start(file: string, args: string[] = [], env: Record<string, string> = 
   return readyPort(child, file).then((port) => ({ port, child }));
 }
 
-function cpuMicros(child: ChildProcess): Promise<CpuMessage> {
+/** `timeCalls` turns the timing of calls inside gw on or off from this message on (scripts/bench/call-phases.ts). */
+function cpuMicros(child: ChildProcess, timeCalls?: boolean): Promise<CpuMessage> {
   return new Promise((resolve) => {
     const listen = (message: Partial<CpuMessage>) => {
       if (message.cpuMicros === undefined) return;
@@ -120,7 +121,7 @@ function cpuMicros(child: ChildProcess): Promise<CpuMessage> {
       resolve(message as CpuMessage);
     };
     child.on('message', listen);
-    child.send({ cpu: true });
+    child.send({ cpu: true, timeCalls });
   });
 }
 
@@ -244,9 +245,8 @@ async function main(): Promise<void> {
         const slowProxy = await start('bare-proxy.js', [String(slow.port)]);
         const ports = { upstream: slow.port, proxy: slowProxy.port, gw: gwPort };
         // Warm-up long enough for every connection to make several calls at 500 ms.
-        const result = await measureDelayed(shape, ports, adminKey, { warmupMs: Math.max(warmupSeconds * 1000, 8 * shape.delayMs), durationMs: seconds * 1000 }, () =>
-          cpuMicros(gw.child),
-        );
+        const timing = { warmupMs: Math.max(warmupSeconds * 1000, 8 * shape.delayMs), durationMs: seconds * 1000 };
+        const result = await profiledRow(`delayed-${shape.delayMs}`, () => measureDelayed(shape, ports, adminKey, timing, (timeCalls) => cpuMicros(gw.child, timeCalls)));
         delayed.push(result);
         gwDelayedRequests += result.gw.allRequests;
       }

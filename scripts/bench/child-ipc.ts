@@ -1,5 +1,6 @@
 import { PerformanceObserver, constants, monitorEventLoopDelay } from 'node:perf_hooks';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { readCallPhases, timeCalls, type CallPhases } from './call-phases.js';
 
 /** How a bench child process tells the parent it is ready, and on which loopback port. */
 export interface ReadyMessage {
@@ -22,6 +23,8 @@ export interface CpuMessage {
   /** Event-loop delay since the previous message (sampled every ms): how long a ready callback could wait. */
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /** Calls timed inside gw since the previous message (scripts/bench/call-phases.ts; zeros when not timing). */
+  phases: CallPhases;
 }
 
 /** The answer to a settle message; at a counted window's end, what happened in it (scripts/bench-instructions.ts). */
@@ -50,7 +53,7 @@ export function reportReady(port: number): void {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let window: { profiler: GCProfiler; heapUsed: number } | undefined;
   if (process.env.BENCH_LOOP_DELAY === '1') delay.enable();
-  process.on('message', (message: { cpu?: true; settle?: true; collect?: true }) => {
+  process.on('message', (message: { cpu?: true; timeCalls?: boolean; settle?: true; collect?: true }) => {
     // The instruction count's barrier before and after its window: the work queued before this
     // message is done by the time it is answered. Before the window (collect, with --expose-gc) the
     // heap is also collected, so the window starts on a collected heap; never at its end, where the
@@ -73,7 +76,9 @@ export function reportReady(port: number): void {
       const { user, system } = process.cpuUsage();
       const loopDelay = { loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6 };
       delay.reset();
-      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000, gcMicros: gcMillis * 1000, gcMaxMs, gcMajor, ...loopDelay } satisfies CpuMessage);
+      const phases = readCallPhases();
+      if (message.timeCalls !== undefined) timeCalls(message.timeCalls);
+      process.send!({ cpuMicros: user + system, loopMicros: performance.eventLoopUtilization().active * 1000, gcMicros: gcMillis * 1000, gcMaxMs, gcMajor, ...loopDelay, phases } satisfies CpuMessage);
       gcMaxMs = 0;
       gcMajor = 0;
     }

@@ -20,7 +20,7 @@ export interface DelayedResult extends DelayedShape {
   proxy: LoadResult;
   gw: LoadResult;
   /** gw's event-loop delay and GC pauses over its run (warm-up included): stalls that would show in the tail. */
-  gwLoop: Pick<CpuMessage, 'loopDelayP99Ms' | 'loopDelayMaxMs' | 'gcMaxMs' | 'gcMajor'> & { gcMs: number };
+  gwLoop: Pick<CpuMessage, 'loopDelayP99Ms' | 'loopDelayMaxMs' | 'gcMaxMs' | 'gcMajor' | 'phases'> & { gcMs: number };
 }
 
 /** One shape: `ports.upstream` answers after `delayMs`; direct first, then the bare proxy, then gw, same load. */
@@ -29,14 +29,14 @@ export async function measureDelayed(
   ports: { upstream: number; proxy: number; gw: number },
   adminKey: string,
   timing: { warmupMs: number; durationMs: number },
-  gwCpu: () => Promise<CpuMessage>,
+  gwCpu: (timeCalls?: boolean) => Promise<CpuMessage>,
 ): Promise<DelayedResult> {
   const load = { body: CHAT_BODY, connections: shape.connections, ...timing };
   const direct = await runLoad({ ...load, url: `http://127.0.0.1:${ports.upstream}/v1/chat/completions`, headers: PLAIN_HEADERS });
   const proxy = await runLoad({ ...load, url: `http://127.0.0.1:${ports.proxy}/v1/chat/completions`, headers: PLAIN_HEADERS });
-  const before = await gwCpu(); // also resets gw's event-loop delay histogram and longest GC pause
+  const before = await gwCpu(true); // also resets gw's event-loop delay histogram and longest GC pause, and times calls
   const gw = await runLoad({ ...load, url: `http://127.0.0.1:${ports.gw}/v1/chat/completions`, headers: gwHeaders(adminKey, ports.upstream) });
-  const after = await gwCpu();
+  const after = await gwCpu(false);
   return { ...shape, direct, proxy, gw, gwLoop: { ...after, gcMs: (after.gcMicros - before.gcMicros) / 1000 } };
 }
 
@@ -53,6 +53,11 @@ export function reportDelayed(results: DelayedResult[]): void {
     console.log(`    gw / bare proxy: ${added(gw, proxy)}`);
     console.log(
       `    gw event-loop delay p99 ${gwLoop.loopDelayP99Ms.toFixed(2)} ms, max ${gwLoop.loopDelayMaxMs.toFixed(2)} ms; GC pauses ${gwLoop.gcMs.toFixed(0)} ms in all, longest ${gwLoop.gcMaxMs.toFixed(2)} ms, ${gwLoop.gcMajor} major`,
+    );
+    const { callP50Ms, callP99Ms, ownP50Ms, ownP99Ms, queuedP50Ms, queuedP99Ms } = gwLoop.phases;
+    console.log(
+      `    inside gw (warm-up included): request to answer p50 ${callP50Ms.toFixed(2)} p99 ${callP99Ms.toFixed(2)} ms; without the upstream's wait p50 ${ownP50Ms.toFixed(2)} p99 ${ownP99Ms.toFixed(2)} ms; ` +
+        `upstream request queued in undici p50 ${queuedP50Ms.toFixed(2)} p99 ${queuedP99Ms.toFixed(2)} ms`,
     );
   }
 }

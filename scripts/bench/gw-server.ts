@@ -7,6 +7,7 @@ import { createApp } from '../../server/app.js';
 import { bootstrap } from '../../server/bootstrap.js';
 import { loadConfig } from '../../core/config.js';
 import { closeServices, createServices } from '../../server/services-factory.js';
+import { timedListener } from './call-phases.js';
 import { reportReady } from './child-ipc.js';
 
 // gw as `make run` builds it (SQLite store, API-key auth, validation, request logs), configured
@@ -15,7 +16,7 @@ const config = loadConfig(process.env);
 const services = await createServices(config);
 const boot = await bootstrap(services);
 const app = await createApp(services);
-const server = createServer({ keepAliveTimeout: 65_000 }, app.listener);
+const server = createServer({ keepAliveTimeout: 65_000 }, timedListener(app.listener));
 server.on('upgrade', app.sockets.upgrade);
 server.listen(0, '127.0.0.1', () => reportReady((server.address() as AddressInfo).port));
 
