@@ -141,6 +141,10 @@ interface Ask {
  * the partial buckets at the edges of the range, rows not yet rolled up (before the backfill),
  * and filters or groups on arbitrary metadata keys or a trace id. Counts and sums are exact;
  * latency percentiles come from merged DDSketches, within 1% of the exact value.
+ *
+ * Each call's reads run in one snapshot (`snapshot`): a fold (store/rollups/backfill.ts) moves
+ * rows from the raw side to the rollups in one commit, and reads on either side of that commit
+ * would count its rows twice or not at all.
  */
 export class LogAnalytics {
   private readonly postgres: boolean;
@@ -150,23 +154,28 @@ export class LogAnalytics {
   }
 
   async summary(filter: LogFilter): Promise<AnalyticsTotals> {
-    const groups = await this.run(await this.plan({ filter, group: null, series: null }));
+    const groups = await this.snapshot(async (trx) => this.run(trx, await this.plan(trx, { filter, group: null, series: null })));
     return (groups.get(null)?.get(0) ?? new Accumulator()).totals();
   }
 
-  async count(filter: LogFilter): Promise<number> {
-    const plan = await this.plan({ filter, group: null, series: null });
-    const [rollup, raw] = await Promise.all([this.rollupSums(plan, ['requests']), this.rawSums(plan, 'sum(sign) as requests')]);
-    return [...rollup, ...raw].reduce((n, row) => n + Number(row.requests ?? 0), 0);
+  count(filter: LogFilter): Promise<number> {
+    return this.snapshot(async (trx) => {
+      const plan = await this.plan(trx, { filter, group: null, series: null });
+      await this.tune(trx, plan);
+      const rows = [...(await this.rollupSums(trx, plan, ['requests'])), ...(await this.rawSums(trx, plan, 'sum(sign) as requests'))];
+      return rows.reduce((n, row) => n + Number(row.requests ?? 0), 0);
+    });
   }
 
   async groups(filter: LogFilter, dimension: GroupDimension, metadataKey?: string, limit = 100): Promise<Array<{ key: string | null } & AnalyticsTotals>> {
     const ask: Ask = { filter, group: this.groupColumn(dimension, metadataKey), series: null };
     if (dimension === 'metadata' && metadataKey && !isSpecialMetadataKey(metadataKey)) ask.groupKey = metadataKey;
-    const plan = await this.plan(ask);
-    let groups = await this.run(plan, limit);
-    // Values the metadata set does not keep one by one (long, not strings): the raw rows tell them apart.
-    if (plan.metadata && groups.has(OTHER_VALUE)) groups = await this.run(this.planWith(ask, undefined), limit);
+    const groups = await this.snapshot(async (trx) => {
+      const plan = await this.plan(trx, ask);
+      const counted = await this.run(trx, plan, limit);
+      // Values the metadata set does not keep one by one (long, not strings): the raw rows tell them apart.
+      return plan.metadata && counted.has(OTHER_VALUE) ? this.run(trx, this.planWith(ask, undefined), limit) : counted;
+    });
     return [...groups.entries()]
       .map(([key, buckets]) => ({ key: key === null ? null : String(key), ...buckets.get(0)!.totals() }))
       .filter((group) => group.requests > 0)
@@ -176,8 +185,12 @@ export class LogAnalytics {
 
   /** Totals per bucket of `grain` in `timeZone` (an IANA name), buckets without requests left out. */
   async timeSeries(filter: LogFilter, grain: SeriesGrain, timeZone = 'UTC'): Promise<Array<{ timestamp: number } & AnalyticsTotals>> {
-    const plan = await this.plan({ filter, group: null, series: { grain, timeZone } });
-    const buckets = (await this.run(plan)).get(null) ?? new Map<number, Accumulator>();
+    const ask: Ask = { filter, group: null, series: { grain, timeZone } };
+    const [plan, groups] = await this.snapshot(async (trx) => {
+      const planned = await this.plan(trx, ask);
+      return [planned, await this.run(trx, planned)] as const;
+    });
+    const buckets = groups.get(null) ?? new Map<number, Accumulator>();
     return [...buckets.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, acc]) => ({ timestamp: plan.boundaries![index]!, ...acc.totals() }))
@@ -249,10 +262,10 @@ export class LogAnalytics {
     return set ? { set, metadata } : undefined;
   }
 
-  private async plan(ask: Ask): Promise<Plan> {
+  private async plan(trx: Knex.Transaction, ask: Ask): Promise<Plan> {
     const names = [...Object.keys(ask.filter.metadata ?? {}), ask.groupKey ?? ''];
     // The listed keys are read only for calls naming an arbitrary key (a primary-key scan of a tiny table).
-    const listed = names.some((key) => key && !isSpecialMetadataKey(key)) ? await readMetadataRollupKeys(this.db) : NO_METADATA_KEYS;
+    const listed = names.some((key) => key && !isSpecialMetadataKey(key)) ? await readMetadataRollupKeys(trx) : NO_METADATA_KEYS;
     const chosen = this.rollupSet(ask, listed);
     const plan = this.planWith(ask, chosen);
     // A key's rollups count rows from its counted_from on: buckets starting earlier are not all there.
@@ -275,7 +288,7 @@ export class LogAnalytics {
   }
 
   /** Adds up rollup and raw rows per group and bucket index; for groups, percentiles only for the `limit` largest. */
-  private async run(plan: Plan, limit?: number): Promise<Map<string | null, Map<number, Accumulator>>> {
+  private async run(trx: Knex.Transaction, plan: Plan, limit?: number): Promise<Map<string | null, Map<number, Accumulator>>> {
     const out = new Map<string | null, Map<number, Accumulator>>();
     const at = (key: unknown, time: unknown) => {
       const group = key === null || key === undefined ? null : String(key);
@@ -286,19 +299,19 @@ export class LogAnalytics {
       if (!acc) buckets.set(index, (acc = new Accumulator()));
       return acc;
     };
-    // Groups need their sums first (percentiles for the `limit` largest only); totals and series read their bins at once.
-    const grouped = Boolean(plan.group && limit !== undefined);
-    const [rollupSums, rawRows, early] = await Promise.all([this.rollupSums(plan), this.rawRowsGrouped(plan), grouped ? [] : this.rollupBins(plan)]);
-    for (const row of rollupSums) at(row.group_key, row.time_key).add(row);
-    for (const row of rawRows) this.addRaw(at(row.group_key, row.time_key), row);
-    let sketches = early;
-    if (grouped) {
+    await this.tune(trx, plan);
+    for (const row of await this.rollupSums(trx, plan)) at(row.group_key, row.time_key).add(row);
+    for (const row of await this.rawRowsGrouped(trx, plan)) this.addRaw(at(row.group_key, row.time_key), row);
+    // Groups need their sums first (percentiles for the `limit` largest only); totals and series read every bin.
+    let sketches: Array<Record<string, unknown>>;
+    if (!plan.group || limit === undefined) sketches = await this.rollupBins(trx, plan);
+    else {
       const keys = [...out.entries()]
         .map(([key, buckets]) => ({ key, requests: buckets.get(0)?.sums.requests ?? 0 }))
         .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)))
         .slice(0, limit)
         .map(({ key }) => key);
-      sketches = await this.rollupBins(plan, keys);
+      sketches = await this.rollupBins(trx, plan, keys);
     }
     for (const row of sketches) at(row.group_key, row.time_key).latency.addStoredBins(row.latency, Number(row.sign));
     return out;
@@ -336,11 +349,11 @@ export class LogAnalytics {
     return query;
   }
 
-  private rollupSums(plan: Plan, sums: readonly string[] = SUMS): Promise<Array<Record<string, unknown>>> {
+  private rollupSums(trx: Knex.Transaction, plan: Plan, sums: readonly string[] = SUMS): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query) return Promise.resolve([]);
     query.select(this.db.raw(`${plan.rollupGroup ?? 'null'} as group_key, p.point as time_key, ${sums.map((name) => `sum(p.sign * ${name}) as ${name}`).join(', ')}`)).groupByRaw('1, 2');
-    return this.read(query, false);
+    return read(trx, query);
   }
 
   /**
@@ -349,7 +362,7 @@ export class LogAnalytics {
    * row's bins into a dense array). Expanding them in the database, one row per bin, cost most of
    * every call: 250 ms of 277 for the groups by user at a million rows under load.
    */
-  private rollupBins(plan: Plan, keys?: Array<string | null>): Promise<Array<Record<string, unknown>>> {
+  private rollupBins(trx: Knex.Transaction, plan: Plan, keys?: Array<string | null>): Promise<Array<Record<string, unknown>>> {
     const query = this.rollupRows(plan);
     if (!query || (keys && !keys.length)) return Promise.resolve([]);
     const group = plan.rollupGroup ? `analytics_rollups.${plan.rollupGroup}` : 'null';
@@ -362,7 +375,7 @@ export class LogAnalytics {
         if (values.length < keys.length) q.orWhereNull(column);
       });
     }
-    return this.read(query, false);
+    return read(trx, query);
   }
 
   /**
@@ -397,35 +410,48 @@ export class LogAnalytics {
     return `${plan.group ?? 'null'} as group_key`;
   }
 
-  private rawSums(plan: Plan, sums: string): Promise<Array<Record<string, unknown>>> {
+  private rawSums(trx: Knex.Transaction, plan: Plan, sums: string): Promise<Array<Record<string, unknown>>> {
     const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, cost_unpriced, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
     if (!rows) return Promise.resolve([]);
-    return this.read(this.db.select(this.db.raw(`group_key, time_key, ${sums}`)).from(rows.as('r')).groupBy('group_key', 'time_key'), !plan.set);
+    return read(trx, this.db.select(this.db.raw(`group_key, time_key, ${sums}`)).from(rows.as('r')).groupBy('group_key', 'time_key'));
   }
 
   /** Sums of the raw rows per group, time and latency bin: the bins feed the sketch, the sums add up. */
-  private rawRowsGrouped(plan: Plan): Promise<Array<Record<string, unknown>>> {
+  private rawRowsGrouped(trx: Knex.Transaction, plan: Plan): Promise<Array<Record<string, unknown>>> {
     const rows = this.rawRows(plan, `${this.rawColumns(plan)}, latency_ms, cost, cost_unpriced, is_error, cache_hit, rescued, prompt_tokens, completion_tokens, total_tokens`);
     if (!rows) return Promise.resolve([]);
     // Grouped by latency bin, not by latency: at most a few hundred rows per group and point come back, whatever the traffic.
     const query = this.db.select(this.db.raw(`group_key, time_key, ${binSql('latency_ms')} as bin, ${RAW_SUMS}`)).from(rows.as('r')).groupByRaw('1, 2, 3');
-    return this.read(query, !plan.set);
+    return read(trx, query);
   }
 
   /**
-   * Runs one analytics read on Postgres without JIT (compiling these scans cost more than it saved,
+   * Runs one call's reads in one transaction, one after another on its connection, so they all see
+   * one snapshot: on Postgres a read-only one at REPEATABLE READ (its snapshot taken at the first
+   * read); SQLite's transactions are serializable, and in WAL mode a read transaction keeps the
+   * snapshot of its first read while other connections (the log writer thread, another instance)
+   * commit. Inside a caller's transaction the reads join it (a savepoint): its isolation is the caller's.
+   */
+  private snapshot<T>(reads: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.postgres ? this.db.transaction(reads, { isolationLevel: 'repeatable read', readOnly: true }) : this.db.transaction(reads);
+  }
+
+  /**
+   * Postgres settings for a plan's reads, without JIT (compiling these scans cost more than it saved,
    * ~70 ms a query at a million rows): a scan of raw rows (no rollup set fits) with room to hash
    * groups in memory, rollup reads and raw edges without parallel workers.
    */
-  private read(query: Knex.QueryBuilder, scan: boolean): Promise<Array<Record<string, unknown>>> {
-    if (!this.postgres) return query as Promise<Array<Record<string, unknown>>>;
-    return this.db.transaction(async (trx) => {
-      // A rollup read touches a few hundred rows, but the planner guesses 100 bins per sketch and
-      // would start a parallel worker (measured: 170 ms to launch one on a loaded machine, for a 3 ms query).
-      await trx.raw(scan ? `set local jit = off; set local work_mem = '32MB'` : `set local jit = off; set local max_parallel_workers_per_gather = 0; set local work_mem = '32MB'`);
-      return (await query.transacting(trx)) as Array<Record<string, unknown>>;
-    });
+  private async tune(trx: Knex.Transaction, plan: Plan): Promise<void> {
+    if (!this.postgres) return;
+    // A rollup read touches a few hundred rows, but the planner guesses 100 bins per sketch and
+    // would start a parallel worker (measured: 170 ms to launch one on a loaded machine, for a 3 ms query).
+    const workers = plan.set ? '0' : 'default';
+    await trx.raw(`set local jit = off; set local max_parallel_workers_per_gather = ${workers}; set local work_mem = '32MB'`);
   }
+}
+
+function read(trx: Knex.Transaction, query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> {
+  return query.transacting(trx) as unknown as Promise<Array<Record<string, unknown>>>;
 }
 
 /** The pieces' ranges per grain, overlapping and adjacent ones joined. */
