@@ -38,8 +38,18 @@ export function isSecretField(name: string): boolean {
   return SECRET_FIELD.test(name) && !NOT_SECRET_FIELD.has(name.toLowerCase());
 }
 
+/** Header names already tested against CREDENTIAL_HEADER (names only, never values): a logged request tests each of its headers. */
+const credentialNames = new Map<string, boolean>();
+const MAX_CREDENTIAL_NAMES = 1_000;
+
 function isCredentialHeader(name: string): boolean {
-  return CREDENTIAL_HEADER.test(name);
+  let credential = credentialNames.get(name);
+  if (credential === undefined) {
+    credential = CREDENTIAL_HEADER.test(name);
+    // Bounded: names a client makes up are tested each time once the map is full.
+    if (credentialNames.size < MAX_CREDENTIAL_NAMES) credentialNames.set(name, credential);
+  }
+  return credential;
 }
 
 /**
@@ -84,6 +94,26 @@ function collectStrings(value: unknown, found: Set<string> | undefined): void {
   else if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) collectStrings(inner, found);
 }
 
+/** What JSON.stringify escapes in a string (a lone surrogate among them): a value with none of these is its own JSON form. */
+// eslint-disable-next-line no-control-regex -- control characters are among what JSON escapes
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * The values worth searching for, longest first so that a value containing another is masked
+ * whole; equal lengths keep their order (as a stable sort would). A request has a handful, each
+ * put in its place as it comes: cheaper than filter and sort with a compare function.
+ */
+function longestFirst(found: Set<string>): string[] {
+  const values: string[] = [];
+  for (const value of found) {
+    if (value.length < MIN_SCRUBBED_LENGTH || value.startsWith(HASHED)) continue;
+    let at = values.length;
+    while (at > 0 && values[at - 1]!.length < value.length) at--;
+    values.splice(at, 0, value);
+  }
+  return values;
+}
+
 /** The secrets one request carries, and the masking of anything derived from that request. */
 export class RequestSecrets {
   private readonly values: string[];
@@ -116,9 +146,9 @@ export class RequestSecrets {
         this.maskedHeaders[name] = value;
       }
     }
-    // Longest first, so a value that contains another is masked whole.
-    this.values = [...found].filter((value) => value.length >= MIN_SCRUBBED_LENGTH && !value.startsWith(HASHED)).sort((a, b) => b.length - a.length);
+    this.values = longestFirst(found);
     this.escapedValues = this.values.map((value) => {
+      if (!JSON_ESCAPED.test(value)) return undefined;
       const escaped = JSON.stringify(value).slice(1, -1);
       return escaped === value ? undefined : escaped;
     });

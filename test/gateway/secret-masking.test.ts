@@ -170,6 +170,12 @@ describe('request secrets', () => {
     assert.match(secrets.headers()['x-api-key']!, /^sha256:[0-9a-f]{64}$/);
   });
 
+  test('a value that contains another is masked whole, and a value JSON escapes only by its control character is found in JSON text', () => {
+    const secrets = new RequestSecrets({ 'x-api-key': 'sk-inner-0123', authorization: 'Bearer sk-inner-0123-and-more', 'x-token': 'tab\there-0123' });
+    assert.equal(secrets.text('key sk-inner-0123-and-more and sk-inner-0123'), 'key [redacted] and [redacted]');
+    assert.equal(secrets.text(JSON.stringify({ echo: 'tab\there-0123' })), '{"echo":"[redacted]"}');
+  });
+
   test('an unparsable inline config is kept as a hash only, and its whole text is masked elsewhere', () => {
     const raw = '{"api_key":"sk-in-broken-json-1234",';
     const secrets = new RequestSecrets({ 'x-gw-config': raw });
