@@ -12,8 +12,19 @@ import { remoteParentOf } from '../telemetry/trace-context.js';
 import { loggedEmbeddingList } from '../providers/wire-embedding-list.js';
 import { isChatCompletion } from './upstream-answer.js';
 
-/** Request headers as the log keeps them: one string each. */
+/**
+ * Request headers as the log keeps them: one string each. Node's are that already unless a header
+ * came as a list (set-cookie): only then are they copied. The entry shares the object, which the
+ * log writer reads and never changes (it masks into a new one, gateway/logs/prepare-entry.ts).
+ */
 export function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string') return flatCopy(headers);
+  }
+  return headers as Record<string, string>;
+}
+
+function flatCopy(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
     const value = headers[name];
