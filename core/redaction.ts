@@ -38,18 +38,25 @@ export function isSecretField(name: string): boolean {
   return SECRET_FIELD.test(name) && !NOT_SECRET_FIELD.has(name.toLowerCase());
 }
 
-/** Header names already tested against CREDENTIAL_HEADER (names only, never values): a logged request tests each of its headers. */
-const credentialNames = new Map<string, boolean>();
-const MAX_CREDENTIAL_NAMES = 1_000;
+/** A header name as masking reads it: lower-case, and whether CREDENTIAL_HEADER matches it. */
+interface HeaderName {
+  lower: string;
+  credential: boolean;
+}
 
-function isCredentialHeader(name: string): boolean {
-  let credential = credentialNames.get(name);
-  if (credential === undefined) {
-    credential = CREDENTIAL_HEADER.test(name);
-    // Bounded: names a client makes up are tested each time once the map is full.
-    if (credentialNames.size < MAX_CREDENTIAL_NAMES) credentialNames.set(name, credential);
+/** Header names already read (names only, never values): a logged request reads each of its headers'. */
+const headerNames = new Map<string, HeaderName>();
+const MAX_HEADER_NAMES = 1_000;
+
+function headerName(name: string): HeaderName {
+  let read = headerNames.get(name);
+  if (read === undefined) {
+    const lower = name.toLowerCase();
+    read = { lower, credential: CREDENTIAL_HEADER.test(lower) };
+    // Bounded: names a client makes up are read each time once the map is full.
+    if (headerNames.size < MAX_HEADER_NAMES) headerNames.set(name, read);
   }
-  return credential;
+  return read;
 }
 
 /**
@@ -134,8 +141,8 @@ export class RequestSecrets {
     for (const name of Object.keys(headers)) {
       const value = text(headers[name]);
       if (value === undefined) continue;
-      const lower = name.toLowerCase();
-      if (isCredentialHeader(lower) || sensitive.has(lower)) {
+      const { lower, credential } = headerName(name);
+      if (credential || sensitive.has(lower)) {
         found.add(value);
         const bearer = /^(?:Bearer|Basic|Token)\s+(.+)$/i.exec(value)?.[1];
         if (bearer) found.add(bearer);
