@@ -19,7 +19,7 @@ export interface DelayedResult extends DelayedShape {
   direct: LoadResult;
   proxy: LoadResult;
   gw: LoadResult;
-  /** gw's event-loop delay and GC pauses over its run (warm-up included): stalls that would show in the tail. */
+  /** gw's event-loop delay, GC pauses and call phases over its measured run (after the warm-up): stalls that would show in the tail. */
   gwLoop: Pick<CpuMessage, 'loopDelayP99Ms' | 'loopDelayMaxMs' | 'gcMaxMs' | 'gcMajor' | 'phases'> & { gcMs: number };
 }
 
@@ -34,8 +34,12 @@ export async function measureDelayed(
   const load = { body: CHAT_BODY, connections: shape.connections, ...timing };
   const direct = await runLoad({ ...load, url: `http://127.0.0.1:${ports.upstream}/v1/chat/completions`, headers: PLAIN_HEADERS });
   const proxy = await runLoad({ ...load, url: `http://127.0.0.1:${ports.proxy}/v1/chat/completions`, headers: PLAIN_HEADERS });
-  const before = await gwCpu(true); // also resets gw's event-loop delay histogram and longest GC pause, and times calls
-  const gw = await runLoad({ ...load, url: `http://127.0.0.1:${ports.gw}/v1/chat/completions`, headers: gwHeaders(adminKey, ports.upstream) });
+  // At the warm-up's end gw's event-loop delay histogram and longest GC pause start over, and its calls are timed from then on.
+  let warm: Promise<CpuMessage> | undefined;
+  const gw = await runLoad({ ...load, url: `http://127.0.0.1:${ports.gw}/v1/chat/completions`, headers: gwHeaders(adminKey, ports.upstream) }, () => {
+    warm = gwCpu(true);
+  });
+  const before = await warm!;
   const after = await gwCpu(false);
   return { ...shape, direct, proxy, gw, gwLoop: { ...after, gcMs: (after.gcMicros - before.gcMicros) / 1000 } };
 }
@@ -56,7 +60,7 @@ export function reportDelayed(results: DelayedResult[]): void {
     );
     const { callP50Ms, callP99Ms, ownP50Ms, ownP99Ms, queuedP50Ms, queuedP99Ms } = gwLoop.phases;
     console.log(
-      `    inside gw (warm-up included): request to answer p50 ${callP50Ms.toFixed(2)} p99 ${callP99Ms.toFixed(2)} ms; without the upstream's wait p50 ${ownP50Ms.toFixed(2)} p99 ${ownP99Ms.toFixed(2)} ms; ` +
+      `    inside gw: request to answer p50 ${callP50Ms.toFixed(2)} p99 ${callP99Ms.toFixed(2)} ms; without the upstream's wait p50 ${ownP50Ms.toFixed(2)} p99 ${ownP99Ms.toFixed(2)} ms; ` +
         `upstream request queued in undici p50 ${queuedP50Ms.toFixed(2)} p99 ${queuedP99Ms.toFixed(2)} ms`,
     );
   }

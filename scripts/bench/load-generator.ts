@@ -63,6 +63,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   };
 
   await phase(job.warmupMs);
+  // The parent may start measuring the server from here (scripts/bench/delayed-latency.ts).
+  process.send?.({ warmedUp: true });
   latencies = [];
   measuring = true;
   const started = process.hrtime.bigint();
