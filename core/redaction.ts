@@ -5,6 +5,7 @@
  * sensitive, secret fields of an inline x-gw-config at any depth); their values are then masked
  * wherever they appear, including free text such as an upstream error that echoes a key.
  */
+import { boundedMemo } from './bounded-memo.js';
 import { sha256Hex } from './sha256.js';
 
 export const REDACTED = '[redacted]';
@@ -45,19 +46,10 @@ interface HeaderName {
 }
 
 /** Header names already read (names only, never values): a logged request reads each of its headers'. */
-const headerNames = new Map<string, HeaderName>();
-const MAX_HEADER_NAMES = 1_000;
-
-function headerName(name: string): HeaderName {
-  let read = headerNames.get(name);
-  if (read === undefined) {
-    const lower = name.toLowerCase();
-    read = { lower, credential: CREDENTIAL_HEADER.test(lower) };
-    // Bounded: names a client makes up are read each time once the map is full.
-    if (headerNames.size < MAX_HEADER_NAMES) headerNames.set(name, read);
-  }
-  return read;
-}
+const headerName = boundedMemo((name): HeaderName => {
+  const lower = name.toLowerCase();
+  return { lower, credential: CREDENTIAL_HEADER.test(lower) };
+}, 1_000);
 
 /**
  * Every name a header-name list holds, leniently: a JSON array and a comma-separated list alike,

@@ -8,6 +8,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
+import { boundedMemo } from '../../core/bounded-memo.js';
 import { createGuardedLookup } from '../outbound/pinned-lookup.js';
 import type { ResolveHost } from '../outbound/url-guard.js';
 import type { UpstreamRequest } from '../providers/types.js';
@@ -95,21 +96,15 @@ interface SplitUrl {
 }
 
 /**
- * Provider URLs repeat call after call; parsing one costs more than the rest of dispatching it.
- * URLs with a query string are not kept: some providers take a key there.
+ * Origin and path of an absolute URL, as the dispatcher takes them. Provider URLs repeat call
+ * after call, and parsing one costs more than the rest of dispatching it: they are remembered,
+ * except those with a query string (some providers take a key there).
  */
-const splitUrls = new Map<string, SplitUrl>();
-const SPLIT_URLS_MAX = 1_000;
-
-/** Origin and path of an absolute URL, as the dispatcher takes them. */
-function splitUrl(url: string): SplitUrl {
-  let split = splitUrls.get(url);
-  if (!split) {
+const splitUrl = boundedMemo(
+  (url): SplitUrl & { query: boolean } => {
     const parsed = new URL(url);
-    split = { origin: parsed.origin, path: parsed.pathname + parsed.search };
-    if (parsed.search) return split;
-    if (splitUrls.size >= SPLIT_URLS_MAX) splitUrls.clear();
-    splitUrls.set(url, split);
-  }
-  return split;
-}
+    return { origin: parsed.origin, path: parsed.pathname + parsed.search, query: parsed.search !== '' };
+  },
+  1_000,
+  (split) => !split.query,
+);
