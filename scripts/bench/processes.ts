@@ -6,8 +6,10 @@ import type { LoadJob, LoadResult } from './load-generator.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Runs one load job in its own process (load-generator.ts), so it never shares an event loop with a server. */
-/** `onWarm` is called when the warm-up ends and the measured part starts. */
+/**
+ * Runs one load job in its own process (load-generator.ts), so it never shares an event loop with a
+ * server; `onWarm` is called when the warm-up ends and the measured part starts.
+ */
 export function runLoad(job: LoadJob, onWarm?: () => void): Promise<LoadResult> {
   const child = fork(path.join(here, 'load-generator.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
