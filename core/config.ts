@@ -428,7 +428,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     limitsFailOpen: boolean(env, 'GW_LIMITS_FAIL_OPEN', false),
     logLevel: logLevel(env, 'GW_LOG_LEVEL', 'info'),
     cacheMemoryMaxBytes: integer(env, 'GW_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
-    logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 100, 1, 10_000),
+    logBatchSize: integer(env, 'GW_LOG_BATCH_SIZE', 500, 1, 10_000),
     logFlushIntervalMs: integer(env, 'GW_LOG_FLUSH_INTERVAL_MS', 1000, 10, 60_000),
     logQueueMax: integer(env, 'GW_LOG_QUEUE_MAX', 50_000, 1, 10_000_000),
     logSpoolMaxBytes: integer(env, 'GW_LOG_SPOOL_MAX_BYTES', 1024 ** 3, 0, 1024 ** 4),

@@ -115,10 +115,11 @@ const COUNTING_FLAGS = ['--single-threaded', '--no-memory-reducer', '--random-se
 /**
  * gw's settings in the count: timers that fire with wall-clock time (which callgrind's slowdown and
  * the machine's load stretch) must not put a varying amount of work into the window. The request
- * log is written when a batch (GW_LOG_BATCH_SIZE, 100) is full, never by its flush timer, so each
- * window of 100 calls holds one write; the job queue does not poll during it.
+ * log is written when a batch of 100 is full (GW_LOG_BATCH_SIZE, pinned here: the default, 500,
+ * would put a write in one window of 100 calls out of five), never by its flush timer, so each
+ * window holds one write; the job queue does not poll during it.
  */
-const COUNTING_ENV = { GW_LOG_FLUSH_INTERVAL_MS: '60000', GW_JOBS_POLL_MS: '60000' };
+const COUNTING_ENV = { GW_LOG_BATCH_SIZE: '100', GW_LOG_FLUSH_INTERVAL_MS: '60000', GW_JOBS_POLL_MS: '60000' };
 
 /**
  * A compiled bench server under callgrind, one count per thread: --smc-check=all-non-file because V8

@@ -16,7 +16,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from './db.js';
-import { rollupValues, rowDeltas } from './rollups/rollup-deltas.js';
+import { FACT_COLUMNS, rollupValues, rowDeltas } from './rollups/rollup-deltas.js';
 import { applyRollupDeltas, rollupUpsertSql } from './rollups/rollup-write.js';
 import { METADATA_KEYS_SQL, metadataKeysFromRows, writerMetadataRollupKeys } from './rollups/metadata-keys.js';
 import { copyLogRows, isUniqueViolation } from './log-copy.js';
@@ -94,9 +94,18 @@ export function writeLogRowsSqlite(connection: SqliteConnection, columns: readon
     if (!added.length || options.rollUp === false) return;
     // Read once the inserts hold the write lock: a read first would have to upgrade its lock, which SQLite refuses while another writer waits.
     const metadataKeys = metadataKeysFromRows(listedKeys.all() as Array<{ key: string; counted_from: unknown }>);
-    const addedRows = added.map((values) => Object.fromEntries(columns.map((column, i) => [column, values[i]])));
-    for (const delta of rowDeltas(addedRows, 1, metadataKeys)) upsert.run(rollupValues(delta));
+    for (const delta of rowDeltas(factRows(columns, added), 1, metadataKeys)) upsert.run(rollupValues(delta));
   })();
+}
+
+/** Rows of bindable values as objects of the columns the rollups read (FACT_COLUMNS), not of every column. */
+function factRows(columns: readonly string[], rows: readonly unknown[][]): Row[] {
+  const at = FACT_COLUMNS.map((column) => columns.indexOf(column));
+  return rows.map((values) => {
+    const row: Row = {};
+    for (let i = 0; i < at.length; i += 1) if (at[i]! >= 0) row[FACT_COLUMNS[i]!] = values[at[i]!];
+    return row;
+  });
 }
 
 /** Writes log rows (toLogRow's shape, all with the same columns) and their rollups. */

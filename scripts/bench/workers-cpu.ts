@@ -3,6 +3,8 @@
  * /proc/<pid>/stat) of every process of the gw tree, of the load generator and of the fake upstream,
  * per call, over the same closed-loop load. CPU time per call is what other load on the machine
  * does not inflate much, unlike requests/s; the sum per call bounds what two cores can serve.
+ * With one worker it also splits gw's CPU by thread (the main thread, the SQLite log writer thread,
+ * V8's helpers); CPU_PROF_DIR=<dir> has every gw thread write a CPU profile there.
  * Run: npx tsx scripts/bench/workers-cpu.ts [connections] [seconds]
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -37,6 +39,21 @@ function mainThreadMicros(pid: number): number {
   }
 }
 
+/** CPU time of each thread of a process, by name and thread id (Node names its worker threads and V8's helpers alike). */
+function threadMicros(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const name = Number(tid) === pid ? 'main' : `${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}#${tid}`;
+        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_US);
+      } catch { /* gone */ }
+    }
+  } catch { /* gone */ }
+  return byName;
+}
+
 function childrenOf(pid: number): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -68,7 +85,7 @@ async function measure(workers: number, upstreamPort: number, upstreamPid: numbe
   const adminKey = `gw-bench-${randomBytes(16).toString('hex')}`;
   const port = await freePort();
   // gw as `make run` starts it: the build (run `make build` first).
-  const main = [...nodeFlags(), path.resolve('dist/server/main.js')];
+  const main = [...nodeFlags(), ...(process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : []), path.resolve('dist/server/main.js')];
   const gw = spawn(process.execPath, main, {
     env: { ...process.env, ...gwEnv(dataDir, adminKey), GW_REQUEST_LOG_LEVEL: 'silent', GW_PORT: String(port), GW_HOST: '127.0.0.1', GW_WORKERS: String(workers), GW_SHUTDOWN_GRACE_MS: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -85,12 +102,14 @@ async function measure(workers: number, upstreamPort: number, upstreamPid: numbe
   const tree = () => [gw.pid!, ...childrenOf(gw.pid!)];
   const load = forkTs('load-generator.ts');
   const job = { url: `${base}/v1/chat/completions`, headers: gwHeaders(adminKey, upstreamPort), body: CHAT_BODY, connections, warmupMs: 2000, durationMs: seconds * 1000 };
-  // Sampled once the warm-up ends, and again when the load reports.
-  const sample = () => ({ gw: tree().map((pid) => [pid, cpuMicros(pid)] as const), main: tree().map((pid) => [pid, mainThreadMicros(pid)] as const), load: cpuMicros(load.pid!), upstream: cpuMicros(upstreamPid), at: performance.now() });
+  // Sampled when the load generator ends its warm-up, and again when it reports.
+  const sample = () => ({ gw: tree().map((pid) => [pid, cpuMicros(pid)] as const), main: tree().map((pid) => [pid, mainThreadMicros(pid)] as const), threads: threadMicros(gw.pid!), load: cpuMicros(load.pid!), upstream: cpuMicros(upstreamPid), at: performance.now() });
   const result = await new Promise<{ start: ReturnType<typeof sample>; end: ReturnType<typeof sample>; result: LoadResult }>((resolve) => {
     let start: ReturnType<typeof sample>;
-    setTimeout(() => (start = sample()), job.warmupMs);
-    load.once('message', (result: LoadResult) => resolve({ start, end: sample(), result }));
+    load.on('message', (message: LoadResult | { warmedUp: true }) => {
+      if ('warmedUp' in message) start = sample();
+      else resolve({ start, end: sample(), result: message });
+    });
     load.send(job);
   });
   await new Promise<void>((resolve) => {
@@ -106,7 +125,9 @@ async function measure(workers: number, upstreamPort: number, upstreamPid: numbe
   const gwParts = result.end.gw.map(([pid, end]) => ({ pid, us: per(end - (startOf.get(pid) ?? 0)), mainUs: per((mainEnd.get(pid) ?? 0) - (mainStart.get(pid) ?? 0)), role: pid === gw.pid ? (workers === 1 ? 'gw' : 'primary') : 'worker' }));
   const gwTotal = gwParts.reduce((sum, part) => sum + part.us, 0);
   const wallSec = (result.end.at - result.start.at) / 1000;
-  return { workers, rps: result.result.requestsPerSecond, calls, wallSec, gwParts, gwTotal, load: per(result.end.load - result.start.load), upstream: per(result.end.upstream - result.start.upstream), statuses: result.result.statuses };
+  // The first gw process's threads by name (with one worker, gw itself).
+  const threads = [...result.end.threads].map(([name, end]) => [name, per(end - (result.start.threads.get(name) ?? 0))] as const).filter(([, us]) => us > 0.5).sort((a, b) => b[1] - a[1]);
+  return { workers, rps: result.result.requestsPerSecond, calls, wallSec, gwParts, gwTotal, threads, load: per(result.end.load - result.start.load), upstream: per(result.end.upstream - result.start.upstream), statuses: result.result.statuses };
 }
 
 const connections = Number(process.argv[2] ?? 32);
@@ -124,5 +145,6 @@ for (const row of rows) {
     `GW_WORKERS=${row.workers}: ${row.rps.toFixed(0)} req/s (${row.calls} calls, ${JSON.stringify(row.statuses)}); CPU µs per call: gw ${row.gwTotal.toFixed(0)} (${parts}), load generator ${row.load.toFixed(0)}, upstream ${row.upstream.toFixed(0)}; all ${all.toFixed(0)} ` +
       `-> 2 cores serve at most ${(2e6 / all).toFixed(0)} req/s; cores busy during the run ${((all * row.calls) / 1e6 / row.wallSec).toFixed(2)}`,
   );
+  console.log(`  ${row.gwParts[0]?.role} threads, CPU µs per call: ${row.threads.map(([name, us]) => `${name} ${us.toFixed(0)}`).join(', ')}`);
 }
 console.log(`load average after: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);

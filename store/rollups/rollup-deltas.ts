@@ -120,51 +120,75 @@ function rollupKey(organisationId: string, set: string, grain: Grain, bucketStar
 }
 
 /**
+ * The facts of a batch that count in exactly the same rollup rows, summed into one delta each:
+ * same organisation, workspace and minute, same value of every dimension and of every listed
+ * metadata key (with whether it counts yet). The sets are then expanded once per group, not once
+ * per row: a batch of one busy route is a handful of groups, where each row fanned out into some
+ * 26 keyed lookups (13 sets, in its workspace and in all workspaces).
+ */
+function groupFacts(facts: readonly RollupFact[], sign: 1 | -1, metadataKeys: MetadataRollupKeys): Array<{ fact: RollupFact; delta: RollupDelta }> {
+  const groups = new Map<string, { fact: RollupFact; delta: RollupDelta }>();
+  const minute = GRAIN_MS.minute;
+  for (const fact of facts) {
+    const identity: Array<string | number | boolean | null> = [fact.organisation_id, fact.workspace_id, fact.created_at - (fact.created_at % minute)];
+    for (const dimension of ROLLUP_DIMENSIONS) identity.push(fact[dimension]);
+    for (const [key, countedFrom] of metadataKeys) identity.push(fact.created_at >= countedFrom, metadataValueOf(fact.metadata, key));
+    const groupKey = JSON.stringify(identity);
+    let group = groups.get(groupKey);
+    if (!group) groups.set(groupKey, (group = { fact, delta: emptyDelta({ organisation_id: fact.organisation_id, workspace_id: fact.workspace_id, dimension_set: '', grain: 'minute', bucket_start: 0, dims_key: '' }) }));
+    const delta = group.delta;
+    delta.requests += sign;
+    if (fact.is_error) delta.errors += sign;
+    if (fact.cache_hit) {
+      delta.cache_hits += sign;
+      delta.cache_savings += sign * fact.cost;
+    } else delta.cost += sign * fact.cost;
+    delta.prompt_tokens += sign * fact.prompt_tokens;
+    delta.completion_tokens += sign * fact.completion_tokens;
+    delta.total_tokens += sign * fact.total_tokens;
+    delta.latency_sum += sign * fact.latency_ms;
+    if (fact.rescued) delta.rescued += sign;
+    if (fact.cost_unpriced) delta.unpriced += sign;
+    const bin = binOf(fact.latency_ms);
+    delta.latency.set(bin, (delta.latency.get(bin) ?? 0) + sign);
+  }
+  return [...groups.values()];
+}
+
+/**
  * The rollup rows a batch of log rows adds to (sign 1) or, when they are deleted, takes from
  * (sign -1). Each row is counted once per set in the set's finest bucket, in its workspace's row
- * and in the all-workspaces row; those deltas are then
+ * and in the all-workspaces row (rows alike are summed first: groupFacts); those deltas are then
  * folded into the coarser buckets. Sorted by key, so concurrent writers lock rows in one order.
  */
 export function rollupDeltas(facts: readonly RollupFact[], sign: 1 | -1, metadataKeys: MetadataRollupKeys = NO_METADATA_KEYS, sets: readonly RollupSet[] = ROLLUP_SETS): RollupDelta[] {
   const byKey = new Map<string, RollupDelta>();
   const finest: RollupDelta[] = [];
-  for (const fact of facts) {
-    const bin = binOf(fact.latency_ms);
+  // A group's facts share every value read below; its first fact stands for all of them.
+  for (const { fact, delta: group } of groupFacts(facts, sign, metadataKeys)) {
     for (const set of sets) {
       const grain = set.grains[set.grains.length - 1]!;
       const bucketStart = fact.created_at - (fact.created_at % GRAIN_MS[grain]);
       for (const values of valuesIn(set, fact, metadataKeys)) {
-      const dimsKey = JSON.stringify(values);
-      for (const workspaceId of [fact.workspace_id, ALL_WORKSPACES]) {
-        const key = rollupKey(fact.organisation_id, set.name, grain, bucketStart, workspaceId, dimsKey);
-        let delta = byKey.get(key);
-        if (!delta) {
-          delta = emptyDelta({
-            organisation_id: fact.organisation_id,
-            workspace_id: workspaceId,
-            dimension_set: set.name,
-            grain,
-            bucket_start: bucketStart,
-            dims_key: dimsKey,
-          });
-          set.dimensions.forEach((d, i) => (delta![d] = values[i]));
-          byKey.set(key, delta);
-          finest.push(delta);
+        const dimsKey = JSON.stringify(values);
+        for (const workspaceId of [fact.workspace_id, ALL_WORKSPACES]) {
+          const key = rollupKey(fact.organisation_id, set.name, grain, bucketStart, workspaceId, dimsKey);
+          let delta = byKey.get(key);
+          if (!delta) {
+            delta = emptyDelta({
+              organisation_id: fact.organisation_id,
+              workspace_id: workspaceId,
+              dimension_set: set.name,
+              grain,
+              bucket_start: bucketStart,
+              dims_key: dimsKey,
+            });
+            set.dimensions.forEach((d, i) => (delta![d] = values[i]));
+            byKey.set(key, delta);
+            finest.push(delta);
+          }
+          addInto(delta, group);
         }
-        delta.requests += sign;
-        if (fact.is_error) delta.errors += sign;
-        if (fact.cache_hit) {
-          delta.cache_hits += sign;
-          delta.cache_savings += sign * fact.cost;
-        } else delta.cost += sign * fact.cost;
-        delta.prompt_tokens += sign * fact.prompt_tokens;
-        delta.completion_tokens += sign * fact.completion_tokens;
-        delta.total_tokens += sign * fact.total_tokens;
-        delta.latency_sum += sign * fact.latency_ms;
-        if (fact.rescued) delta.rescued += sign;
-        if (fact.cost_unpriced) delta.unpriced += sign;
-        delta.latency.set(bin, (delta.latency.get(bin) ?? 0) + sign);
-      }
       }
     }
   }
