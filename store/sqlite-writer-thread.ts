@@ -1,8 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { sqliteValue, type LogWriteOptions } from './log-batch-write.js';
-import type { BatchDone, WriteBatch } from './sqlite-writer-worker.js';
+import type { BatchDone, DropBatch, WriteBatch } from './sqlite-writer-worker.js';
 
 type Row = Record<string, unknown>;
+
+/** Rows per message to the thread: copying 100 rows blocks the loop about a millisecond. */
+const CHUNK_ROWS = 100;
 
 interface Waiting {
   worker: Worker;
@@ -34,20 +37,39 @@ export class SqliteWriterThread {
 
   constructor(private readonly filename: string) {}
 
-  /** Request-log rows (toLogRow's shape), written with their rollups (store/log-batch-write.ts). */
+  /**
+   * Request-log rows (toLogRow's shape), written with their rollups in one transaction
+   * (store/log-batch-write.ts). Copying rows to the thread blocks the event loop, so a large batch
+   * crosses in parts of CHUNK_ROWS with a turn of the loop between them; the thread writes the
+   * batch once its last part has come.
+   */
   writeLogs(rows: Row[], options: LogWriteOptions): Promise<void> {
     if (!rows.length) return Promise.resolve();
-    const columns = [...Object.keys(rows[0]!), 'rolled_up'];
-    const values = rows.map((row) => rowValues(row, columns));
-    if (values.includes(undefined)) return Promise.reject(new Error('log rows differ in their columns'));
-    const batch: WriteBatch = { id: (this.nextId += 1), columns, rows: values as unknown[][], outbox: options.outbox };
+    const id = (this.nextId += 1);
     const worker = this.started();
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.set(batch.id, { worker, resolve, reject });
-      // Referenced only while a batch is in flight: an idle writer never holds the process open.
-      worker.ref();
-      worker.postMessage(batch);
-    });
+    const written = new Promise<void>((resolve, reject) => this.waiting.set(id, { worker, resolve, reject }));
+    // Referenced only while a batch is in flight: an idle writer never holds the process open.
+    worker.ref();
+    void this.post(worker, id, rows, options);
+    return written;
+  }
+
+  private async post(worker: Worker, id: number, rows: Row[], options: LogWriteOptions): Promise<void> {
+    const columns = [...Object.keys(rows[0]!), 'rolled_up'];
+    for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      // The thread died meanwhile: failAll has settled the batch.
+      if (!this.waiting.has(id)) return;
+      const values = rows.slice(start, start + CHUNK_ROWS).map((row) => rowValues(row, columns));
+      if (values.includes(undefined)) {
+        // Parts already sent are dropped by the thread; nothing of the batch is written.
+        if (start > 0) worker.postMessage({ id, drop: true } satisfies DropBatch);
+        this.settle(id, new Error('log rows differ in their columns'));
+        return;
+      }
+      const part: WriteBatch = { id, columns, rows: values as unknown[][], outbox: options.outbox, more: start + CHUNK_ROWS < rows.length };
+      worker.postMessage(part);
+    }
   }
 
   /** Waits for nothing: callers flush first. Stops the thread and its connection. */

@@ -14,6 +14,14 @@ export interface WriteBatch {
   columns: string[];
   rows: unknown[][];
   outbox: boolean;
+  /** More parts of this batch follow; it is written with its last part. */
+  more: boolean;
+}
+
+/** A batch whose later part could not be sent: forget its earlier parts. */
+export interface DropBatch {
+  id: number;
+  drop: true;
 }
 
 export interface BatchDone {
@@ -24,9 +32,23 @@ export interface BatchDone {
 const db = new Database((workerData as { filename: string }).filename);
 configureSqlite(db);
 
-parentPort!.on('message', ({ id, columns, rows, outbox }: WriteBatch) => {
+/** Earlier parts of batches whose last part has not come yet. */
+const parts = new Map<number, unknown[][]>();
+
+parentPort!.on('message', (message: WriteBatch | DropBatch) => {
+  if ('drop' in message) {
+    parts.delete(message.id);
+    return;
+  }
+  const { id, columns, rows, outbox, more } = message;
+  const earlier = parts.get(id);
+  if (more) {
+    parts.set(id, earlier ? earlier.concat(rows) : rows);
+    return;
+  }
+  parts.delete(id);
   try {
-    writeLogRowsSqlite(db, columns, rows, { outbox });
+    writeLogRowsSqlite(db, columns, earlier ? earlier.concat(rows) : rows, { outbox });
     parentPort!.postMessage({ id } satisfies BatchDone);
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies BatchDone);

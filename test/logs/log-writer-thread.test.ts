@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Knex } from 'knex';
 import { createDb } from '../../store/db.js';
 import { migrateToLatest } from '../../store/migrate.js';
-import { RequestLogsRepository, ThreadedRequestLogWriter } from '../../store/repositories/request-logs.js';
+import { RequestLogsRepository, ThreadedRequestLogWriter, toLogRow } from '../../store/repositories/request-logs.js';
 import { SqliteWriterThread } from '../../store/sqlite-writer-thread.js';
 import { logEntry } from './log-fixtures.js';
 
@@ -72,6 +72,24 @@ describe('request logs through the SQLite writer thread', () => {
       assert.equal(await db('request_logs').where({ id: good.id }).first(), undefined, 'the batch is one transaction');
       await new ThreadedRequestLogWriter(thread, { outbox: false }).insertMany([good]);
       assert.equal((await db('request_logs').where({ id: good.id }).first())?.id, good.id);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('a batch larger than one message crosses in parts and is still one transaction: refused in its last part, none of it is written, and the thread goes on', async () => {
+    const thread = new SqliteWriterThread(file);
+    try {
+      const rows = Array.from({ length: 250 }, () => toLogRow(logEntry(ids), 'gateway'));
+      // The last part holds a row the database refuses: the parts before it were already in the thread.
+      const refused = [...rows.slice(0, 249), toLogRow(logEntry({ ...ids, organisation_id: null as unknown as string }), 'gateway')];
+      await assert.rejects(thread.writeLogs(refused, { outbox: false }), /NOT NULL constraint failed/);
+      assert.equal((await db('request_logs').whereIn('id', rows.map((row) => row.id as string)).count({ n: '*' }))[0]!.n, 0);
+      // A row with other columns in a later part: refused before it is sent, and the parts already sent are dropped.
+      const odd = [...rows.slice(0, 249), { ...rows[249]!, unknown_column: 1 }];
+      await assert.rejects(thread.writeLogs(odd, { outbox: false }), /log rows differ in their columns/);
+      await thread.writeLogs(rows.slice(0, 120), { outbox: false });
+      assert.equal((await db('request_logs').whereIn('id', rows.map((row) => row.id as string)).count({ n: '*' }))[0]!.n, 120, 'only the batch written whole is stored');
     } finally {
       await thread.close();
     }
