@@ -135,6 +135,7 @@ function groupFacts(facts: readonly RollupFact[], sign: 1 | -1, metadataKeys: Me
     for (const [key, countedFrom] of metadataKeys) identity.push(fact.created_at >= countedFrom, metadataValueOf(fact.metadata, key));
     const groupKey = JSON.stringify(identity);
     let group = groups.get(groupKey);
+    // The group's delta carries measures only (addInto reads nothing else); its key fields are placeholders.
     if (!group) groups.set(groupKey, (group = { fact, delta: emptyDelta({ organisation_id: fact.organisation_id, workspace_id: fact.workspace_id, dimension_set: '', grain: 'minute', bucket_start: 0, dims_key: '' }) }));
     const delta = group.delta;
     delta.requests += sign;
