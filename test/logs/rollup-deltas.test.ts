@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { addInto, keyOf, MEASURES, rollupDeltas, type RollupDelta, type RollupFact } from '../../store/rollups/rollup-deltas.js';
-
-/** A deterministic pseudo-random source, so a failure repeats. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { seededRandom } from '../helpers/seeded-random.js';
 
 function pick<T>(random: () => number, values: readonly T[]): T {
   return values[Math.floor(random() * values.length)]!;
@@ -67,7 +55,7 @@ function oneByOne(facts: readonly RollupFact[], sign: 1 | -1, keys: ReadonlyMap<
 }
 
 test('a batch rolls up to the sum of its rows rolled up one by one (rows alike are summed before the sets fan out)', () => {
-  const random = seeded(37);
+  const random = seededRandom(37);
   // Few routes, each with twins that differ in one dimension only, over six minutes: groups of many rows.
   const routes = Array.from({ length: 6 }, () => randomFact(random)).flatMap((route) => [
     route,
@@ -101,7 +89,7 @@ test('a batch rolls up to the sum of its rows rolled up one by one (rows alike a
 });
 
 test('rows of one route in one minute make as many rollup rows as a single row does', () => {
-  const random = seeded(5);
+  const random = seededRandom(5);
   const one = randomFact(random);
   const minuteStart = one.created_at - (one.created_at % 60_000);
   const alike = Array.from({ length: 100 }, (_, i) => ({ ...one, created_at: minuteStart + (i % 60) * 1000, latency_ms: i * 7, cost: i / 10_000 }));
