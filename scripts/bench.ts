@@ -14,7 +14,8 @@
  * upstream answering after 20 ms and with 200 to one answering after 500 ms, straight, through a bare
  * proxy and through gw.
  *
- *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4), BENCH_DELAYED (1; 0 skips the latency rows, 20 or 500 runs one)
+ *   BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32,4), BENCH_DELAYED (1; 0 skips the latency rows, 20 or 500 runs one),
+ *   BENCH_OWN_WORK (1: the latency rows also time gw's own part of each call, with AsyncLocalStorage in gw)
  *   BENCH_WORKERS (1; 0 skips): gw started as `make run` does with GW_WORKERS=1, then 2 (scripts/bench/workers-rows.ts);
  *   BENCH_PORTKEY=<dir>: also the Portkey gateway installed in <dir> (outside gw's tree), same load, same run.
  *   BENCH_ONLY: comma-separated target names to run alone (e.g. `upstream embeddings,gw embeddings`).

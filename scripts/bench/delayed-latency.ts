@@ -60,7 +60,8 @@ export function reportDelayed(results: DelayedResult[]): void {
     );
     const { callP50Ms, callP99Ms, ownP50Ms, ownP99Ms, queuedP50Ms, queuedP99Ms } = gwLoop.phases;
     console.log(
-      `    inside gw: request to answer p50 ${callP50Ms.toFixed(2)} p99 ${callP99Ms.toFixed(2)} ms; without the upstream's wait p50 ${ownP50Ms.toFixed(2)} p99 ${ownP99Ms.toFixed(2)} ms; ` +
+      `    inside gw: request to answer p50 ${callP50Ms.toFixed(2)} p99 ${callP99Ms.toFixed(2)} ms; ` +
+        (ownP50Ms === undefined ? '' : `without the upstream's wait p50 ${ownP50Ms.toFixed(2)} p99 ${ownP99Ms!.toFixed(2)} ms; `) +
         `upstream request queued in undici p50 ${queuedP50Ms.toFixed(2)} p99 ${queuedP99Ms.toFixed(2)} ms`,
     );
   }
