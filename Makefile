@@ -9,7 +9,7 @@ TEST_CONCURRENCY ?= 2
 NODE_FLAGS := --max-semi-space-size=32
 
 .PHONY: install generate check typecheck lint test fuzz run build console bench bench-logs bench-instructions bench-instructions-check bench-console screenshots clean \
-	chromium pack npx-test image image-test test-node sbom
+	chromium pack npx-test image image-test test-node bench-node sbom
 
 VERSION := $(shell node -p "require('./package.json').version")
 # The suites run on a second Node by `make test-node` (CI: Node 24): the foundation, the gateway
@@ -91,6 +91,10 @@ run: build
 
 bench: build
 	GW_NODE_FLAGS='$(NODE_FLAGS)' $(TSX) scripts/bench.ts
+
+# The same on another Node (NODE_MAJOR, default 24: the image's), every process of the bench on it.
+bench-node: build
+	GW_NODE_FLAGS='$(NODE_FLAGS)' scripts/ci/bench-on-node.sh $(NODE_MAJOR)
 
 # The request log on Postgres and SQLite: gw's full chat rate and POST /v1/logs ingestion against a
 # plain COPY of the same rows (scripts/bench-logs.ts; BENCH_LOGS_SECONDS=60 for the target run).
