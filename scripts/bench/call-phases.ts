@@ -28,7 +28,6 @@ export interface CallPhases {
 
 interface Timing {
   upstreamNs: bigint;
-  sentAt?: bigint;
 }
 
 const OWN_WORK = process.env.BENCH_OWN_WORK === '1';
@@ -46,20 +45,19 @@ export function timedListener(listener: RequestListener): RequestListener {
   subscribe('undici:request:create', (message) => {
     if (!timing) return;
     const { request } = message as { request: object };
-    const now = process.hrtime.bigint();
-    createdAt.set(request, now);
+    createdAt.set(request, process.hrtime.bigint());
     const phases = current?.getStore();
-    if (!phases) return;
-    phases.sentAt = now;
-    byRequest.set(request, phases);
+    if (phases) byRequest.set(request, phases);
   });
   subscribe('undici:client:sendHeaders', (message) => {
     const created = createdAt.get((message as { request: object }).request);
     if (created !== undefined) record(queued, process.hrtime.bigint() - created);
   });
   subscribe('undici:request:headers', (message) => {
-    const phases = byRequest.get((message as { request: object }).request);
-    if (phases?.sentAt !== undefined) phases.upstreamNs += process.hrtime.bigint() - phases.sentAt;
+    const { request } = message as { request: object };
+    const phases = byRequest.get(request);
+    const created = createdAt.get(request);
+    if (phases && created !== undefined) phases.upstreamNs += process.hrtime.bigint() - created;
   });
   return (req: IncomingMessage, res: ServerResponse) => {
     if (!timing) return listener(req, res);
